@@ -1,0 +1,230 @@
+/**
+ * The data that flows between the stages of the engine. Everything here is plain JSON-serialisable data:
+ * operations come out of spec/, cases out of plan/, exchanges out of http/, findings out of checks/, and the
+ * run results (results.json) are what every reporter renders from.
+ */
+
+export type JsonSchema = Record<string, unknown> | boolean;
+
+export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'PATCH' | 'HEAD' | 'OPTIONS' | 'TRACE';
+
+export interface ParameterSpec {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required: boolean;
+  schema: JsonSchema;
+  /** JSON pointer of the parameter inside its description file. */
+  pointer: string;
+}
+
+export interface ResponseSpec {
+  /** HTTP status as a string ("200", "4XX") or "default". */
+  status: string;
+  /** Declared media types; empty when the response declares no content (body undeclared). */
+  contentTypes: string[];
+  /** Schema of the JSON media type, when one is declared. */
+  schema?: JsonSchema;
+  pointer: string;
+}
+
+export interface RequestBodySpec {
+  required: boolean;
+  contentType: string;
+  schema: JsonSchema;
+  pointer: string;
+}
+
+/** One operation of a loaded description, dereferenced and normalised to JSON Schema 2020-12. */
+export interface Operation {
+  operationId: string;
+  method: HttpMethod;
+  /** Path template relative to the server base, e.g. "/address-types/{id}". */
+  path: string;
+  /** Resource group: the first path segment with its slash ("/address-types"), or the first tag. */
+  group: string;
+  /** Id of the service (server) the operation belongs to, e.g. "customer-service". */
+  service: string;
+  /** Description file the operation comes from (as given by the user). */
+  specFile: string;
+  /** JSON pointer of the operation object inside specFile, e.g. "/paths/~1address-types/post". */
+  pointer: string;
+  parameters: ParameterSpec[];
+  requestBody?: RequestBodySpec;
+  responses: ResponseSpec[];
+  /** True when a security requirement applies (the operation must reject calls without credentials). */
+  secured: boolean;
+  /** Vendor extensions of the operation object (x-*), kept verbatim. */
+  extensions: Record<string, unknown>;
+}
+
+export interface ServiceSpec {
+  /** Stable id of the service: x-service-id, else the last path segment of the server URL. */
+  id: string;
+  file: string;
+  title: string;
+  version: string;
+  openapi: string;
+  /** Server URL template from the description, e.g. "https://{gateway}/customer-service". */
+  serverTemplate: string;
+  /** Named component schemas, dereferenced. */
+  schemas: Record<string, JsonSchema>;
+}
+
+export interface Contract {
+  services: ServiceSpec[];
+  operations: Operation[];
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Exchanges (what was sent and what came back), always redacted before they leave http/.
+
+export interface RecordedRequest {
+  method: HttpMethod;
+  url: string;
+  headers: Record<string, string>;
+  /** Body as sent (text), absent when none. */
+  body?: string;
+}
+
+export interface RecordedResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Body text, cut at the body cap. */
+  body: string;
+  /** Parsed JSON when the body parsed as JSON. */
+  json?: unknown;
+  /** True when the body was cut at the body cap. */
+  truncated: boolean;
+  /** Full size in bytes as received (before truncation). */
+  size: number;
+}
+
+export type TransportErrorKind = 'timeout' | 'connection' | 'body-too-large' | 'other';
+
+export interface Exchange {
+  request: RecordedRequest;
+  response?: RecordedResponse;
+  /** Set when no response could be read: a tool or network problem, never the service's fault. */
+  error?: { kind: TransportErrorKind; message: string };
+  durationMs: number;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Findings
+
+export type CheckId =
+  | 'not-a-server-error'
+  | 'status-code-conformance'
+  | 'content-type-conformance'
+  | 'response-schema-conformance'
+  | 'error-envelope-conformance'
+  | 'create-shape'
+  | 'auth-enforced'
+  | 'negative-data-rejected'
+  | 'positive-data-accepted'
+  | 'use-after-delete'
+  | 'update-persisted'
+  | 'operation-present'
+  | 'property-casing'
+  | 'transport';
+
+export type Severity = 'error' | 'warning' | 'info';
+
+export interface SchemaErrorDetail {
+  instancePath: string;
+  schemaPath: string;
+  message: string;
+}
+
+export interface Finding {
+  check: CheckId;
+  severity: Severity;
+  operationId: string;
+  method: HttpMethod;
+  path: string;
+  /** Plain message: what is wrong, in one sentence. */
+  message: string;
+  expected?: unknown;
+  actual?: unknown;
+  /** Where in the contract the expectation comes from: "<file>#<json pointer>". */
+  specLocation?: string;
+  schemaErrors?: SchemaErrorDetail[];
+  /** Set by the gate policy when a waiver covers this finding. */
+  waived?: { reason: string; expires: string };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Results (results.json): the single source every reporter renders from.
+
+export type Outcome = 'passed' | 'failed' | 'missing' | 'errored' | 'skipped' | 'not-described';
+export type CaseOutcome = 'passed' | 'failed' | 'missing' | 'errored' | 'skipped';
+export type CheckStatus = 'passed' | 'failed' | 'warning' | 'waived' | 'skipped';
+
+export type CaseKind = 'positive' | 'auth' | 'negative' | 'lifecycle' | 'presence' | 'scenario' | 'pact';
+
+export interface CheckResult {
+  id: CheckId;
+  status: CheckStatus;
+}
+
+export interface CaseResult {
+  /** Stable case name, e.g. "positive", "auth: no token", "negative: missing body field code". */
+  name: string;
+  kind: CaseKind;
+  outcome: CaseOutcome;
+  skipReason?: string;
+  /** Message of a tool or network error (outcome errored). */
+  errorMessage?: string;
+  durationMs: number;
+  checks: CheckResult[];
+  findings: Finding[];
+  /** Redacted exchanges of this case, in the order they were sent. */
+  exchanges: Exchange[];
+  /** curl command reproducing the last exchange, token as $CONFORMANCE_TOKEN. */
+  curl?: string;
+}
+
+export interface OperationResult {
+  operationId: string;
+  method: HttpMethod | null;
+  path: string | null;
+  group: string;
+  service: string;
+  outcome: Outcome;
+  /** For not-described and skipped operations: why. */
+  reason?: string;
+  durationMs: number;
+  cases: CaseResult[];
+}
+
+export interface CoverageSummary {
+  /** All operations the catalog counts (described or not). */
+  catalogTotal: number;
+  described: number;
+  /** Described operations with at least one case that was not skipped in this run. */
+  tested: number;
+  notDescribed: number;
+}
+
+export interface RunResults {
+  schemaVersion: 1;
+  tool: { name: string; version: string };
+  contract: { title: string; version: string; files: string[] };
+  target: { embedded: boolean; services: Array<{ id: string; baseUrl: string }> };
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  /** conformant: exit 0; not-conformant: exit 1; incomplete: the run was interrupted. */
+  verdict: 'conformant' | 'not-conformant' | 'incomplete';
+  interrupted: boolean;
+  failOn: 'error' | 'warning';
+  seed: number;
+  shard?: { index: number; count: number };
+  coverage: CoverageSummary;
+  counts: Record<Outcome, number>;
+  operations: OperationResult[];
+  /** Operations the deployment's own description lists that the contract lacks, and the reverse. */
+  deploymentDiff?: { extra: Array<{ method: string; path: string; operationId?: string }>; lacking: string[] };
+  /** Waivers that expired (each fails the run). */
+  expiredWaivers: Array<{ operationId: string; check: string; reason: string; expires: string }>;
+}
