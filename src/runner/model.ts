@@ -225,6 +225,23 @@ export interface RunResults {
   operations: OperationResult[];
   /** Operations the deployment's own description lists that the contract lacks, and the reverse. */
   deploymentDiff?: { extra: Array<{ method: string; path: string; operationId?: string }>; lacking: string[] };
+  /** Pact interactions, when the run verified or checked pacts. */
+  pact?: { mode: 'verify' | 'check'; interactions: PactInteractionResult[] };
   /** Waivers that expired (each fails the run). */
   expiredWaivers: Array<{ operationId: string; check: string; reason: string; expires: string }>;
+}
+
+export interface PactInteractionResult {
+  consumer: string;
+  provider: string;
+  /** Pact file (path or URL) the interaction comes from. */
+  pactFile: string;
+  description: string;
+  providerStates: string[];
+  /** Contract operation the interaction's method and path map to, when one does. */
+  operationId?: string;
+  outcome: 'passed' | 'failed' | 'errored' | 'skipped';
+  durationMs: number;
+  /** Each mismatch or incompatibility, with the contract or pact location it concerns. */
+  mismatches: Array<{ message: string; location?: string }>;
 }
