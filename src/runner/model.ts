@@ -126,7 +126,7 @@ export type CheckId =
   | 'update-persisted'
   | 'operation-present'
   | 'property-casing'
-  | 'transport';
+  | 'response-timeout';
 
 export type Severity = 'error' | 'warning' | 'info';
 

@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+// Entry point of `npm run conformance` and the package bin: loads the TypeScript sources through tsx.
+import { register } from 'tsx/esm/api';
+
+register();
+const { main } = await import('../src/runner/cli/main.ts');
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,13 @@
+import type { Check } from './types.ts';
+import { finding } from './types.ts';
+
+/** Any 5xx is a server error, whatever was sent (a documented 500 still means the call broke the service). */
+export const notAServerError: Check = {
+  id: 'not-a-server-error',
+  appliesTo: ['success', 'auth-rejected', 'rejected', 'presence'],
+  run(ctx) {
+    const { status } = ctx.exchange.response;
+    if (status < 500) return [];
+    return [finding(ctx, 'not-a-server-error', 'error', `The deployment answered ${status}, a server error.`, { expected: '< 500', actual: status })];
+  },
+};

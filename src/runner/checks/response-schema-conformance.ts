@@ -1,0 +1,27 @@
+import { responseFor } from '../spec/load.ts';
+import type { Check } from './types.ts';
+import { finding } from './types.ts';
+
+/** A JSON body must validate against the documented response schema (ajv 2020-12 with formats). */
+export const responseSchemaConformance: Check = {
+  id: 'response-schema-conformance',
+  appliesTo: ['success', 'rejected'],
+  run(ctx) {
+    const { response } = ctx.exchange;
+    const spec = responseFor(ctx.operation, response.status);
+    if (!spec?.schema || response.truncated || response.body.trim() === '') return [];
+    const location = `${ctx.operation.specFile}#${spec.pointer}`;
+    if (response.json === undefined) {
+      return [finding(ctx, 'response-schema-conformance', 'error', `Response ${response.status} body is not JSON.`, { specLocation: location, actual: response.body.slice(0, 200) })];
+    }
+    const errors = ctx.validator.validate(`${ctx.operation.specFile}#${spec.pointer}`, spec.schema, response.json);
+    if (errors.length === 0) return [];
+    return [
+      finding(ctx, 'response-schema-conformance', 'error', `Response ${response.status} does not match the schema: ${errors[0]?.message}${errors.length > 1 ? ` (+${errors.length - 1} more)` : ''}.`, {
+        specLocation: location,
+        schemaErrors: errors.slice(0, 20),
+        actual: response.json,
+      }),
+    ];
+  },
+};

@@ -1,0 +1,59 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { JsonSchema, SchemaErrorDetail } from '../model.ts';
+
+// ajv-formats is CommonJS; its default export arrives as the module namespace under some loaders.
+type AddFormats = (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  addFormatsModule) as unknown as AddFormats;
+
+const INT32 = { min: -2147483648, max: 2147483647 };
+
+/** JSON Schema 2020-12 validation with formats; each schema is compiled once and cached by key. */
+export class SchemaValidator {
+  private readonly ajv: Ajv2020;
+  private readonly cache = new Map<string, ValidateFunction>();
+
+  constructor() {
+    this.ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
+    addFormats(this.ajv);
+    this.ajv.addFormat('int32', {
+      type: 'number',
+      validate: (n: number) => Number.isInteger(n) && n >= INT32.min && n <= INT32.max,
+    });
+    this.ajv.addFormat('int64', {
+      type: 'number',
+      validate: (n: number) => Number.isInteger(n) && Number.isSafeInteger(n),
+    });
+    // Formats OpenAPI names that carry no constraint here.
+    for (const format of ['float', 'double', 'byte', 'binary', 'password']) this.ajv.addFormat(format, true);
+  }
+
+  /** Validates data against the schema compiled under `key` (compiled on first use). */
+  validate(key: string, schema: JsonSchema, data: unknown): SchemaErrorDetail[] {
+    let fn = this.cache.get(key);
+    if (!fn) {
+      fn = this.ajv.compile(typeof schema === 'boolean' ? schema : stripIds(schema));
+      this.cache.set(key, fn);
+    }
+    if (fn(data)) return [];
+    return (fn.errors ?? []).map((e) => ({
+      instancePath: e.instancePath,
+      schemaPath: e.schemaPath,
+      message: `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${
+        e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty: string }).additionalProperty)})` : ''
+      }`,
+    }));
+  }
+
+  get compiledCount(): number {
+    return this.cache.size;
+  }
+}
+
+/** Dereferenced schemas may carry $id/$schema from their source; drop them so one schema can be compiled twice. */
+function stripIds(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $id: _id, $schema: _schema, ...rest } = schema;
+  return rest;
+}

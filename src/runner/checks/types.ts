@@ -1,0 +1,57 @@
+import type { CheckId, Exchange, Finding, Operation, RecordedResponse, Severity } from '../model.ts';
+import type { Expectation_ } from '../plan/cases.ts';
+import type { Expectation } from '../spec/examples.ts';
+import type { Profile } from '../spec/profile.ts';
+import type { SchemaValidator } from './schema.ts';
+
+export interface CheckContext {
+  exchange: Exchange & { response: RecordedResponse };
+  operation: Operation;
+  profile: Profile;
+  validator: SchemaValidator;
+  expectation: Expectation_;
+  /** Values the response must carry (from contract/examples.yaml). */
+  expect: Expectation[];
+  /** Lifecycle chains: what was sent by the update, and the read that followed the update or delete. */
+  lifecycle?: { sent?: unknown; readBack: Exchange & { response: RecordedResponse } };
+}
+
+export interface Check {
+  id: CheckId;
+  /** Which case expectations the check applies to. */
+  appliesTo: ReadonlyArray<Expectation_>;
+  run(ctx: CheckContext): Finding[];
+}
+
+/** Builds a finding for the context's operation. */
+export function finding(
+  ctx: CheckContext,
+  check: CheckId,
+  severity: Severity,
+  message: string,
+  extra: Partial<Pick<Finding, 'expected' | 'actual' | 'specLocation' | 'schemaErrors'>> = {},
+): Finding {
+  const { operationId, method, path } = ctx.operation;
+  return { check, severity, operationId, method, path, message, ...extra };
+}
+
+export function specLocation(op: Operation, pointer = op.pointer): string {
+  return `${op.specFile}#${pointer}`;
+}
+
+export function mediaType(headers: Record<string, string>): string | undefined {
+  const value = headers['content-type'];
+  return value?.split(';')[0]?.trim().toLowerCase() || undefined;
+}
+
+/** Reads a value at a JSON pointer (RFC 6901). */
+export function atPointer(value: unknown, pointer: string): unknown {
+  if (pointer === '' || pointer === '/') return value;
+  let current: unknown = value;
+  for (const raw of pointer.split('/').slice(1)) {
+    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<string, unknown>)[token];
+  }
+  return current;
+}

@@ -1,0 +1,253 @@
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import { createVitest } from 'vitest/node';
+import { CHECKS } from '../checks/registry.ts';
+import type { RunConfig } from '../execute/config.ts';
+import { selectOperations } from '../execute/select.ts';
+import type { Contract, OperationResult, RunResults } from '../model.ts';
+import { planOperation } from '../plan/cases.ts';
+import { ConsoleProgress, isInteractive, renderSummary } from '../report/console.ts';
+import { summarise } from '../report/outcomes.ts';
+import { applyWaivers, loadWaivers, localDate, type Waiver } from '../report/waivers.ts';
+import { ConformanceCollector } from '../report/vitest-reporter.ts';
+import { writeReports } from '../report/write.ts';
+import { coverage, loadCatalog, notDescribedResults, type Catalog } from '../spec/catalog.ts';
+import { InputError } from '../spec/errors.ts';
+import { loadExamples } from '../spec/examples.ts';
+import { loadContract, loadDescription, describe as describeApi } from '../spec/load.ts';
+import { loadProfile } from '../spec/profile.ts';
+import { startReferenceService, type ReferenceService } from '../../reference-service/index.ts';
+
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export const DEFAULT_SPECS = ['contract/customer-service.openapi.yaml', 'contract/foreign-trade-service.openapi.yaml'];
+
+export interface RunOptions {
+  specs: string[];
+  profile: string;
+  examples: string;
+  catalog?: string;
+  waivers?: string;
+  /** Base URL per service id; empty: start the embedded reference service. */
+  servers: Record<string, string>;
+  token?: string;
+  timeoutMs: number;
+  concurrency: number;
+  include: string[];
+  exclude: string[];
+  readOnly: boolean;
+  allowIrreversible: boolean;
+  otpSourceUrl?: string;
+  out: string;
+  seed: number;
+  shard?: { index: number; count: number };
+  failOn: 'error' | 'warning';
+  quiet: boolean;
+  deploymentSpec?: string;
+  /** Where the console goes (default process.stdout / stderr). */
+  stdout?: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr?: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+export interface RunOutcome {
+  exitCode: 0 | 1 | 2;
+  results?: RunResults;
+  message?: string;
+}
+
+const TOOL = { name: 'customer-service-conformance', version: '0.1.0' };
+
+/** Runs the conformance suites against a deployment (or the embedded reference service) and writes reports. */
+export async function runConformance(options: RunOptions): Promise<RunOutcome> {
+  const stdout = options.stdout ?? process.stdout;
+  const stderr = options.stderr ?? process.stderr;
+  const [contract, profile] = await Promise.all([loadContract(options.specs), loadProfile(options.profile)]);
+  const examples = await loadExamples(options.examples);
+  const catalog: Catalog | undefined = options.catalog ? await loadCatalog(options.catalog) : undefined;
+  const waivers: Waiver[] = options.waivers ? await loadWaivers(options.waivers, { knownChecks: [...CHECKS.keys(), 'response-timeout'] }) : [];
+  for (const pattern of [...options.include, ...options.exclude]) {
+    if (!contract.operations.some((o) => o.operationId === pattern || o.group === pattern || o.group === `/${pattern}` || o.service === pattern)) {
+      throw new InputError(`--include/--exclude "${pattern}" names no operationId, group or service of the contract`);
+    }
+  }
+
+  let embedded: ReferenceService | undefined;
+  let token = options.token;
+  let servers = options.servers;
+  let otpSourceUrl = options.otpSourceUrl;
+  let allowIrreversible = options.allowIrreversible;
+  if (Object.keys(servers).length === 0) {
+    token = randomBytes(24).toString('base64url');
+    embedded = await startReferenceService({ token });
+    servers = { 'customer-service': embedded.customerBaseUrl, 'foreign-trade-service': embedded.foreignTradeBaseUrl };
+    otpSourceUrl ??= `${embedded.url}/__reference/otp/{transactionId}`;
+    allowIrreversible = true;
+  }
+  try {
+    if (!token) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token)');
+    for (const service of contract.services) {
+      if (!servers[service.id]) {
+        throw new InputError(`no base URL for service "${service.id}": pass --server ${service.id}=<url> (or --base-url / --foreign-trade-base-url)`);
+      }
+    }
+    const unknown = Object.keys(servers).filter((id) => !contract.services.some((s) => s.id === id));
+    if (unknown.length > 0) throw new InputError(`--server names no service of the contract: ${unknown.join(', ')}`);
+    await Promise.all(contract.services.map((s) => assertReachable(servers[s.id]!, options.timeoutMs)));
+
+    const config: RunConfig = {
+      contractFiles: options.specs,
+      profileFile: options.profile,
+      examplesFile: options.examples,
+      baseUrls: servers,
+      token,
+      timeoutMs: options.timeoutMs,
+      concurrency: options.concurrency,
+      bodyCapBytes: 1024 * 1024,
+      readOnly: options.readOnly,
+      allowIrreversible,
+      ...(otpSourceUrl ? { otpSourceUrl } : {}),
+      seed: options.seed,
+      include: options.include,
+      exclude: options.exclude,
+      ...(options.shard ? { shard: options.shard } : {}),
+      runId: `conf${Date.now().toString(36)}`,
+    };
+    const selected = selectOperations(contract.operations, config);
+    const planOptions = { seed: options.seed, readOnly: options.readOnly, allowIrreversible, otpSource: otpSourceUrl !== undefined };
+    const totalTests = selected.reduce((n, op) => n + planOperation(contract, op, profile, examples, planOptions).cases.length, 0);
+    const deploymentDiff = options.deploymentSpec ? await diffDeployment(contract, options.deploymentSpec) : undefined;
+
+    const startedAt = new Date();
+    let results: RunResults | undefined;
+    let endErrors: string[] = [];
+    const progress = options.quiet ? undefined : new ConsoleProgress(stderr as never, {});
+    const collector = new ConformanceCollector({
+      operations: selected,
+      totalTests,
+      ...(progress ? { progress } : {}),
+      onEnd: async (operations, end) => {
+        endErrors = end.errors;
+        results = buildResults({ operations, contract, catalog, config, options, embedded: embedded !== undefined, startedAt, interrupted: end.reason === 'interrupted', deploymentDiff });
+        results = summarise(applyWaivers(results, waivers, localDate()));
+        const files = await writeReports(results, options.out);
+        stdout.write(`${renderSummary(results, files, { color: isInteractive(stdout) })}\n`);
+      },
+    });
+
+    const scenarios = options.include.length === 0 && options.exclude.length === 0 && (!options.shard || options.shard.index === 1);
+    const vitest = await createVitest(
+      'test',
+      {
+        config: false,
+        root: ROOT,
+        watch: false,
+        include: scenarios ? ['suites/**/*.test.ts'] : ['suites/generated/**/*.test.ts'],
+        exclude: ['suites/pact/**', '**/node_modules/**'],
+        reporters: [collector],
+        provide: { conformance: config },
+        maxConcurrency: options.concurrency,
+        testTimeout: options.timeoutMs * 8 + 5_000,
+        hookTimeout: options.timeoutMs * 40 + 10_000,
+        passWithNoTests: true,
+        pool: 'threads',
+        fileParallelism: true,
+      },
+      { logLevel: 'silent', server: { watch: null } },
+    );
+    let interrupted = false;
+    const onSignal = () => {
+      interrupted = true;
+      stderr.write('\nInterrupted: finishing the reports with what was measured.\n');
+      void vitest.cancelCurrentRun('keyboard-input');
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      await vitest.start();
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await vitest.close();
+    }
+    if (!results) {
+      return { exitCode: 2, message: `the run produced no results${endErrors[0] ? `: ${endErrors[0]}` : ''}` };
+    }
+    const final: RunResults = results;
+    if (endErrors.length > 0 && final.operations.every((o) => o.cases.length === 0)) {
+      return { exitCode: 2, results: final, message: `the suites could not run: ${endErrors[0]}` };
+    }
+    if (interrupted || final.verdict === 'incomplete') return { exitCode: 2, results: final, message: 'the run was interrupted; partial reports written' };
+    return { exitCode: final.verdict === 'conformant' ? 0 : 1, results: final };
+  } finally {
+    await embedded?.close();
+  }
+}
+
+function buildResults(input: {
+  operations: OperationResult[];
+  contract: Contract;
+  catalog: Catalog | undefined;
+  config: RunConfig;
+  options: RunOptions;
+  embedded: boolean;
+  startedAt: Date;
+  interrupted: boolean;
+  deploymentDiff: RunResults['deploymentDiff'];
+}): RunResults {
+  const finishedAt = new Date();
+  const first = input.contract.services[0];
+  const operations = [...input.operations, ...notDescribedResults(input.catalog, input.contract)];
+  const results: RunResults = {
+    schemaVersion: 1,
+    tool: TOOL,
+    contract: { title: first?.title ?? '', version: first?.version ?? '', files: input.contract.services.map((s) => s.file) },
+    target: { embedded: input.embedded, services: Object.entries(input.config.baseUrls).map(([id, baseUrl]) => ({ id, baseUrl })) },
+    startedAt: input.startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    durationMs: finishedAt.getTime() - input.startedAt.getTime(),
+    verdict: 'conformant',
+    interrupted: input.interrupted,
+    failOn: input.options.failOn,
+    seed: input.options.seed,
+    ...(input.options.shard ? { shard: input.options.shard } : {}),
+    coverage: coverage(input.catalog, input.contract, 0),
+    counts: { passed: 0, failed: 0, missing: 0, errored: 0, skipped: 0, 'not-described': 0 },
+    operations,
+    ...(input.deploymentDiff ? { deploymentDiff: input.deploymentDiff } : {}),
+    expiredWaivers: [],
+  };
+  return results;
+}
+
+/** A target that refuses connections is a run that cannot happen (exit 2), not 300 errored cases. */
+async function assertReachable(baseUrl: string, timeoutMs: number): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new InputError(`not a URL: ${baseUrl}`);
+  }
+  try {
+    const res = await request(url, { method: 'HEAD', headersTimeout: Math.min(timeoutMs, 10_000), bodyTimeout: Math.min(timeoutMs, 10_000) });
+    await res.body.dump();
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? (error as Error).name;
+    if (/TIMEOUT/i.test(code)) return; // slow, not unreachable: the cases will time out with their own reports
+    throw new InputError(`target unreachable: ${url.origin} (${code})`);
+  }
+}
+
+/** Operations the deployment's own description lists that the contract lacks (informational), and the reverse. */
+async function diffDeployment(contract: Contract, source: string): Promise<NonNullable<RunResults['deploymentDiff']>> {
+  const { api } = await loadDescription(source);
+  const { operations } = describeApi(api, source);
+  const key = (method: string, path: string) => `${method} ${path.replace(/\{[^}]+\}/g, '{}')}`;
+  const served = new Set(operations.map((o) => key(o.method, o.path)));
+  const described = new Set(contract.operations.map((o) => key(o.method, o.path)));
+  return {
+    extra: operations
+      .filter((o) => !described.has(key(o.method, o.path)))
+      .map((o) => ({ method: o.method, path: o.path, ...(o.extensions && o.operationId ? { operationId: o.operationId } : {}) })),
+    lacking: contract.operations.filter((o) => !served.has(key(o.method, o.path))).map((o) => o.operationId),
+  };
+}

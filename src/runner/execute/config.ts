@@ -1,0 +1,23 @@
+/** Everything a conformance run needs, passed from the CLI to the suites (vitest `provide`). Plain JSON. */
+export interface RunConfig {
+  contractFiles: string[];
+  profileFile: string;
+  examplesFile: string;
+  /** Base URL per service id of the contract. */
+  baseUrls: Record<string, string>;
+  /** The bearer token. Lives only in memory; every recorded exchange is redacted. */
+  token: string;
+  timeoutMs: number;
+  concurrency: number;
+  bodyCapBytes: number;
+  readOnly: boolean;
+  allowIrreversible: boolean;
+  /** URL template with {transactionId} that answers the one-time password of a transaction. */
+  otpSourceUrl?: string;
+  seed: number;
+  include: string[];
+  exclude: string[];
+  shard?: { index: number; count: number };
+  /** Unique to this run: {{unique}} in examples. */
+  runId: string;
+}

@@ -1,0 +1,26 @@
+import type { Operation } from '../model.ts';
+
+export interface Selection {
+  include: string[];
+  exclude: string[];
+  shard?: { index: number; count: number };
+}
+
+/** Canonical operation order: by service, group, operationId. Every run and every merge uses it. */
+export function compareOperations(a: Pick<Operation, 'service' | 'group' | 'operationId'>, b: Pick<Operation, 'service' | 'group' | 'operationId'>): number {
+  return a.service.localeCompare(b.service) || a.group.localeCompare(b.group) || a.operationId.localeCompare(b.operationId);
+}
+
+function matches(op: Operation, pattern: string): boolean {
+  return op.operationId === pattern || op.group === pattern || op.group === `/${pattern}` || op.service === pattern;
+}
+
+/** Applies --include/--exclude (operationId, group or service) and --shard i/n (round-robin in canonical order). */
+export function selectOperations(operations: Operation[], selection: Selection): Operation[] {
+  const selected = [...operations]
+    .sort(compareOperations)
+    .filter((op) => selection.include.length === 0 || selection.include.some((p) => matches(op, p)))
+    .filter((op) => !selection.exclude.some((p) => matches(op, p)));
+  const shard = selection.shard;
+  return shard ? selected.filter((_, i) => i % shard.count === shard.index - 1) : selected;
+}

@@ -1,0 +1,126 @@
+import { Agent, errors, request as undiciRequest } from 'undici';
+import type { Exchange, HttpMethod, RecordedResponse, TransportErrorKind } from '../model.ts';
+import { redactHeaders, redactText } from './redact.ts';
+
+export interface HttpOptions {
+  /** Per-request timeout in ms (headers and body). */
+  timeoutMs: number;
+  /** Bodies larger than this are cut (and reported as truncated). */
+  bodyCapBytes: number;
+  /** Maximum concurrent connections per origin. */
+  connections: number;
+  /** Secrets that must never appear in a recorded exchange (the bearer token). */
+  secrets: readonly string[];
+}
+
+export interface OutgoingRequest {
+  method: HttpMethod;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** Sends requests with undici through one keep-alive agent and records redacted exchanges. */
+export class HttpClient {
+  private readonly agent: Agent;
+
+  constructor(private readonly options: HttpOptions) {
+    this.agent = new Agent({
+      connections: options.connections,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      connect: { timeout: Math.min(options.timeoutMs, 10_000) },
+    });
+  }
+
+  async send(req: OutgoingRequest): Promise<Exchange> {
+    const started = performance.now();
+    const recorded = {
+      method: req.method,
+      url: redactText(req.url, this.options.secrets),
+      headers: redactHeaders(req.headers, this.options.secrets),
+      ...(req.body !== undefined ? { body: redactText(req.body, this.options.secrets) } : {}),
+    };
+    try {
+      const res = await undiciRequest(req.url, {
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+        dispatcher: this.agent,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      const { text, size, truncated } = await readCapped(res.body, this.options.bodyCapBytes);
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(res.headers)) {
+        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      }
+      const response: RecordedResponse = {
+        status: res.statusCode,
+        headers: redactHeaders(headers, this.options.secrets),
+        body: redactText(text, this.options.secrets),
+        truncated,
+        size,
+      };
+      if (!truncated && text.trim() !== '') {
+        try {
+          response.json = JSON.parse(response.body);
+        } catch {
+          // not JSON: the content-type and schema checks say so
+        }
+      }
+      return { request: recorded, response, durationMs: performance.now() - started };
+    } catch (error) {
+      return {
+        request: recorded,
+        error: { kind: classify(error), message: redactText(describe(error, this.options.timeoutMs), this.options.secrets) },
+        durationMs: performance.now() - started,
+      };
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+async function readCapped(body: AsyncIterable<Buffer> & { destroy?: () => void }, cap: number) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let kept = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (kept < cap) {
+      const part = chunk.subarray(0, cap - kept);
+      chunks.push(part);
+      kept += part.length;
+    }
+    if (size > cap * 4) {
+      body.destroy?.();
+      break;
+    }
+  }
+  return { text: Buffer.concat(chunks).toString('utf8'), size, truncated: size > cap };
+}
+
+function classify(error: unknown): TransportErrorKind {
+  if (
+    error instanceof errors.HeadersTimeoutError ||
+    error instanceof errors.BodyTimeoutError ||
+    (error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError')) ||
+    (error as { name?: string }).name === 'TimeoutError'
+  ) {
+    return 'timeout';
+  }
+  const code = (error as { code?: string; cause?: { code?: string } }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+  if (code && /ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|EPIPE|UND_ERR_SOCKET|UND_ERR_CONNECT_TIMEOUT|EAI_AGAIN/.test(code)) {
+    return 'connection';
+  }
+  return 'other';
+}
+
+function describe(error: unknown, timeoutMs: number): string {
+  if (classify(error) === 'timeout') return `no response within ${timeoutMs} ms (--timeout)`;
+  const err = error as { message?: string; code?: string; cause?: { code?: string; message?: string } };
+  const code = err.code ?? err.cause?.code;
+  return `${code ? `${code}: ` : ''}${err.cause?.message ?? err.message ?? String(error)}`.split('\n')[0] ?? 'request failed';
+}

@@ -1,0 +1,264 @@
+import type { CaseKind, Contract, JsonSchema, Operation } from '../model.ts';
+import type { Examples, Expectation, RequestExample, SetupStep } from '../spec/examples.ts';
+import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../spec/json-schema.ts';
+import { isIrreversible, sideEffectOf, type Profile } from '../spec/profile.ts';
+import { Random } from './random.ts';
+import { generate, INT32_MAX, UNKNOWN, wrongTypeValue } from './values.ts';
+
+export type AuthMode = 'valid' | 'none' | 'malformed' | 'wrong';
+
+/** What a case expects of the deployment. */
+export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete';
+
+export interface RequestPlan {
+  /** Explicit path parameter values; the others come from records the run creates (fixtures) or are random. */
+  pathParams: Record<string, string>;
+  query: Record<string, unknown>;
+  /** JSON body (may hold {{templates}}); absent when the request has none. */
+  body?: unknown;
+  /** A raw body sent as is (used by the presence probe: malformed JSON that no service acts on). */
+  rawBody?: string;
+  auth: AuthMode;
+  setup: SetupStep[];
+}
+
+export interface PlannedCase {
+  operationId: string;
+  /** Stable case name; the test is named `<operationId> › <name>`. */
+  name: string;
+  kind: CaseKind;
+  expectation: Expectation_;
+  request: RequestPlan;
+  /** Path ids come from records the run creates: none, one fixture shared by the operation, or a fresh one. */
+  fixture: 'none' | 'shared' | 'fresh';
+  expect: Expectation[];
+  /** Set when the case cannot run under the plan's options: the named reason. */
+  skip?: string;
+}
+
+export interface OperationPlan {
+  operation: Operation;
+  cases: PlannedCase[];
+}
+
+export interface PlanOptions {
+  seed: number;
+  readOnly: boolean;
+  allowIrreversible: boolean;
+  otpSource: boolean;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const NOT_A_UUID = 'not-a-uuid';
+const MALFORMED_JSON = '{"conformance-probe":';
+
+export function testName(c: Pick<PlannedCase, 'operationId' | 'name'>): string {
+  return `${c.operationId} › ${c.name}`;
+}
+
+/** The operation that creates the record a path parameter names: POST on the collection path before it. */
+export function producerOf(contract: Contract, op: Operation, param: string): Operation | undefined {
+  const segments = op.path.split('/');
+  const index = segments.indexOf(`{${param}}`);
+  if (index < 1) return undefined;
+  const collection = segments.slice(0, index).join('/');
+  return contract.operations.find((o) => o.service === op.service && o.method === 'POST' && o.path === collection);
+}
+
+/** The GET on the same item path: the operation that reads back what PUT or DELETE acted on. */
+export function readerOf(contract: Contract, op: Operation): Operation | undefined {
+  return contract.operations.find((o) => o.service === op.service && o.method === 'GET' && o.path === op.path);
+}
+
+export function pathParamNames(op: Operation): string[] {
+  return [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? '');
+}
+
+/** The positive request body: the example when there is one, else one built from the schema. */
+export function positiveBody(op: Operation, examples: Examples, random: Random): unknown {
+  const example = examples.operations[op.operationId];
+  if (example && 'body' in example) return example.body;
+  if (!op.requestBody) return undefined;
+  return generate(op.requestBody.schema, random);
+}
+
+export function planOperation(contract: Contract, op: Operation, profile: Profile, examples: Examples, options: PlanOptions): OperationPlan {
+  const random = new Random(`${options.seed}:${op.operationId}`);
+  const example = examples.operations[op.operationId] ?? {};
+  const body = positiveBody(op, examples, random);
+  const params = pathParamNames(op);
+  const explicitParams = example.pathParams ?? {};
+  const needsFixture = params.some((p) => !(p in explicitParams));
+  const safe = SAFE_METHODS.has(op.method);
+  const irreversible = isIrreversible(profile, op.operationId);
+  const cases: PlannedCase[] = [];
+
+  const base = (over: Partial<RequestPlan> = {}): RequestPlan => ({
+    pathParams: { ...explicitParams },
+    query: { ...(example.query ?? {}) },
+    ...(body !== undefined && body !== UNKNOWN ? { body: structuredClone(body) } : {}),
+    auth: 'valid',
+    setup: example.setup ?? [],
+    ...over,
+  });
+  const gate = (request: RequestPlan, kind: CaseKind, fixture: PlannedCase['fixture']): string | undefined =>
+    skipReason(contract, profile, op, request, kind, fixture, options, body);
+
+  const add = (c: Omit<PlannedCase, 'operationId' | 'skip' | 'expect'> & { expect?: Expectation[] }) => {
+    const skip = gate(c.request, c.kind, c.fixture);
+    cases.push({ operationId: op.operationId, expect: [], ...c, ...(skip ? { skip } : {}) });
+  };
+
+  // Presence probe: random ids and a malformed JSON body, so that no deployment acts on it.
+  add({
+    name: 'presence',
+    kind: 'presence',
+    expectation: 'presence',
+    fixture: 'none',
+    request: { pathParams: {}, query: {}, auth: 'valid', setup: [], ...(op.requestBody ? { rawBody: MALFORMED_JSON } : {}) },
+  });
+
+  // Positive cases.
+  add({
+    name: 'positive',
+    kind: 'positive',
+    expectation: 'success',
+    fixture: needsFixture ? (op.method === 'DELETE' ? 'fresh' : 'shared') : 'none',
+    request: base(),
+    expect: example.expect ?? [],
+  });
+  for (const extra of example.cases ?? []) {
+    add({
+      name: extra.kind === 'negative' ? `negative: ${extra.name}` : `positive: ${extra.name}`,
+      kind: extra.kind,
+      expectation: extra.kind === 'negative' ? 'rejected' : 'success',
+      fixture: needsFixture ? 'shared' : 'none',
+      request: requestFrom(base(), extra),
+      expect: extra.expect ?? [],
+    });
+  }
+
+  // Auth cases: the positive request with no, a malformed or a wrong token. Where a call that is wrongly let
+  // through could not be undone, or in --read-only, the body is left out so a broken deployment cannot act.
+  if (op.secured) {
+    const guarded = (irreversible && !options.allowIrreversible) || (options.readOnly && !safe);
+    for (const [auth, label] of [['none', 'no token'], ['malformed', 'malformed token'], ['wrong', 'wrong token']] as const) {
+      const request = guarded ? { pathParams: {}, query: {}, auth, setup: [] } : base({ auth });
+      add({ name: `auth: ${label}`, kind: 'auth', expectation: 'auth-rejected', fixture: guarded || !needsFixture ? 'none' : 'shared', request });
+    }
+  }
+
+  // Negative cases: each must be rejected with 400 in the documented form.
+  const fixture: PlannedCase['fixture'] = needsFixture ? 'shared' : 'none';
+  const negative = (name: string, request: RequestPlan) =>
+    add({ name: `negative: ${name}`, kind: 'negative', expectation: 'rejected', fixture, request });
+  if (op.requestBody && isPlainObject(body)) {
+    const schema = op.requestBody.schema;
+    for (const field of schemaRequired(schema)) {
+      if (!(field in body)) continue;
+      const { [field]: _left, ...rest } = body;
+      negative(`missing body field ${field}`, base({ body: rest }));
+    }
+    for (const [field, propSchema] of Object.entries(schemaProperties(schema))) {
+      const wrong = wrongTypeValue(propSchema);
+      if (wrong !== UNKNOWN) negative(`wrong type for body field ${field}`, base({ body: { ...body, [field]: wrong } }));
+      if (isInt32(propSchema)) negative(`int32 out of range in body field ${field}`, base({ body: { ...body, [field]: INT32_MAX + 1 } }));
+    }
+  }
+  for (const p of op.parameters) {
+    if (p.in === 'path' && schemaFormat(p.schema) === 'uuid') {
+      negative(`non-uuid path id ${p.name}`, base({ pathParams: { ...explicitParams, [p.name]: NOT_A_UUID } }));
+    }
+    if (p.in === 'query' && isInt32(p.schema)) {
+      negative(`int32 out of range in query ${p.name}`, base({ query: { ...(example.query ?? {}), [p.name]: INT32_MAX + 1 } }));
+    }
+  }
+
+  // Lifecycle chains: what PUT changed must read back; what DELETE removed must no longer be served.
+  if ((op.method === 'PUT' || op.method === 'DELETE') && readerOf(contract, op)) {
+    add({
+      name: op.method === 'PUT' ? 'lifecycle: update persisted' : 'lifecycle: use after delete',
+      kind: 'lifecycle',
+      expectation: op.method === 'PUT' ? 'update-persisted' : 'use-after-delete',
+      fixture: 'fresh',
+      request: base(),
+    });
+  }
+  return { operation: op, cases };
+}
+
+function requestFrom(base: RequestPlan, example: RequestExample): RequestPlan {
+  return {
+    ...base,
+    ...(example.body !== undefined ? { body: example.body } : {}),
+    ...(example.query ? { query: example.query } : {}),
+    ...(example.pathParams ? { pathParams: { ...base.pathParams, ...example.pathParams } } : {}),
+    ...(example.setup ? { setup: example.setup } : {}),
+  };
+}
+
+function skipReason(
+  contract: Contract,
+  profile: Profile,
+  op: Operation,
+  request: RequestPlan,
+  kind: CaseKind,
+  fixture: PlannedCase['fixture'],
+  options: PlanOptions,
+  body: unknown,
+): string | undefined {
+  if (kind === 'presence') return undefined;
+  const safe = SAFE_METHODS.has(op.method);
+  if (options.readOnly) {
+    if ((kind === 'positive' || kind === 'lifecycle') && !safe) return 'not a safe method (--read-only)';
+    if (fixture !== 'none' || request.setup.length > 0) return 'needs records created by the run (--read-only)';
+    if (kind === 'negative' && isIrreversible(profile, op.operationId)) {
+      return `irreversible side effect if wrongly accepted (${sideEffectOf(profile, op.operationId)?.effect}) (--read-only)`;
+    }
+  }
+  if (!options.allowIrreversible) {
+    const effect = sideEffectOf(profile, op.operationId);
+    if ((kind === 'positive' || kind === 'lifecycle') && effect?.class === 'irreversible') {
+      return `irreversible side effect: ${effect.effect}; runs against the embedded reference service or with --allow-irreversible`;
+    }
+    for (const step of request.setup) {
+      const stepEffect = sideEffectOf(profile, step.operation);
+      if (stepEffect?.class === 'irreversible') {
+        return `needs ${step.operation} first (irreversible: ${stepEffect.effect}); pass --allow-irreversible`;
+      }
+    }
+  }
+  if ((kind === 'positive' || kind === 'lifecycle' || kind === 'negative') && op.requestBody && request.body === undefined && request.rawBody === undefined) {
+    return body === UNKNOWN
+      ? 'request body cannot be built: a required field has no type in the contract (add an example in contract/examples.yaml)'
+      : 'no request body could be built for this operation';
+  }
+  if (!options.otpSource && JSON.stringify(request.body ?? null).includes('{{otp:')) {
+    return 'needs the one-time password: no OTP source configured (--otp-source-url)';
+  }
+  for (const step of request.setup) {
+    if (!contract.operations.some((o) => o.operationId === step.operation)) {
+      return `setup step "${step.as}" names ${step.operation}, which the contract does not describe`;
+    }
+  }
+  if (fixture !== 'none') {
+    for (const param of pathParamNames(op)) {
+      if (param in request.pathParams) continue;
+      const producer = producerOf(contract, op, param);
+      if (!producer) return `no described operation creates the record for path parameter {${param}}`;
+      const effect = sideEffectOf(profile, producer.operationId);
+      if (effect?.class === 'irreversible' && !options.allowIrreversible) {
+        return `the record for {${param}} comes from ${producer.operationId} (irreversible); pass --allow-irreversible`;
+      }
+    }
+  }
+  return undefined;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isInt32(schema: JsonSchema): boolean {
+  return schemaFormat(schema) === 'int32' && schemaTypes(schema).includes('integer');
+}

@@ -1,0 +1,39 @@
+/** Deterministic pseudo-random numbers (mulberry32) seeded from a string: the same seed gives the same requests. */
+export class Random {
+  private state: number;
+
+  constructor(seed: string) {
+    let h = 1779033703 ^ seed.length;
+    for (let i = 0; i < seed.length; i++) {
+      h = Math.imul(h ^ seed.charCodeAt(i), 3432918353);
+      h = (h << 13) | (h >>> 19);
+    }
+    this.state = h >>> 0;
+  }
+
+  next(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+
+  int(min: number, max: number): number {
+    return Math.floor(this.next() * (max - min + 1)) + min;
+  }
+
+  /** A version-4 UUID drawn from this generator. */
+  uuid(): string {
+    const hex = Array.from({ length: 32 }, () => this.int(0, 15).toString(16));
+    hex[12] = '4';
+    hex[16] = ((this.int(0, 15) & 0x3) | 0x8).toString(16);
+    const s = hex.join('');
+    return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
+  }
+
+  word(length: number): string {
+    const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+    return Array.from({ length }, () => alphabet[this.int(0, alphabet.length - 1)]).join('');
+  }
+}

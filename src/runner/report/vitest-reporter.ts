@@ -1,0 +1,114 @@
+import type { Reporter, TestCase, TestModule } from 'vitest/node';
+import type { CaseResult, Contract, OperationResult, RunResults } from '../model.ts';
+import '../testing/meta.ts';
+import { toCurl } from './curl.ts';
+
+/** Live progress as tests finish (the console reporter implements it). */
+export interface ProgressSink {
+  start(total: number): void;
+  update(done: number, failuresSoFar: number, current?: string): void;
+  finish(): void;
+}
+
+export interface CollectOptions {
+  /** The operations selected for this run, in canonical order: each gets a result even if no test ran. */
+  operations: Contract['operations'];
+  /** Number of planned tests (for progress). */
+  totalTests: number;
+  progress?: ProgressSink;
+  /** Called once with the raw operation results and why the run ended. */
+  onEnd: (operations: OperationResult[], end: { reason: 'passed' | 'failed' | 'interrupted'; errors: string[] }) => Promise<void> | void;
+}
+
+const SEPARATOR = ' › ';
+
+/**
+ * Bridges vitest to results.json: every test carries its case results in `task.meta.conformance`; this
+ * reporter gathers them per operation. Tests that ended without meta (a crash in the suite) become errored
+ * cases of the operation their name names, so nothing that ran is lost.
+ */
+export class ConformanceCollector implements Reporter {
+  private done = 0;
+  private failures = 0;
+
+  constructor(private readonly options: CollectOptions) {}
+
+  onTestRunStart(): void {
+    this.options.progress?.start(this.options.totalTests);
+  }
+
+  onTestCaseResult(testCase: TestCase): void {
+    this.done++;
+    if (testCase.result().state === 'failed') this.failures++;
+    this.options.progress?.update(this.done, this.failures, testCase.name);
+  }
+
+  async onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<{ message?: string }>, reason: 'passed' | 'failed' | 'interrupted'): Promise<void> {
+    this.options.progress?.finish();
+    const byOperation = new Map<string, CaseResult[]>();
+    const add = (operationId: string, result: CaseResult) => byOperation.set(operationId, [...(byOperation.get(operationId) ?? []), result]);
+    const errors: string[] = unhandledErrors.map((e) => firstLine(e.message ?? 'unhandled error'));
+    for (const mod of testModules) {
+      for (const error of mod.errors()) errors.push(`${mod.moduleId}: ${firstLine(error.message ?? 'error')}`);
+      for (const test of mod.children.allTests()) {
+        const meta = test.meta().conformance;
+        if (meta && meta.length > 0) {
+          for (const { operationId, result } of meta) add(operationId, withCurl(result));
+          continue;
+        }
+        const outcome = test.result();
+        const state = outcome.state;
+        if (state === 'pending') continue;
+        const [operationId, caseName] = splitName(test.name);
+        const message = test.result().errors?.[0]?.message;
+        add(operationId, {
+          name: caseName,
+          kind: 'scenario',
+          outcome: state === 'skipped' ? 'skipped' : state === 'passed' ? 'passed' : 'errored',
+          ...(outcome.state === 'skipped' ? { skipReason: outcome.note ?? 'skipped' } : {}),
+          ...(state === 'failed' ? { errorMessage: firstLine(message ?? 'the test failed without a result') } : {}),
+          durationMs: Math.round(test.diagnostic()?.duration ?? 0),
+          checks: [],
+          findings: [],
+          exchanges: [],
+        });
+      }
+    }
+    const operations: OperationResult[] = this.options.operations.map((op) => {
+      const cases = byOperation.get(op.operationId) ?? [];
+      byOperation.delete(op.operationId);
+      return {
+        operationId: op.operationId,
+        method: op.method,
+        path: op.path,
+        group: op.group,
+        service: op.service,
+        outcome: cases.length === 0 ? 'skipped' : 'passed',
+        ...(cases.length === 0 ? { reason: reason === 'interrupted' ? 'not reached: the run was interrupted' : 'no case ran' } : {}),
+        durationMs: cases.reduce((n, c) => n + c.durationMs, 0),
+        cases,
+      };
+    });
+    // Scenario tests that name an operation outside the selection still count for it.
+    for (const [operationId, cases] of byOperation) {
+      operations.push({ operationId, method: null, path: null, group: 'scenarios', service: 'scenarios', outcome: 'passed', durationMs: 0, cases });
+    }
+    await this.options.onEnd(operations, { reason, errors });
+  }
+}
+
+function withCurl(result: CaseResult): CaseResult {
+  const last = result.exchanges.at(-1);
+  return last && !result.curl ? { ...result, curl: toCurl(last.request) } : result;
+}
+
+function splitName(name: string): [string, string] {
+  const at = name.indexOf(SEPARATOR);
+  return at < 0 ? [name, name] : [name.slice(0, at), name.slice(at + SEPARATOR.length)];
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0] ?? text;
+}
+
+export type { RunResults };

@@ -1,0 +1,219 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { isAbsolute, resolve } from 'node:path';
+import type {
+  Contract,
+  HttpMethod,
+  JsonSchema,
+  Operation,
+  ParameterSpec,
+  RequestBodySpec,
+  ResponseSpec,
+  ServiceSpec,
+} from '../model.ts';
+import { ContractError } from './errors.ts';
+import { openapi30ToJsonSchema } from './json-schema.ts';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** RFC 6901 escaping of one reference token. */
+export function pointerToken(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function isUrl(source: string): boolean {
+  return /^https?:\/\//i.test(source);
+}
+
+/**
+ * Loads, validates and dereferences one OpenAPI 3.0/3.1 description (YAML or JSON, file path or http(s) URL).
+ * A broken description is a ContractError naming the file and the JSON pointer.
+ */
+export async function loadDescription(source: string): Promise<{ api: Obj; source: string }> {
+  const location = isUrl(source) || isAbsolute(source) ? source : resolve(source);
+  let api: unknown;
+  try {
+    api = await SwaggerParser.validate(location);
+  } catch (error) {
+    throw toContractError(source, error);
+  }
+  if (!isObj(api) || typeof api['openapi'] !== 'string' || !/^3\.[01]\./.test(api['openapi'])) {
+    throw new ContractError(source, '', 'not an OpenAPI 3.0 or 3.1 description (Swagger 2.0 is not supported)');
+  }
+  return { api, source };
+}
+
+function toContractError(source: string, error: unknown): ContractError {
+  const err = error as { message?: string; details?: Array<{ instancePath?: string; message?: string }>; code?: string };
+  const detail = err.details?.[0];
+  if (detail) {
+    return new ContractError(source, detail.instancePath ?? '', `invalid OpenAPI: ${detail.message ?? 'schema violation'}`);
+  }
+  const message = String(err.message ?? error).split('\n')[0] ?? 'unreadable';
+  const pointer = /#(\/[^\s"']*)/.exec(message)?.[1] ?? '';
+  if (/ENOENT|no such file/i.test(message)) return new ContractError(source, '', 'file not found');
+  return new ContractError(source, pointer, message.replace(/\s+/g, ' ').trim());
+}
+
+/** Turns a dereferenced description into services and operations. */
+export function describe(api: Obj, source: string): { service: ServiceSpec; operations: Operation[] } {
+  const openapi = String(api['openapi']);
+  const is30 = openapi.startsWith('3.0.');
+  const toSchema = (schema: unknown): JsonSchema => {
+    const s: JsonSchema = isObj(schema) || typeof schema === 'boolean' ? (schema as JsonSchema) : {};
+    return is30 ? openapi30ToJsonSchema(structuredClone(s)) : s;
+  };
+  const info = isObj(api['info']) ? api['info'] : {};
+  const servers = Array.isArray(api['servers']) ? api['servers'].filter(isObj) : [];
+  const serverTemplate = typeof servers[0]?.['url'] === 'string' ? (servers[0]['url'] as string) : '/';
+  const serviceId =
+    typeof api['x-service-id'] === 'string'
+      ? api['x-service-id']
+      : serverTemplate.replace(/\/+$/, '').split('/').pop() || String(info['title'] ?? 'service');
+  const components = isObj(api['components']) ? api['components'] : {};
+  const schemas = isObj(components['schemas'])
+    ? Object.fromEntries(Object.entries(components['schemas']).map(([k, v]) => [k, toSchema(v)]))
+    : {};
+  const service: ServiceSpec = {
+    id: serviceId,
+    file: source,
+    title: String(info['title'] ?? ''),
+    version: String(info['version'] ?? ''),
+    openapi,
+    serverTemplate,
+    schemas,
+  };
+
+  const globalSecurity = Array.isArray(api['security']) ? api['security'] : [];
+  const operations: Operation[] = [];
+  const paths = isObj(api['paths']) ? api['paths'] : {};
+  for (const [path, pathItem] of Object.entries(paths)) {
+    if (!isObj(pathItem)) continue;
+    const pathParams = Array.isArray(pathItem['parameters']) ? pathItem['parameters'] : [];
+    for (const method of METHODS) {
+      const op = pathItem[method];
+      if (!isObj(op)) continue;
+      const pointer = `/paths/${pointerToken(path)}/${method}`;
+      const operationId = typeof op['operationId'] === 'string' ? op['operationId'] : `${method.toUpperCase()} ${path}`;
+      const parameters = mergeParameters(pathParams, Array.isArray(op['parameters']) ? op['parameters'] : [], pointer, toSchema);
+      const security = Array.isArray(op['security']) ? op['security'] : globalSecurity;
+      const tags = Array.isArray(op['tags']) ? op['tags'] : [];
+      operations.push({
+        operationId,
+        method: method.toUpperCase() as HttpMethod,
+        path,
+        group: groupOf(path, tags),
+        service: serviceId,
+        specFile: source,
+        pointer,
+        parameters,
+        requestBody: requestBodyOf(op['requestBody'], `${pointer}/requestBody`, toSchema),
+        responses: responsesOf(op['responses'], `${pointer}/responses`, toSchema),
+        secured: security.some((req) => isObj(req) && Object.keys(req).length > 0),
+        extensions: Object.fromEntries(Object.entries(op).filter(([k]) => k.startsWith('x-'))),
+      });
+    }
+  }
+  return { service, operations };
+}
+
+function groupOf(path: string, tags: unknown[]): string {
+  const first = path.split('/').filter(Boolean)[0];
+  if (first && !first.startsWith('{')) return `/${first}`;
+  return typeof tags[0] === 'string' ? tags[0] : '/';
+}
+
+function mergeParameters(
+  pathLevel: unknown[],
+  opLevel: unknown[],
+  pointer: string,
+  toSchema: (s: unknown) => JsonSchema,
+): ParameterSpec[] {
+  const byKey = new Map<string, ParameterSpec>();
+  const add = (list: unknown[], base: string) =>
+    list.forEach((p, i) => {
+      if (!isObj(p) || typeof p['name'] !== 'string' || typeof p['in'] !== 'string') return;
+      const location = p['in'] as ParameterSpec['in'];
+      byKey.set(`${location}:${p['name']}`, {
+        name: p['name'],
+        in: location,
+        required: location === 'path' || p['required'] === true,
+        schema: toSchema(p['schema']),
+        pointer: `${base}/parameters/${i}`,
+      });
+    });
+  add(pathLevel, pointer.replace(/\/[a-z]+$/, ''));
+  add(opLevel, pointer);
+  return [...byKey.values()];
+}
+
+function jsonMedia(content: Obj): [string, Obj] | undefined {
+  const entries = Object.entries(content).filter((e): e is [string, Obj] => isObj(e[1]));
+  return entries.find(([type]) => /^application\/(.+\+)?json/i.test(type)) ?? entries[0];
+}
+
+function requestBodyOf(body: unknown, pointer: string, toSchema: (s: unknown) => JsonSchema): RequestBodySpec | undefined {
+  if (!isObj(body) || !isObj(body['content'])) return undefined;
+  const media = jsonMedia(body['content']);
+  if (!media) return undefined;
+  return {
+    required: body['required'] === true,
+    contentType: media[0],
+    schema: toSchema(media[1]['schema']),
+    pointer: `${pointer}/content/${pointerToken(media[0])}/schema`,
+  };
+}
+
+function responsesOf(responses: unknown, pointer: string, toSchema: (s: unknown) => JsonSchema): ResponseSpec[] {
+  if (!isObj(responses)) return [];
+  return Object.entries(responses)
+    .filter((e): e is [string, Obj] => isObj(e[1]))
+    .map(([status, response]) => {
+      const content = isObj(response['content']) ? response['content'] : {};
+      const media = jsonMedia(content);
+      const spec: ResponseSpec = {
+        status: status.toUpperCase() === 'DEFAULT' ? 'default' : status.toUpperCase(),
+        contentTypes: Object.keys(content),
+        pointer: `${pointer}/${pointerToken(status)}`,
+      };
+      if (media && media[1]['schema'] !== undefined) spec.schema = toSchema(media[1]['schema']);
+      return spec;
+    });
+}
+
+/**
+ * Loads several descriptions into one contract. Each description is one service (bound later to its own base
+ * URL). Operation ids must be unique across the contract.
+ */
+export async function loadContract(sources: string[]): Promise<Contract> {
+  const loaded = await Promise.all(sources.map((s) => loadDescription(s)));
+  const contract: Contract = { services: [], operations: [] };
+  const seen = new Map<string, string>();
+  for (const { api, source } of loaded) {
+    const { service, operations } = describe(api, source);
+    if (contract.services.some((s) => s.id === service.id)) {
+      throw new ContractError(source, '', `service id "${service.id}" is also used by another description`);
+    }
+    contract.services.push(service);
+    for (const op of operations) {
+      const other = seen.get(op.operationId);
+      if (other) throw new ContractError(source, op.pointer, `operationId "${op.operationId}" is also used in ${other}`);
+      seen.set(op.operationId, source);
+      contract.operations.push(op);
+    }
+  }
+  return contract;
+}
+
+/** Finds the documented response for a status: exact code, then range (4XX), then default. */
+export function responseFor(op: Operation, status: number): ResponseSpec | undefined {
+  const exact = op.responses.find((r) => r.status === String(status));
+  if (exact) return exact;
+  const range = op.responses.find((r) => r.status === `${Math.floor(status / 100)}XX`);
+  return range ?? op.responses.find((r) => r.status === 'default');
+}

@@ -1,0 +1,42 @@
+import { fileURLToPath } from 'node:url';
+import { readValidatedYaml } from './yaml-file.ts';
+
+/** contract/profile.yaml: the service's rules as data (its JSON Schema is contract/profile.schema.json). */
+export interface Profile {
+  title: string;
+  contractVersion: string;
+  errorEnvelope: { codePointer: string; appliesTo: string[] };
+  statuses: Array<{ status: number; codes: string[]; envelope: 'required' | 'optional'; meaning?: string }>;
+  unknownCode: 'warning' | 'error' | 'info';
+  operationCodes?: Array<{ operation: string; status: number; code: string; meaning?: string }>;
+  auth: {
+    scheme: 'bearer';
+    header: string;
+    rejectStatuses: number[];
+    otherRejectionSeverity: 'warning' | 'error' | 'info';
+    ipDeniedCode?: string;
+  };
+  createShape: {
+    shapes: Array<'record' | 'array' | 'page'>;
+    page: { totalFormat: 'int32' | 'int64'; dataRequired: boolean };
+    operations: Array<{ operation: string; recordRequires: string[] }>;
+  };
+  missing: { gatewayStatuses: number[] };
+  sideEffects: Array<{ operation: string; class: 'reversible' | 'irreversible' | 'mutating'; undo?: string; effect: string }>;
+  propertyCasing?: { caseSensitive: boolean; mismatchSeverity: 'warning' | 'error' | 'info' };
+  anomalies?: Array<{ id: string; operation: string; message: string }>;
+}
+
+export const PROFILE_SCHEMA = fileURLToPath(new URL('../../../contract/profile.schema.json', import.meta.url));
+
+export function loadProfile(file: string): Promise<Profile> {
+  return readValidatedYaml<Profile>(file, PROFILE_SCHEMA);
+}
+
+export function sideEffectOf(profile: Profile, operationId: string): Profile['sideEffects'][number] | undefined {
+  return profile.sideEffects.find((s) => s.operation === operationId);
+}
+
+export function isIrreversible(profile: Profile, operationId: string): boolean {
+  return sideEffectOf(profile, operationId)?.class === 'irreversible';
+}

@@ -1,0 +1,47 @@
+import { readFile } from 'node:fs/promises';
+import { parse } from 'yaml';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ErrorObject } from 'ajv';
+import { ContractError } from './errors.ts';
+
+const ajv = new Ajv2020({ allErrors: false, strict: false });
+
+/** Reads a YAML data file and validates it against a JSON Schema; a problem is a one-line ContractError. */
+export async function readValidatedYaml<T>(file: string, schemaFile: string): Promise<T> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    throw new ContractError(file, '', 'file not found');
+  }
+  let data: unknown;
+  try {
+    data = parse(text);
+  } catch (error) {
+    throw new ContractError(file, '', `not valid YAML: ${String((error as Error).message).split('\n')[0]}`);
+  }
+  const schema = JSON.parse(await readFile(schemaFile, 'utf8')) as Record<string, unknown>;
+  const validate = ajv.getSchema(String(schema['$id'])) ?? ajv.compile(schema);
+  if (!validate(data)) {
+    const error = validate.errors?.[0];
+    throw new ContractError(file, error?.instancePath ?? '', describeError(error));
+  }
+  return data as T;
+}
+
+function describeError(error: ErrorObject | undefined): string {
+  if (!error) return 'invalid';
+  if (error.keyword === 'additionalProperties') {
+    return `unknown key "${String((error.params as { additionalProperty: string }).additionalProperty)}"`;
+  }
+  if (error.keyword === 'required') {
+    return `missing key "${String((error.params as { missingProperty: string }).missingProperty)}"`;
+  }
+  if (error.keyword === 'enum' || error.keyword === 'const') {
+    const allowed = (error.params as { allowedValues?: unknown[]; allowedValue?: unknown }).allowedValues ?? [
+      (error.params as { allowedValue?: unknown }).allowedValue,
+    ];
+    return `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`;
+  }
+  return error.message ?? 'invalid';
+}

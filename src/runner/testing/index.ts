@@ -1,0 +1,124 @@
+/**
+ * Helpers for conformance suites: the generated one and the scenario suites a QA engineer writes.
+ *   const api = await conformanceClient();          // the run's session, bound to the target
+ *   const res = await api.call('create-address-type', { body: { code: 'X', name: 'Y' } });
+ *   expect(res).toConformTo('create-address-type'); // the registered checks, as in the generated cases
+ */
+import { getCurrentTest } from '@vitest/runner';
+import { expect, inject, type TestContext } from 'vitest';
+import { runChecks } from '../checks/registry.ts';
+import type { RunConfig } from '../execute/config.ts';
+import { Session } from '../execute/session.ts';
+import type { CaseResult, Exchange, Finding, RecordedResponse } from '../model.ts';
+import type { Expectation_ } from '../plan/cases.ts';
+import type { ConformanceMeta } from './meta.ts';
+import './meta.ts';
+
+export type { ConformanceMeta } from './meta.ts';
+
+let shared: Promise<Session> | undefined;
+
+/** The run's configuration; a clear error when the suite is started outside `npm run conformance`. */
+export function runConfig(): RunConfig {
+  const config = inject('conformance');
+  if (!config) throw new Error('No conformance run configuration: run the suites with `npm run conformance`.');
+  return config;
+}
+
+/** One session per test file (worker): contract, profile, HTTP client and cleanup ledger. */
+export function session(): Promise<Session> {
+  shared ??= Session.create(runConfig());
+  return shared;
+}
+
+export interface CallResult {
+  operationId: string;
+  status: number | undefined;
+  body: unknown;
+  exchange: Exchange;
+}
+
+export interface ConformanceClient {
+  call(
+    operationId: string,
+    request?: { pathParams?: Record<string, string>; query?: Record<string, unknown>; body?: unknown; auth?: 'valid' | 'none' | 'wrong' },
+  ): Promise<CallResult>;
+  otp(transactionId: string): Promise<string | undefined>;
+  readonly otpSourceConfigured: boolean;
+}
+
+export async function conformanceClient(): Promise<ConformanceClient> {
+  const s = await session();
+  return {
+    async call(operationId, request = {}) {
+      const exchange = await s.call(s.operation(operationId), request);
+      return { operationId, status: exchange.response?.status, body: exchange.response?.json, exchange };
+    },
+    otp(transactionId) {
+      return s.readOtp(transactionId).catch(() => undefined);
+    },
+    get otpSourceConfigured() {
+      return s.config.otpSourceUrl !== undefined;
+    },
+  };
+}
+
+/** Records a case result in the test's meta so the reporters show it under its operation. */
+export function recordCase(task: TestContext['task'], operationId: string, result: CaseResult): void {
+  const list: ConformanceMeta[] = task.meta.conformance ?? [];
+  list.push({ operationId, result });
+  task.meta.conformance = list;
+}
+
+interface ConformanceMatchers<R = unknown> {
+  /** Runs the contract's checks for a call that should succeed (or, with `expectation`, be rejected). */
+  toConformTo(operationId: string, expectation?: Expectation_): R;
+}
+
+declare module 'vitest' {
+  // The type parameter must repeat vitest's own declaration exactly for the interfaces to merge.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  interface Matchers<T = any> extends ConformanceMatchers<T> {}
+}
+
+let lastSession: Session | undefined;
+void session().then((s) => (lastSession = s)).catch(() => undefined);
+
+expect.extend({
+  toConformTo(received: CallResult, operationId: string, expectation: Expectation_ = 'success') {
+    const s = lastSession;
+    if (!s) return { pass: false, message: () => 'The conformance session is not ready: await conformanceClient() first.' };
+    const exchange = received.exchange;
+    if (!exchange.response) {
+      return { pass: false, message: () => `${operationId}: no response (${exchange.error?.message ?? 'unknown error'})` };
+    }
+    const { checks, findings } = runChecks({
+      exchange: exchange as Exchange & { response: RecordedResponse },
+      operation: s.operation(operationId),
+      profile: s.profile,
+      validator: s.validator,
+      expectation,
+      expect: [],
+    });
+    const errors = findings.filter((f) => f.severity === 'error');
+    const task = getCurrentTest();
+    if (task) {
+      recordCase(task, operationId, {
+        name: `scenario: ${task.name}`,
+        kind: 'scenario',
+        outcome: errors.length ? 'failed' : 'passed',
+        durationMs: Math.round(exchange.durationMs),
+        checks,
+        findings,
+        exchanges: [exchange],
+      });
+    }
+    return {
+      pass: errors.length === 0,
+      message: () =>
+        errors.length === 0
+          ? `${operationId}: expected a contract violation, the response conforms`
+          : `${operationId} does not conform:\n${errors.map((f: Finding) => `  [${f.check}] ${f.message}`).join('\n')}`,
+    };
+  },
+});

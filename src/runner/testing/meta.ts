@@ -1,0 +1,17 @@
+import type { CaseResult } from '../model.ts';
+import type { RunConfig } from '../execute/config.ts';
+
+/** What one vitest test contributes to results.json: a case result for each operation it exercised. */
+export interface ConformanceMeta {
+  operationId: string;
+  result: CaseResult;
+}
+
+declare module 'vitest' {
+  interface TaskMeta {
+    conformance?: ConformanceMeta[];
+  }
+  interface ProvidedContext {
+    conformance: RunConfig;
+  }
+}
