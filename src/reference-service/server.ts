@@ -67,6 +67,13 @@ function checkAuth(header: string | undefined, tokenDigest: Buffer): Reply | und
   return timingSafeEqual(digest(match[1] ?? ''), tokenDigest) ? undefined : unauthorized('invalid bearer token');
 }
 
+/** The client went away (or the body exceeded the drain limit) before the body was read. */
+class RequestAborted extends Error {
+  constructor() {
+    super('request aborted');
+  }
+}
+
 interface ReadBody {
   tooLarge: boolean;
   raw: Buffer;
@@ -86,9 +93,9 @@ function readBody(req: IncomingMessage): Promise<ReadBody> {
       ended = true;
       resolve({ tooLarge: size > MAX_BODY_BYTES, raw: size > MAX_BODY_BYTES ? Buffer.alloc(0) : Buffer.concat(chunks) });
     });
-    req.on('error', reject);
+    req.on('error', () => reject(new RequestAborted()));
     req.on('close', () => {
-      if (!ended) reject(new Error('request aborted'));
+      if (!ended) reject(new RequestAborted());
     });
   });
 }
@@ -154,7 +161,10 @@ class ReferenceServer {
         reply = await this.invoke(req, early);
       }
     } catch (err) {
-      if (req.destroyed) return;
+      if (err instanceof RequestAborted) {
+        res.destroy();
+        return;
+      }
       reply = serverError(err instanceof Error ? err.message : String(err));
     }
     try {
