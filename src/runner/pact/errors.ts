@@ -1,0 +1,6 @@
+import { InputError } from '../spec/errors.ts';
+
+/** Bad pact input: no pacts found, an unreadable or malformed pact file, a missing path. One-line message. */
+export class PactInputError extends InputError {
+  override readonly name = 'PactInputError';
+}
