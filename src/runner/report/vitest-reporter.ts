@@ -54,6 +54,21 @@ export class ConformanceCollector implements Reporter {
         const meta = test.meta().conformance;
         if (meta && meta.length > 0) {
           for (const { operationId, result } of meta) add(operationId, withCurl(result));
+          // A scenario whose own assertion failed after its calls conformed: the failure is the service's.
+          const outcome = test.result();
+          const last = meta.at(-1);
+          if (outcome.state === 'failed' && last && !meta.some((m) => m.result.outcome !== 'passed')) {
+            add(last.operationId, {
+              name: `${last.result.name} › assertion`,
+              kind: last.result.kind,
+              outcome: 'failed',
+              errorMessage: firstLine(outcome.errors?.[0]?.message ?? 'the scenario assertion failed'),
+              durationMs: Math.round(test.diagnostic()?.duration ?? 0),
+              checks: [],
+              findings: [],
+              exchanges: [],
+            });
+          }
           continue;
         }
         const outcome = test.result();

@@ -66,7 +66,9 @@ export async function conformanceClient(): Promise<ConformanceClient> {
 /** Records a case result in the test's meta so the reporters show it under its operation. */
 export function recordCase(task: TestContext['task'], operationId: string, result: CaseResult): void {
   const list: ConformanceMeta[] = task.meta.conformance ?? [];
-  list.push({ operationId, result });
+  // One test may check the same operation more than once: keep case names unique (#2, #3, ...).
+  const same = list.filter((m) => m.operationId === operationId && (m.result.name === result.name || m.result.name.startsWith(`${result.name} #`))).length;
+  list.push({ operationId, result: same > 0 ? { ...result, name: `${result.name} #${same + 1}` } : result });
   task.meta.conformance = list;
 }
 

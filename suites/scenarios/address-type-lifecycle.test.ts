@@ -1,0 +1,89 @@
+/**
+ * Scenario: an address type and one of its fields through their whole life, as a QA engineer writes it with
+ * the suite's helpers. Every call is checked against the contract with `toConformTo`; the assertions in
+ * between are the business expectations the contract cannot express.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { conformanceClient, runConfig, type ConformanceClient } from '../../src/runner/testing/index.ts';
+
+const config = runConfig();
+let api: ConformanceClient;
+const created: Array<{ operationId: string; pathParams: Record<string, string> }> = [];
+
+function idOf(body: unknown): string {
+  const record = Array.isArray(body) ? body[0] : body && typeof body === 'object' && 'data' in body ? (body as { data: unknown[] }).data[0] : body;
+  return String((record as { id?: unknown }).id);
+}
+
+describe.skipIf(config.readOnly)('address type lifecycle', () => {
+  let typeId = '';
+  let fieldId = '';
+
+  beforeAll(async () => {
+    api = await conformanceClient();
+  });
+
+  afterAll(async () => {
+    for (const { operationId, pathParams } of created.reverse()) await api.call(operationId, { pathParams });
+  });
+
+  test('create an address type', async () => {
+    const res = await api.call('create-address-type', { body: { code: `QA-${Date.now()}`, name: 'Home address', country: 90 } });
+    expect(res).toConformTo('create-address-type');
+    typeId = idOf(res.body);
+    created.push({ operationId: 'delete-address-type', pathParams: { id: typeId } });
+  });
+
+  test('add a field to it', async () => {
+    const res = await api.call('create-address-type-field', {
+      pathParams: { id: typeId },
+      body: { fieldKey: 'street', isMandatory: true, sequenceNumber: 1, separatorMark: ',' },
+    });
+    expect(res).toConformTo('create-address-type-field');
+    fieldId = idOf(res.body);
+    created.push({ operationId: 'delete-address-type-field', pathParams: { id: typeId, fieldId } });
+  });
+
+  test('the field is listed with its translations', async () => {
+    const res = await api.call('get-address-type-field-list', { pathParams: { id: typeId } });
+    expect(res).toConformTo('get-address-type-field-list');
+    expect((res.body as Array<{ id: string }>).map((f) => f.id)).toContain(fieldId);
+  });
+
+  test('the field reads back as created', async () => {
+    const res = await api.call('get-address-type-field-by-id', { pathParams: { id: typeId, fieldId } });
+    expect(res).toConformTo('get-address-type-field-by-id');
+    expect(res.body).toMatchObject({ fieldKey: 'street', isMandatory: true, sequenceNumber: 1 });
+  });
+
+  test('an update of the field is visible', async () => {
+    const update = await api.call('update-address-type-field', {
+      pathParams: { id: typeId, fieldId },
+      body: { fieldKey: 'street-line', isActive: false, isMandatory: false, sequenceNumber: 2 },
+    });
+    expect(update).toConformTo('update-address-type-field');
+    const read = await api.call('get-address-type-field-by-id', { pathParams: { id: typeId, fieldId } });
+    expect(read).toConformTo('get-address-type-field-by-id');
+    expect(read.body).toMatchObject({ fieldKey: 'street-line', isActive: false, isMandatory: false, sequenceNumber: 2 });
+  });
+
+  test('the address type can be renamed and deactivated', async () => {
+    const res = await api.call('update-address-type', { pathParams: { id: typeId }, body: { name: 'Work address', isActive: false } });
+    expect(res).toConformTo('update-address-type');
+  });
+
+  test('a deleted field is no longer served', async () => {
+    const del = await api.call('delete-address-type-field', { pathParams: { id: typeId, fieldId } });
+    expect(del).toConformTo('delete-address-type-field');
+    created.splice(created.findIndex((c) => c.pathParams['fieldId'] === fieldId), 1);
+    const read = await api.call('get-address-type-field-by-id', { pathParams: { id: typeId, fieldId } });
+    expect(read.status).not.toBeLessThan(300);
+    expect(read).toConformTo('get-address-type-field-by-id', 'rejected');
+  });
+
+  test('the address type is deleted', async () => {
+    const res = await api.call('delete-address-type', { pathParams: { id: typeId } });
+    expect(res).toConformTo('delete-address-type');
+    created.splice(created.findIndex((c) => c.pathParams['id'] === typeId && !c.pathParams['fieldId']), 1);
+  });
+});
