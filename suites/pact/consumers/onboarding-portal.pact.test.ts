@@ -29,7 +29,7 @@ const ACCESS_TOKEN = 'portal-example-token';
 /** The portal always sends a bearer token; the provider's verification replaces it with a real one. */
 const authorization = regex(/^Bearer \S+$/, `Bearer ${ACCESS_TOKEN}`);
 const jsonRequestHeaders = { Authorization: authorization, 'Content-Type': 'application/json' };
-const jsonResponseHeaders = { 'Content-Type': regex(/^application\/json/, 'application/json; charset=utf-8') };
+const jsonResponseHeaders = { 'Content-Type': regex(/^application\/json(;.*)?$/, 'application/json; charset=utf-8') };
 
 const addressTypePath = fromProviderState('/address-types/${addressTypeId}', `/address-types/${ADDRESS_TYPE_ID}`);
 const fieldsPath = fromProviderState(

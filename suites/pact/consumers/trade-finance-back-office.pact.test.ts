@@ -25,7 +25,7 @@ const LAST_REFERENCE = 'IMP-LC-000042';
 
 const authorization = regex(/^Bearer \S+$/, `Bearer ${ACCESS_TOKEN}`);
 const jsonRequestHeaders = { Authorization: authorization, 'Content-Type': 'application/json' };
-const jsonResponseHeaders = { 'Content-Type': regex(/^application\/json/, 'application/json; charset=utf-8') };
+const jsonResponseHeaders = { 'Content-Type': regex(/^application\/json(;.*)?$/, 'application/json; charset=utf-8') };
 
 describe('trade-finance-back-office -> foreign-trade-service', () => {
   it('draws a reference number for a new import letter of credit', async () => {
