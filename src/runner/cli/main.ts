@@ -5,6 +5,7 @@ import { mergeResults, readResultsDir, ResultsInputError } from '../report/merge
 import { WaiverFileError } from '../report/waivers.ts';
 import { writeReports } from '../report/write.ts';
 import { InputError } from '../spec/errors.ts';
+import { addPactCommands } from './pact.ts';
 import { DEFAULT_SPECS, ROOT, runConformance, type RunOptions } from './run.ts';
 
 /** Exit codes: 0 conformant, 1 not conformant (a failed or missing operation), 2 could not run. */
@@ -144,6 +145,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
       setExit(merged.verdict === 'conformant' ? 0 : merged.verdict === 'not-conformant' ? 1 : 2);
     });
 
+  addPactCommands(program, { specs: DEFAULT_SPECS.map(fromRoot), catalog: fromRoot('contract/catalog.yaml') }, env, setExit);
   return program;
 }
 
