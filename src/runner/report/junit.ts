@@ -1,0 +1,319 @@
+/**
+ * JUnit XML from results.json, for CI servers. Built with xmlbuilder2 (escaping and invalid XML characters
+ * are the library's job). The default output validates against the Jenkins xUnit plugin's junit-10.xsd.
+ *
+ * Layout: <testsuites> with one <testsuite> per resource group (canonical operation order), one named
+ * "pact" for pact interactions and one named "waivers" when waivers expired. One <testcase> per
+ * operation x case, classname "<service>.<group>.<operationId>", name "<operationId> › <case>".
+ *
+ * Per-testcase properties: junit-10.xsd (like the other published JUnit schemas) does not allow
+ * <properties> inside <testcase>. By default they are written as [[PROPERTY|name=value]] lines at the top of
+ * the testcase's <system-out> (the convention documented by the common JUnit XML format, read by Testmo and
+ * others); `testcaseProperties: 'element'` writes <properties> inside <testcase> instead, which Jenkins
+ * (junit keepProperties), pytest-style and Playwright-style consumers read but the schema rejects.
+ */
+import { create } from 'xmlbuilder2';
+import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
+import type { CaseResult, OperationResult, PactInteractionResult, RunResults } from '../model.ts';
+import { blockingFindings, sortOperations, sortPactInteractions } from './outcomes.ts';
+import { exchangeTranscript, findingText, seconds } from './text.ts';
+
+export interface JunitOptions {
+  /** Where per-testcase properties go (see the module comment). Default 'system-out'. */
+  testcaseProperties?: 'system-out' | 'element';
+  /** Request and response bodies in <system-out> are cut at this many bytes. Default 4 KiB. */
+  maxBodyBytes?: number;
+}
+
+export const CASE_SEPARATOR = ' › ';
+
+type Result =
+  | { kind: 'failure' | 'error'; message: string; type: string; text: string }
+  | { kind: 'skipped'; message: string };
+
+interface JCase {
+  classname: string;
+  name: string;
+  timeMs: number;
+  result?: Result;
+  properties: Array<[string, string]>;
+  out: string[];
+}
+
+interface JSuite {
+  name: string;
+  timestamp: string;
+  properties: Array<[string, string]>;
+  cases: JCase[];
+}
+
+/** Renders results as JUnit XML (UTF-8, pretty-printed). */
+export function renderJunit(results: RunResults, options: JunitOptions = {}): string {
+  const maxBody = options.maxBodyBytes ?? 4096;
+  const suites = [...operationSuites(results, maxBody)];
+  if (results.pact) suites.push(pactSuite(results, results.pact.interactions));
+  if (results.expiredWaivers.length > 0) suites.push(waiverSuite(results));
+
+  const doc = create({ version: '1.0', encoding: 'UTF-8', invalidCharReplacement: '\uFFFD' });
+  const all = suites.flatMap((s) => s.cases);
+  const root = doc.ele('testsuites', {
+    name: `${results.contract.title} ${results.contract.version} conformance`,
+    tests: String(all.length),
+    failures: String(count(all, 'failure')),
+    errors: String(count(all, 'error')),
+    time: seconds(results.durationMs),
+  });
+  for (const suite of suites) writeSuite(root, suite, options.testcaseProperties ?? 'system-out');
+  return doc.end({ prettyPrint: true });
+}
+
+function count(cases: JCase[], kind: Result['kind']): number {
+  return cases.filter((c) => c.result?.kind === kind).length;
+}
+
+function writeSuite(root: XMLBuilder, suite: JSuite, propertiesMode: 'system-out' | 'element'): void {
+  const time = suite.cases.reduce((sum, c) => sum + c.timeMs, 0);
+  const el = root.ele('testsuite', {
+    name: suite.name,
+    tests: String(suite.cases.length),
+    failures: String(count(suite.cases, 'failure')),
+    errors: String(count(suite.cases, 'error')),
+    skipped: String(count(suite.cases, 'skipped')),
+    time: seconds(time),
+    timestamp: suite.timestamp,
+  });
+  if (suite.properties.length > 0) {
+    const props = el.ele('properties');
+    for (const [name, value] of suite.properties) props.ele('property', { name, value });
+  }
+  for (const c of suite.cases) {
+    const tc = el.ele('testcase', { classname: c.classname, name: c.name, time: seconds(c.timeMs) });
+    if (propertiesMode === 'element' && c.properties.length > 0) {
+      const props = tc.ele('properties');
+      for (const [name, value] of c.properties) props.ele('property', { name, value });
+    }
+    if (c.result) {
+      const attrs = c.result.kind === 'skipped' ? { message: c.result.message } : { message: c.result.message, type: c.result.type };
+      const res = tc.ele(c.result.kind, attrs);
+      if (c.result.kind !== 'skipped' && c.result.text) res.txt(c.result.text);
+    }
+    const out = [
+      ...(propertiesMode === 'system-out' ? c.properties.map(([name, value]) => `[[PROPERTY|${name}=${oneLine(value)}]]`) : []),
+      ...c.out,
+    ];
+    if (out.length > 0) tc.ele('system-out').txt(out.join('\n'));
+  }
+}
+
+/** Attribute values and property values are single lines. */
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}
+
+function suiteProperties(results: RunResults, services: string[]): Array<[string, string]> {
+  const props: Array<[string, string]> = [
+    ['contract', results.contract.title],
+    ['contract-version', results.contract.version],
+    ['verdict', results.verdict],
+    ['fail-on', results.failOn],
+    ['seed', String(results.seed)],
+  ];
+  for (const id of services) {
+    const target = results.target.services.find((s) => s.id === id);
+    if (target) props.push([`base-url.${id}`, target.baseUrl]);
+  }
+  if (results.interrupted) props.push(['interrupted', 'true']);
+  return props;
+}
+
+function* operationSuites(results: RunResults, maxBody: number): Generator<JSuite> {
+  const byGroup = new Map<string, OperationResult[]>();
+  for (const op of sortOperations(results.operations)) {
+    const list = byGroup.get(op.group) ?? [];
+    list.push(op);
+    byGroup.set(op.group, list);
+  }
+  for (const [group, ops] of byGroup) {
+    const services = [...new Set(ops.map((op) => op.service))];
+    yield {
+      name: group,
+      timestamp: results.startedAt,
+      properties: suiteProperties(results, services),
+      cases: ops.flatMap((op) => operationCases(results, op, maxBody)),
+    };
+  }
+}
+
+function baseProperties(op: OperationResult): Array<[string, string]> {
+  const props: Array<[string, string]> = [['operationId', op.operationId]];
+  if (op.method) props.push(['method', op.method]);
+  if (op.path) props.push(['path', op.path]);
+  props.push(['service', op.service]);
+  return props;
+}
+
+function operationCases(results: RunResults, op: OperationResult, maxBody: number): JCase[] {
+  const classname = `${op.service}.${op.group}.${op.operationId}`;
+  const testcase = (caseName: string): Pick<JCase, 'classname' | 'name'> => ({
+    classname,
+    name: `${op.operationId}${CASE_SEPARATOR}${caseName}`,
+  });
+  if (op.outcome === 'not-described') {
+    const reason = op.reason ?? 'the catalog lists the operation, the contract does not describe it';
+    return [
+      {
+        ...testcase('not described'),
+        timeMs: 0,
+        result: { kind: 'skipped', message: `not described: ${oneLine(reason)}` },
+        properties: [...baseProperties(op), ['outcome', 'not-described']],
+        out: [],
+      },
+    ];
+  }
+  if (op.cases.length === 0) {
+    return [
+      {
+        ...testcase(op.outcome),
+        timeMs: op.durationMs,
+        result: operationOnlyResult(op),
+        properties: [...baseProperties(op), ['outcome', op.outcome]],
+        out: op.reason ? [`reason: ${op.reason}`] : [],
+      },
+    ];
+  }
+  return op.cases.map((c) => ({
+    ...testcase(c.name),
+    timeMs: c.durationMs,
+    result: caseResult(results, op, c),
+    properties: caseProperties(op, c),
+    out: caseOutput(results, c, maxBody),
+  }));
+}
+
+function operationOnlyResult(op: OperationResult): Result | undefined {
+  const reason = op.reason ? oneLine(op.reason) : undefined;
+  switch (op.outcome) {
+    case 'missing':
+      return { kind: 'failure', type: 'operation-present', message: `missing: ${reason ?? 'the deployment does not serve this operation'}`, text: reason ?? '' };
+    case 'failed':
+      return { kind: 'failure', type: 'failed', message: reason ?? 'failed', text: reason ?? '' };
+    case 'errored':
+      return { kind: 'error', type: 'error', message: reason ?? 'errored', text: reason ?? '' };
+    case 'skipped':
+      return { kind: 'skipped', message: reason ?? 'skipped' };
+    default:
+      return undefined;
+  }
+}
+
+function caseProperties(op: OperationResult, c: CaseResult): Array<[string, string]> {
+  const props = [...baseProperties(op), ['case-kind', c.kind], ['outcome', c.outcome]] as Array<[string, string]>;
+  for (const check of c.checks) props.push(['check', check.id]);
+  for (const f of c.findings) {
+    if (f.waived) props.push(['waived', `${f.check} until ${f.waived.expires}: ${oneLine(f.waived.reason)}`]);
+  }
+  return props;
+}
+
+function caseResult(results: RunResults, op: OperationResult, c: CaseResult): Result | undefined {
+  const blocking = blockingFindings(c, results.failOn);
+  const first = blocking[0];
+  const more = blocking.length > 1 ? ` (+${blocking.length - 1} more)` : '';
+  const text = blocking.map(findingText).join('\n\n');
+  switch (c.outcome) {
+    case 'passed':
+      return undefined;
+    case 'skipped':
+      return { kind: 'skipped', message: oneLine(c.skipReason ?? 'skipped') };
+    case 'errored': {
+      const transport = [...c.exchanges].reverse().find((e) => e.error)?.error;
+      const message = c.errorMessage ?? transport?.message ?? 'the tool or the network failed';
+      return { kind: 'error', type: transport?.kind ?? 'error', message: oneLine(message), text: message };
+    }
+    case 'missing': {
+      const why = first?.message ?? op.reason ?? 'the deployment does not serve this operation';
+      return { kind: 'failure', type: first?.check ?? 'operation-present', message: `missing: ${oneLine(why)}${more}`, text };
+    }
+    case 'failed':
+      if (!first) {
+        const message = c.errorMessage ?? 'failed';
+        return { kind: 'failure', type: 'assertion', message: oneLine(message), text: message };
+      }
+      return { kind: 'failure', type: first.check, message: `${first.check}: ${oneLine(first.message)}${more}`, text };
+  }
+}
+
+function caseOutput(results: RunResults, c: CaseResult, maxBody: number): string[] {
+  const out: string[] = [];
+  if (c.checks.length > 0) out.push(`checks: ${c.checks.map((k) => `${k.id}=${k.status}`).join(', ')}`);
+  const blocking = new Set(blockingFindings(c, results.failOn));
+  const others = c.findings.filter((f) => !blocking.has(f));
+  if (others.length > 0) out.push('', 'other findings (not failing this case):', ...others.map(findingText));
+  c.exchanges.forEach((exchange, i) => {
+    out.push('', `--- exchange ${i + 1} of ${c.exchanges.length} (${Math.round(exchange.durationMs)} ms) ---`, exchangeTranscript(exchange, maxBody));
+  });
+  if (c.curl) out.push('', `reproduce: ${c.curl}`);
+  return out;
+}
+
+function pactSuite(results: RunResults, interactions: PactInteractionResult[]): JSuite {
+  const mode = results.pact?.mode ?? 'verify';
+  return {
+    name: 'pact',
+    timestamp: results.startedAt,
+    properties: [...suiteProperties(results, []), ['pact-mode', mode]],
+    cases: sortPactInteractions(interactions).map((i) => {
+      const properties: Array<[string, string]> = [
+        ['consumer', i.consumer],
+        ['provider', i.provider],
+        ['pact-file', i.pactFile],
+      ];
+      for (const state of i.providerStates) properties.push(['provider-state', state]);
+      if (i.operationId) properties.push(['operationId', i.operationId]);
+      const mismatches = i.mismatches.map((m) => (m.location ? `${m.message}\n  at ${m.location}` : m.message));
+      const first = i.mismatches[0];
+      const more = i.mismatches.length > 1 ? ` (+${i.mismatches.length - 1} more)` : '';
+      let result: Result | undefined;
+      if (i.outcome === 'failed') {
+        result = { kind: 'failure', type: 'pact-mismatch', message: oneLine(first ? `${first.message}${more}` : 'interaction failed'), text: mismatches.join('\n') };
+      } else if (i.outcome === 'errored') {
+        result = { kind: 'error', type: 'error', message: oneLine(first?.message ?? 'the tool or the network failed'), text: mismatches.join('\n') };
+      } else if (i.outcome === 'skipped') {
+        result = { kind: 'skipped', message: oneLine(first?.message ?? 'skipped') };
+      }
+      return {
+        classname: `pact.${i.consumer}.${i.provider}`,
+        name: `${i.consumer}${CASE_SEPARATOR}${i.description}`,
+        timeMs: i.durationMs,
+        result,
+        properties,
+        out: i.providerStates.length > 0 ? [`provider states: ${i.providerStates.join('; ')}`] : [],
+      } satisfies JCase;
+    }),
+  };
+}
+
+function waiverSuite(results: RunResults): JSuite {
+  return {
+    name: 'waivers',
+    timestamp: results.startedAt,
+    properties: suiteProperties(results, []),
+    cases: results.expiredWaivers.map((w) => ({
+      classname: `waivers.${w.operationId}`,
+      name: `expired waiver${CASE_SEPARATOR}${w.operationId}${CASE_SEPARATOR}${w.check}`,
+      timeMs: 0,
+      result: {
+        kind: 'failure',
+        type: 'expired-waiver',
+        message: `expired waiver: ${w.operationId} / ${w.check} expired on ${w.expires}`,
+        text: `reason: ${w.reason}\nRemove the waiver from the waiver file or renew its expiry date.`,
+      },
+      properties: [
+        ['operationId', w.operationId],
+        ['check', w.check],
+        ['expires', w.expires],
+      ],
+      out: [],
+    })),
+  };
+}
