@@ -114,7 +114,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     };
     const selected = selectOperations(contract.operations, config);
     const planOptions = { seed: options.seed, readOnly: options.readOnly, allowIrreversible, otpSource: otpSourceUrl !== undefined };
-    const totalTests = selected.reduce((n, op) => n + planOperation(contract, op, profile, examples, planOptions).cases.length, 0);
+    const plannedCases = Object.fromEntries(selected.map((op) => [op.operationId, planOperation(contract, op, profile, examples, planOptions).cases.length]));
     const deploymentDiff = options.deploymentSpec ? await diffDeployment(contract, options.deploymentSpec) : undefined;
 
     const startedAt = new Date();
@@ -123,7 +123,8 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     const progress = options.quiet ? undefined : new ConsoleProgress(stderr as never, {});
     const collector = new ConformanceCollector({
       operations: selected,
-      totalTests,
+      allOperations: contract.operations,
+      plannedCases,
       ...(progress ? { progress } : {}),
       onEnd: async (operations, end) => {
         endErrors = end.errors;

@@ -13,8 +13,10 @@ export interface ProgressSink {
 export interface CollectOptions {
   /** The operations selected for this run, in canonical order: each gets a result even if no test ran. */
   operations: Contract['operations'];
-  /** Number of planned tests (for progress). */
-  totalTests: number;
+  /** Every operation of the contract: scenario tests may exercise operations outside the selection. */
+  allOperations: Contract['operations'];
+  /** Planned generated tests per operationId (progress counts an operation done when all have finished). */
+  plannedCases: Record<string, number>;
   progress?: ProgressSink;
   /** Called once with the raw operation results and why the run ended. */
   onEnd: (operations: OperationResult[], end: { reason: 'passed' | 'failed' | 'interrupted'; errors: string[] }) => Promise<void> | void;
@@ -28,19 +30,25 @@ const SEPARATOR = ' › ';
  * cases of the operation their name names, so nothing that ran is lost.
  */
 export class ConformanceCollector implements Reporter {
+  private readonly finished = new Map<string, number>();
+  private readonly failing = new Set<string>();
   private done = 0;
-  private failures = 0;
 
   constructor(private readonly options: CollectOptions) {}
 
   onTestRunStart(): void {
-    this.options.progress?.start(this.options.totalTests);
+    this.options.progress?.start(Object.keys(this.options.plannedCases).length);
   }
 
   onTestCaseResult(testCase: TestCase): void {
-    this.done++;
-    if (testCase.result().state === 'failed') this.failures++;
-    this.options.progress?.update(this.done, this.failures, testCase.name);
+    const [operationId] = splitName(testCase.name);
+    const planned = this.options.plannedCases[operationId];
+    if (planned === undefined) return;
+    const count = (this.finished.get(operationId) ?? 0) + 1;
+    this.finished.set(operationId, count);
+    if (testCase.result().state === 'failed') this.failing.add(operationId);
+    if (count === planned) this.done++;
+    this.options.progress?.update(this.done, this.failing.size, testCase.name);
   }
 
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<{ message?: string }>, reason: 'passed' | 'failed' | 'interrupted'): Promise<void> {
@@ -106,7 +114,17 @@ export class ConformanceCollector implements Reporter {
     });
     // Scenario tests that name an operation outside the selection still count for it.
     for (const [operationId, cases] of byOperation) {
-      operations.push({ operationId, method: null, path: null, group: 'scenarios', service: 'scenarios', outcome: 'passed', durationMs: 0, cases });
+      const op = this.options.allOperations.find((o) => o.operationId === operationId);
+      operations.push({
+        operationId,
+        method: op?.method ?? null,
+        path: op?.path ?? null,
+        group: op?.group ?? 'scenarios',
+        service: op?.service ?? 'scenarios',
+        outcome: 'passed',
+        durationMs: cases.reduce((n, c) => n + c.durationMs, 0),
+        cases,
+      });
     }
     await this.options.onEnd(operations, { reason, errors });
   }
