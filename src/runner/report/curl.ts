@@ -1,0 +1,66 @@
+/**
+ * A copy-able curl command for a recorded (redacted) request, for POSIX shells (bash, zsh, sh).
+ *
+ * Every argument is single-quoted (a single quote inside becomes '\''), so nothing in a URL, header or body
+ * is expanded by the shell. The one exception is the credential: the engine stores the run's token as
+ * `Bearer $CONFORMANCE_TOKEN`, and that header is emitted in double quotes so the shell substitutes the
+ * variable the user exports. `-g` turns curl's URL globbing off ({} and [] are data); `--path-as-is` is added
+ * when the path has dot segments, so curl sends it unchanged.
+ */
+import type { RecordedRequest } from '../model.ts';
+
+/** The variable the engine writes in place of the token. */
+export const TOKEN_VARIABLE = 'CONFORMANCE_TOKEN';
+
+const TOKEN_VALUE = new RegExp(`^(?:[A-Za-z]+ )?\\$${TOKEN_VARIABLE}$`);
+
+/** Headers curl computes from what it sends; copying them could contradict the actual body. */
+const DERIVED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive']);
+
+/** Wraps text in single quotes for a POSIX shell. */
+export function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Escapes text for use inside double quotes in a POSIX shell ($, `, ", \ are special there). */
+function doubleQuoteEscape(text: string): string {
+  return text.replace(/[$`"\\]/g, (ch) => `\\${ch}`);
+}
+
+/** True when the header value is the token placeholder ("Bearer $CONFORMANCE_TOKEN"). */
+export function carriesToken(value: string): boolean {
+  return TOKEN_VALUE.test(value);
+}
+
+/** The curl command reproducing the request, on one line. */
+export function toCurl(request: RecordedRequest): string {
+  const args: string[] = ['curl', '-g'];
+  if (hasDotSegments(request.url)) args.push('--path-as-is');
+  const hasBody = request.body !== undefined;
+  if (request.method === 'HEAD') args.push('--head');
+  else if (request.method !== 'GET' || hasBody) args.push('-X', request.method);
+  args.push(shellQuote(request.url));
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (DERIVED_HEADERS.has(name.toLowerCase())) continue;
+    if (carriesToken(value)) {
+      const scheme = value.slice(0, value.length - TOKEN_VARIABLE.length - 1);
+      args.push('-H', `"${doubleQuoteEscape(`${name}: ${scheme}`)}$${TOKEN_VARIABLE}"`);
+    } else if (value === '') {
+      // "Name:" would make curl drop the header; "Name;" sends it with an empty value.
+      args.push('-H', shellQuote(`${name};`));
+    } else {
+      args.push('-H', shellQuote(`${name}: ${value}`));
+    }
+  }
+  if (hasBody) {
+    // Without a recorded content-type, stop curl from adding application/x-www-form-urlencoded.
+    if (!Object.keys(request.headers).some((name) => name.toLowerCase() === 'content-type')) args.push('-H', shellQuote('Content-Type:'));
+    args.push('--data-raw', shellQuote(request.body ?? ''));
+  }
+  return args.join(' ');
+}
+
+function hasDotSegments(url: string): boolean {
+  const path = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '').split(/[?#]/)[0] ?? '';
+  return path.split('/').some((segment) => segment === '.' || segment === '..' || /^%2e(%2e)?$/i.test(segment));
+}
