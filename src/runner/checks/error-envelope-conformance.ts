@@ -1,3 +1,4 @@
+import { responseFor } from '../spec/load.ts';
 import type { Check } from './types.ts';
 import { atPointer, finding } from './types.ts';
 
@@ -15,6 +16,8 @@ export const errorEnvelopeConformance: Check = {
     const rule = profile.statuses.find((s) => s.status === response.status);
     if (!rule) return [];
     const pointer = profile.errorEnvelope.codePointer;
+    const documented = responseFor(operation, response.status);
+    const specLocation = `${operation.specFile}#${documented?.pointer ?? `${operation.pointer}/responses`}`;
     const code = atPointer(response.json, pointer);
     if (code === undefined) {
       if (rule.envelope === 'optional') return [];
@@ -22,11 +25,12 @@ export const errorEnvelopeConformance: Check = {
         finding(ctx, 'error-envelope-conformance', 'error', `Status ${response.status} must carry the platform error envelope (a string at ${pointer}).`, {
           expected: `envelope with ${pointer}`,
           actual: response.json ?? response.body.slice(0, 200),
+          specLocation,
         }),
       ];
     }
     if (typeof code !== 'string') {
-      return [finding(ctx, 'error-envelope-conformance', 'error', `The error code at ${pointer} must be a string.`, { expected: 'string', actual: code })];
+      return [finding(ctx, 'error-envelope-conformance', 'error', `The error code at ${pointer} must be a string.`, { expected: 'string', actual: code, specLocation })];
     }
     const known =
       profile.statuses.some((s) => s.codes.includes(code)) ||
@@ -36,6 +40,7 @@ export const errorEnvelopeConformance: Check = {
       finding(ctx, 'error-envelope-conformance', profile.unknownCode, `Error code ${code} is not documented (the code set is open: reported, not failed).`, {
         expected: rule.codes,
         actual: code,
+        specLocation,
       }),
     ];
   },

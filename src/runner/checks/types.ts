@@ -32,7 +32,7 @@ export function finding(
   extra: Partial<Pick<Finding, 'expected' | 'actual' | 'specLocation' | 'schemaErrors'>> = {},
 ): Finding {
   const { operationId, method, path } = ctx.operation;
-  return { check, severity, operationId, method, path, message, ...extra };
+  return { check, severity, operationId, method, path, message, specLocation: specLocation(ctx.operation), ...extra };
 }
 
 export function specLocation(op: Operation, pointer = op.pointer): string {

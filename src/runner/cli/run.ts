@@ -248,7 +248,7 @@ async function diffDeployment(contract: Contract, source: string): Promise<NonNu
   return {
     extra: operations
       .filter((o) => !described.has(key(o.method, o.path)))
-      .map((o) => ({ method: o.method, path: o.path, ...(o.extensions && o.operationId ? { operationId: o.operationId } : {}) })),
+      .map((o) => ({ method: o.method, path: o.path, operationId: o.operationId })),
     lacking: contract.operations.filter((o) => !served.has(key(o.method, o.path))).map((o) => o.operationId),
   };
 }

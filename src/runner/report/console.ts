@@ -1,0 +1,208 @@
+/**
+ * Console output: live progress while the run goes, and the closing summary.
+ *
+ * On a terminal (stream.isTTY, and neither NO_COLOR nor CI set) progress is one coloured line rewritten in
+ * place with \r. Anywhere else (CI logs, pipes, files) it is plain lines without ANSI codes, one per 10 % of
+ * the operations, so logs stay short. Quiet mode prints no progress at all; the caller still prints the
+ * summary. Colour and layout belong here only: the results carry none.
+ */
+import type { OperationResult, RunResults } from '../model.ts';
+import { blockingFindings, OUTCOMES } from './outcomes.ts';
+import { formatDuration } from './text.ts';
+
+export interface ProgressStream {
+  write(chunk: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+export interface ConsoleOptions {
+  /** Environment to read NO_COLOR / CI / FORCE_COLOR from. Default process.env. */
+  env?: Record<string, string | undefined>;
+  /** No progress output at all (the summary is printed by the caller). */
+  quiet?: boolean;
+}
+
+/** True when output to this stream should be live and coloured. */
+export function isInteractive(stream: Pick<ProgressStream, 'isTTY'>, env: Record<string, string | undefined> = process.env): boolean {
+  if (env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '') return false;
+  if (env['CI'] !== undefined && env['CI'] !== '' && env['CI'] !== 'false') return false;
+  return stream.isTTY === true;
+}
+
+const ESC = '\u001b[';
+const paint = {
+  red: (s: string): string => `${ESC}31m${s}${ESC}39m`,
+  green: (s: string): string => `${ESC}32m${s}${ESC}39m`,
+  yellow: (s: string): string => `${ESC}33m${s}${ESC}39m`,
+  blue: (s: string): string => `${ESC}34m${s}${ESC}39m`,
+  dim: (s: string): string => `${ESC}2m${s}${ESC}22m`,
+  bold: (s: string): string => `${ESC}1m${s}${ESC}22m`,
+};
+
+type Painter = (s: string) => string;
+const plain: Painter = (s) => s;
+
+export class ConsoleProgress {
+  private total = 0;
+  private lastStep = -1;
+  private live = false;
+  private started = 0;
+  private readonly interactive: boolean;
+  private readonly quiet: boolean;
+
+  constructor(
+    private readonly stream: ProgressStream = process.stderr,
+    options: ConsoleOptions = {},
+  ) {
+    this.interactive = isInteractive(stream, options.env ?? process.env);
+    this.quiet = options.quiet ?? false;
+  }
+
+  start(total: number): void {
+    this.total = Math.max(0, total);
+    this.lastStep = 0;
+    this.started = Date.now();
+    if (this.quiet) return;
+    if (this.interactive) {
+      this.live = true;
+      this.draw(0, 0);
+    } else {
+      this.stream.write(`conformance: testing ${this.total} operation${this.total === 1 ? '' : 's'}\n`);
+    }
+  }
+
+  update(done: number, failuresSoFar: number, current?: string): void {
+    if (this.quiet) return;
+    if (this.interactive) {
+      this.draw(done, failuresSoFar, current);
+      return;
+    }
+    // Plain: one line each time another 10 % of the operations is done (0 %..100 %), never more often.
+    const step = this.total === 0 ? 10 : Math.min(10, Math.floor((done * 10) / this.total));
+    if (step <= this.lastStep) return;
+    this.lastStep = step;
+    const pct = this.total === 0 ? 100 : Math.floor((Math.min(done, this.total) / this.total) * 100);
+    this.stream.write(`progress: ${done}/${this.total} operations (${pct}%), ${failuresSoFar} failing\n`);
+  }
+
+  finish(): void {
+    if (this.quiet) return;
+    if (this.live) {
+      this.stream.write(`\r${ESC}2K`);
+      this.live = false;
+    }
+  }
+
+  private draw(done: number, failures: number, current?: string): void {
+    const width = 24;
+    const ratio = this.total === 0 ? 1 : Math.min(1, done / this.total);
+    const filled = Math.round(ratio * width);
+    const bar = paint.green('█'.repeat(filled)) + paint.dim('░'.repeat(width - filled));
+    const pct = `${String(Math.floor(ratio * 100)).padStart(3)}%`;
+    const fails = failures > 0 ? paint.red(`${failures} failing`) : paint.green('0 failing');
+    const elapsed = paint.dim(formatDuration(Date.now() - this.started));
+    let line = `${bar} ${pct} ${done}/${this.total} · ${fails} · ${elapsed}`;
+    if (current) {
+      const room = Math.max(0, (this.stream.columns ?? 100) - visibleLength(line) - 4);
+      if (room > 8) line += ` · ${paint.dim(current.length > room ? `${current.slice(0, room - 1)}…` : current)}`;
+    }
+    this.stream.write(`\r${ESC}2K${line}`);
+  }
+}
+
+function visibleLength(s: string): number {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/\u001b\[[0-9;]*m/g, '').length;
+}
+
+export interface ReportPaths {
+  resultsJson?: string;
+  junitXml?: string;
+  html?: string;
+}
+
+const OUTCOME_PAINT: Record<string, keyof typeof paint> = {
+  passed: 'green',
+  failed: 'red',
+  missing: 'red',
+  errored: 'yellow',
+  skipped: 'dim',
+  'not-described': 'dim',
+};
+
+function firstProblem(op: OperationResult, failOn: RunResults['failOn']): string | undefined {
+  for (const c of op.cases) {
+    const f = blockingFindings(c, failOn)[0];
+    if (f) return `${c.name}: ${f.check}: ${f.message}`;
+  }
+  for (const c of op.cases) {
+    if (c.outcome === 'errored') return `${c.name}: ${c.errorMessage ?? 'the tool or the network failed'}`;
+    if (c.outcome === 'failed' || c.outcome === 'missing') return `${c.name}: ${c.errorMessage ?? c.outcome}`;
+  }
+  return op.reason;
+}
+
+/** The closing summary: verdict, counts, failing operations with their first finding, slowest, reports. */
+export function renderSummary(results: RunResults, paths: ReportPaths, options: { color: boolean }): string {
+  const c = options.color ? paint : { red: plain, green: plain, yellow: plain, blue: plain, dim: plain, bold: plain };
+  const lines: string[] = [];
+  const verdictText = results.verdict.replace('-', ' ').toUpperCase();
+  const verdictPaint = results.verdict === 'conformant' ? c.green : results.verdict === 'not-conformant' ? c.red : c.yellow;
+  lines.push(
+    `${c.bold(verdictPaint(verdictText))}  ${results.contract.title} ${results.contract.version} · ${formatDuration(results.durationMs)}`,
+  );
+  const cov = results.coverage;
+  lines.push(`Coverage: ${cov.described} of ${cov.catalogTotal} operations described · ${cov.tested} tested · ${cov.notDescribed} not described`);
+  const counts = OUTCOMES.filter((o) => results.counts[o] > 0 || o === 'passed' || o === 'failed').map((o) => {
+    const text = `${results.counts[o]} ${o === 'not-described' ? 'not described' : o}`;
+    const painter = c[OUTCOME_PAINT[o] ?? 'dim'];
+    return results.counts[o] > 0 ? painter(text) : text;
+  });
+  lines.push(`Operations: ${counts.join(' · ')}`);
+  if (results.interrupted) lines.push(c.yellow('The run was interrupted: operations not reached are not counted.'));
+
+  const problems = results.operations.filter((op) => op.outcome === 'failed' || op.outcome === 'missing' || op.outcome === 'errored');
+  if (problems.length > 0) {
+    lines.push('', c.bold('Failed, missing and errored operations:'));
+    for (const op of problems) {
+      const painter = op.outcome === 'errored' ? c.yellow : c.red;
+      const route = op.method && op.path ? `${op.method} ${op.path}` : '';
+      lines.push(`  ${painter(op.outcome.padEnd(7))}  ${op.operationId}${route ? `  ${c.dim(route)}` : ''}`);
+      const first = firstProblem(op, results.failOn);
+      if (first) lines.push(`           ${first.split('\n')[0]}`);
+    }
+  }
+  const pactFailed = (results.pact?.interactions ?? []).filter((i) => i.outcome === 'failed' || i.outcome === 'errored');
+  if (pactFailed.length > 0) {
+    lines.push('', c.bold('Pact interactions that did not pass:'));
+    for (const i of pactFailed) {
+      lines.push(`  ${(i.outcome === 'failed' ? c.red : c.yellow)(i.outcome.padEnd(7))}  ${i.consumer} › ${i.description}`);
+      const m = i.mismatches[0];
+      if (m) lines.push(`           ${m.message}`);
+    }
+  }
+  if (results.expiredWaivers.length > 0) {
+    lines.push('', c.bold(c.red('Expired waivers (each fails the run; remove or renew them):')));
+    for (const w of results.expiredWaivers) lines.push(`  ${w.operationId} / ${w.check}  expired ${w.expires}: ${w.reason}`);
+  }
+  const slowest = results.operations
+    .filter((op) => op.outcome !== 'not-described' && op.durationMs > 0)
+    .sort((a, b) => b.durationMs - a.durationMs)
+    .slice(0, 5);
+  if (slowest.length > 0) {
+    lines.push('', c.bold('Slowest operations:'));
+    for (const op of slowest) lines.push(`  ${formatDuration(op.durationMs).padStart(9)}  ${op.operationId}`);
+  }
+  const reportLines: Array<[string, string | undefined]> = [
+    ['results.json', paths.resultsJson],
+    ['junit.xml', paths.junitXml],
+    ['index.html', paths.html],
+  ];
+  const written = reportLines.filter((entry): entry is [string, string] => entry[1] !== undefined);
+  if (written.length > 0) {
+    lines.push('', c.bold('Reports:'));
+    for (const [label, path] of written) lines.push(`  ${label.padEnd(13)}${c.blue(path)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,398 @@
+/**
+ * The HTML report: one self-contained file (inline CSS and one small inline script, no network, no external
+ * assets), rendered with eta from templates/report.eta with autoEscape on. Everything from the run (bodies,
+ * messages, header values) reaches the page only through escaped interpolation, as text or attribute values;
+ * the script reads data-* attributes and never evaluates data. A Content-Security-Policy with the hashes of
+ * the inline style and script blocks everything else (no other script, no network, no external images).
+ *
+ * The view model is computed here, so the template only loops and prints.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Eta } from 'eta';
+import type {
+  CaseResult,
+  CheckStatus,
+  Exchange,
+  Finding,
+  OperationResult,
+  Outcome,
+  RunResults,
+} from '../model.ts';
+import { blockingFindings, OUTCOMES, sortOperations, sortPactInteractions } from './outcomes.ts';
+import { bodyText, formatDuration, showValue } from './text.ts';
+
+export interface HtmlOptions {
+  /** Request and response bodies are cut at this many bytes. Default 8 KiB. */
+  maxBodyBytes?: number;
+}
+
+const TEMPLATES = fileURLToPath(new URL('./templates/', import.meta.url));
+
+export const OUTCOME_LABELS: Record<Outcome, string> = {
+  passed: 'passed',
+  failed: 'failed',
+  missing: 'missing',
+  errored: 'errored',
+  skipped: 'skipped',
+  'not-described': 'not described',
+};
+
+const VERDICT_LABELS: Record<RunResults['verdict'], { label: string; explain: string }> = {
+  conformant: { label: 'Conformant', explain: 'Every tested operation behaved as the contract describes.' },
+  'not-conformant': { label: 'Not conformant', explain: 'The deployment broke the contract (see the failures below).' },
+  incomplete: { label: 'Incomplete', explain: 'The run was interrupted before every operation was tested.' },
+};
+
+const CHECK_RANK: Record<CheckStatus, number> = { failed: 4, warning: 3, waived: 2, passed: 1, skipped: 0 };
+
+// ---------------------------------------------------------------------------------------------------------
+// View model
+
+interface BodyView {
+  text: string;
+  note?: string;
+}
+
+interface ExchangeView {
+  title: string;
+  requestLine: string;
+  requestHeaders: Array<[string, string]>;
+  requestBody?: BodyView;
+  responseStatus?: number;
+  responseHeaders: Array<[string, string]>;
+  responseBody?: BodyView;
+  error?: string;
+}
+
+interface FindingView {
+  check: string;
+  severity: string;
+  /** failing | warning | info | waived: what the finding does to its case. */
+  effect: 'failing' | 'warning' | 'info' | 'waived';
+  message: string;
+  request: string;
+  expected?: string;
+  actual?: string;
+  schemaErrors: Array<{ instancePath: string; schemaPath: string; message: string }>;
+  specLocation?: string;
+  waived?: { reason: string; expires: string };
+}
+
+interface CaseView {
+  name: string;
+  kind: string;
+  outcome: string;
+  duration: string;
+  skipReason?: string;
+  errorMessage?: string;
+  checks: Array<{ id: string; status: CheckStatus }>;
+  findings: FindingView[];
+  exchanges: ExchangeView[];
+  curl?: string;
+  curlId: string;
+}
+
+interface OperationView {
+  anchor: string;
+  operationId: string;
+  method: string;
+  path: string;
+  service: string;
+  group: string;
+  outcome: Outcome;
+  outcomeLabel: string;
+  reason?: string;
+  duration: string;
+  open: boolean;
+  search: string;
+  cases: CaseView[];
+  checks: Array<{ id: string; status: CheckStatus }>;
+  findingCount: number;
+  waivedCount: number;
+}
+
+interface GroupView {
+  name: string;
+  operations: OperationView[];
+  counts: Array<{ outcome: Outcome; label: string; n: number }>;
+}
+
+export interface ReportView {
+  title: string;
+  csp: string;
+  css: string;
+  script: string;
+  verdict: { value: RunResults['verdict']; label: string; explain: string };
+  contract: RunResults['contract'];
+  tool: RunResults['tool'];
+  meta: Array<[string, string]>;
+  targets: RunResults['target']['services'];
+  embedded: boolean;
+  coverage: string;
+  counts: Array<{ outcome: Outcome; label: string; n: number }>;
+  total: number;
+  interrupted: boolean;
+  groups: GroupView[];
+  groupNames: string[];
+  pact?: {
+    mode: string;
+    counts: string;
+    rows: Array<{
+      consumer: string;
+      provider: string;
+      description: string;
+      states: string[];
+      operationId?: string;
+      outcome: string;
+      duration: string;
+      pactFile: string;
+      mismatches: Array<{ message: string; location?: string }>;
+    }>;
+  };
+  expiredWaivers: RunResults['expiredWaivers'];
+  waived: Array<{ operationId: string; caseName: string; check: string; reason: string; expires: string; anchor: string }>;
+  deploymentDiff?: NonNullable<RunResults['deploymentDiff']>;
+  slowest: Array<{ operationId: string; anchor: string; duration: string }>;
+}
+
+function anchorFor(op: Pick<OperationResult, 'service' | 'operationId'>): string {
+  return `op-${op.service}-${op.operationId}`.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+/** "2025-06-01T10:00:12.500Z" -> "2025-06-01 10:00:12 UTC"; other text unchanged. */
+function readableTime(iso: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.\d+)?Z$/.exec(iso);
+  return m ? `${m[1]} ${m[2]} UTC` : iso;
+}
+
+function findingView(f: Finding, failOn: RunResults['failOn']): FindingView {
+  const effect: FindingView['effect'] = f.waived
+    ? 'waived'
+    : f.severity === 'error' || (f.severity === 'warning' && failOn === 'warning')
+      ? 'failing'
+      : f.severity === 'warning'
+        ? 'warning'
+        : 'info';
+  const view: FindingView = {
+    check: f.check,
+    severity: f.severity,
+    effect,
+    message: f.message,
+    request: `${f.method} ${f.path}`,
+    schemaErrors: (f.schemaErrors ?? []).map((e) => ({ ...e, instancePath: e.instancePath || '(root)' })),
+  };
+  if (f.expected !== undefined) view.expected = showValue(f.expected);
+  if (f.actual !== undefined) view.actual = showValue(f.actual);
+  if (f.specLocation) view.specLocation = f.specLocation;
+  if (f.waived) view.waived = f.waived;
+  return view;
+}
+
+function body(text: string | undefined, maxBytes: number, response?: Exchange['response']): BodyView | undefined {
+  if (text === undefined || text === '') return undefined;
+  const cut = bodyText(text, maxBytes, response);
+  return cut.note ? { text: cut.text, note: cut.note } : { text: cut.text };
+}
+
+function exchangeView(e: Exchange, index: number, total: number, maxBytes: number): ExchangeView {
+  const view: ExchangeView = {
+    title: total > 1 ? `Exchange ${index + 1} of ${total} · ${formatDuration(e.durationMs)}` : `Exchange · ${formatDuration(e.durationMs)}`,
+    requestLine: `${e.request.method} ${e.request.url}`,
+    requestHeaders: Object.entries(e.request.headers),
+    responseHeaders: e.response ? Object.entries(e.response.headers) : [],
+  };
+  const requestBody = body(e.request.body, maxBytes);
+  if (requestBody) view.requestBody = requestBody;
+  if (e.response) {
+    view.responseStatus = e.response.status;
+    const responseBody = body(e.response.body, maxBytes, e.response);
+    if (responseBody) view.responseBody = responseBody;
+  }
+  if (e.error) view.error = `${e.error.kind}: ${e.error.message}`;
+  return view;
+}
+
+function worstChecks(cases: CaseResult[]): Array<{ id: string; status: CheckStatus }> {
+  const worst = new Map<string, CheckStatus>();
+  for (const c of cases) {
+    for (const check of c.checks) {
+      const seen = worst.get(check.id);
+      if (!seen || CHECK_RANK[check.status] > CHECK_RANK[seen]) worst.set(check.id, check.status);
+    }
+  }
+  return [...worst].map(([id, status]) => ({ id, status }));
+}
+
+let curlCounter = 0;
+
+function operationView(op: OperationResult, results: RunResults, maxBytes: number): OperationView {
+  const anchor = anchorFor(op);
+  const cases = op.cases.map((c): CaseView => {
+    const failing = new Set(blockingFindings(c, results.failOn));
+    // Failing findings first, then warnings, waived and info, each in recorded order.
+    const findings = [...c.findings.filter((f) => failing.has(f)), ...c.findings.filter((f) => !failing.has(f))];
+    const view: CaseView = {
+      name: c.name,
+      kind: c.kind,
+      outcome: c.outcome,
+      duration: formatDuration(c.durationMs),
+      checks: c.checks.map((k) => ({ id: k.id, status: k.status })),
+      findings: findings.map((f) => findingView(f, results.failOn)),
+      exchanges: c.exchanges.map((e, i) => exchangeView(e, i, c.exchanges.length, maxBytes)),
+      curlId: `curl-${++curlCounter}`,
+    };
+    if (c.skipReason) view.skipReason = c.skipReason;
+    if (c.errorMessage) view.errorMessage = c.errorMessage;
+    if (c.curl) view.curl = c.curl;
+    return view;
+  });
+  const view: OperationView = {
+    anchor,
+    operationId: op.operationId,
+    method: op.method ?? '',
+    path: op.path ?? '',
+    service: op.service,
+    group: op.group,
+    outcome: op.outcome,
+    outcomeLabel: OUTCOME_LABELS[op.outcome],
+    duration: op.outcome === 'not-described' ? '' : formatDuration(op.durationMs),
+    open: op.outcome === 'failed' || op.outcome === 'missing' || op.outcome === 'errored',
+    search: [op.operationId, op.method ?? '', op.path ?? '', op.service, op.group].join(' ').toLowerCase(),
+    cases,
+    checks: worstChecks(op.cases),
+    findingCount: op.cases.reduce((n, c) => n + c.findings.length, 0),
+    waivedCount: op.cases.reduce((n, c) => n + c.findings.filter((f) => f.waived).length, 0),
+  };
+  if (op.reason) view.reason = op.reason;
+  return view;
+}
+
+function countsOf(ops: ReadonlyArray<Pick<OperationResult, 'outcome'>>): Array<{ outcome: Outcome; label: string; n: number }> {
+  return OUTCOMES.map((outcome) => ({ outcome, label: OUTCOME_LABELS[outcome], n: ops.filter((o) => o.outcome === outcome).length }));
+}
+
+/** The data the template renders (exported for tests). */
+export function buildReportView(results: RunResults, options: HtmlOptions = {}): Omit<ReportView, 'csp' | 'css' | 'script'> {
+  const maxBytes = options.maxBodyBytes ?? 8192;
+  curlCounter = 0;
+  const operations = sortOperations(results.operations);
+  const groups = new Map<string, OperationView[]>();
+  for (const op of operations) {
+    const list = groups.get(op.group) ?? [];
+    list.push(operationView(op, results, maxBytes));
+    groups.set(op.group, list);
+  }
+  const cov = results.coverage;
+  const meta: Array<[string, string]> = [
+    ['Contract', `${results.contract.title} ${results.contract.version}`],
+    ['Started', readableTime(results.startedAt)],
+    ['Finished', readableTime(results.finishedAt)],
+    ['Duration', formatDuration(results.durationMs)],
+    ['Fail on', results.failOn === 'warning' ? 'errors and warnings' : 'errors'],
+    ['Seed', String(results.seed)],
+    ['Tool', `${results.tool.name} ${results.tool.version}`],
+  ];
+  if (results.shard) meta.push(['Shard', `${results.shard.index} of ${results.shard.count}`]);
+  if (results.contract.files.length > 0) meta.push(['Contract files', results.contract.files.join(', ')]);
+
+  const waived: ReportView['waived'] = [];
+  for (const op of operations) {
+    for (const c of op.cases) {
+      for (const f of c.findings) {
+        if (f.waived) {
+          waived.push({ operationId: op.operationId, caseName: c.name, check: f.check, reason: f.waived.reason, expires: f.waived.expires, anchor: anchorFor(op) });
+        }
+      }
+    }
+  }
+
+  const view: Omit<ReportView, 'csp' | 'css' | 'script'> = {
+    title: `${results.contract.title} ${results.contract.version}: ${VERDICT_LABELS[results.verdict].label.toLowerCase()}`,
+    verdict: { value: results.verdict, ...VERDICT_LABELS[results.verdict] },
+    contract: results.contract,
+    tool: results.tool,
+    meta,
+    targets: results.target.services,
+    embedded: results.target.embedded,
+    coverage: `${cov.described} of ${cov.catalogTotal} operations described · ${cov.tested} tested · ${cov.notDescribed} not described`,
+    counts: countsOf(operations),
+    total: operations.length,
+    interrupted: results.interrupted,
+    groups: [...groups].map(([name, ops]) => ({ name, operations: ops, counts: countsOf(ops).filter((c) => c.n > 0) })),
+    groupNames: [...groups.keys()],
+    expiredWaivers: results.expiredWaivers,
+    waived,
+    slowest: [...operations]
+      .filter((op) => op.outcome !== 'not-described' && op.durationMs > 0)
+      .sort((a, b) => b.durationMs - a.durationMs)
+      .slice(0, 5)
+      .map((op) => ({ operationId: op.operationId, anchor: anchorFor(op), duration: formatDuration(op.durationMs) })),
+  };
+  if (results.pact) {
+    const interactions = sortPactInteractions(results.pact.interactions);
+    const tally = (o: string): number => interactions.filter((i) => i.outcome === o).length;
+    view.pact = {
+      mode: results.pact.mode,
+      counts: `${interactions.length} interactions · ${tally('passed')} passed · ${tally('failed')} failed · ${tally('errored')} errored · ${tally('skipped')} skipped`,
+      rows: interactions.map((i) => {
+        const row: NonNullable<ReportView['pact']>['rows'][number] = {
+          consumer: i.consumer,
+          provider: i.provider,
+          description: i.description,
+          states: i.providerStates,
+          outcome: i.outcome,
+          duration: formatDuration(i.durationMs),
+          pactFile: i.pactFile,
+          mismatches: i.mismatches,
+        };
+        if (i.operationId) row.operationId = i.operationId;
+        return row;
+      }),
+    };
+  }
+  if (results.deploymentDiff && (results.deploymentDiff.extra.length > 0 || results.deploymentDiff.lacking.length > 0)) {
+    view.deploymentDiff = results.deploymentDiff;
+  }
+  return view;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Rendering
+
+let eta: Eta | undefined;
+let assets: { css: string; script: string } | undefined;
+
+function engine(): Eta {
+  eta ??= new Eta({ views: TEMPLATES, autoEscape: true, cache: true });
+  return eta;
+}
+
+function loadAssets(): { css: string; script: string } {
+  assets ??= {
+    css: readFileSync(new URL('./templates/report.css', import.meta.url), 'utf8'),
+    script: readFileSync(new URL('./templates/report.client.js', import.meta.url), 'utf8'),
+  };
+  return assets;
+}
+
+function sha256(text: string): string {
+  return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+}
+
+/** Renders results as one self-contained HTML page. */
+export function renderHtml(results: RunResults, options: HtmlOptions = {}): string {
+  const { css, script } = loadAssets();
+  if (css.includes('</style') || script.includes('</script')) throw new Error('report assets must not close their own element');
+  const csp = [
+    "default-src 'none'",
+    `style-src ${sha256(css)}`,
+    `script-src ${sha256(script)}`,
+    'img-src data:',
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+  const view: ReportView = { ...buildReportView(results, options), csp, css, script };
+  return engine().render('./report', view);
+}
