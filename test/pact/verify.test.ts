@@ -334,6 +334,27 @@ describe('verifyPacts: Pact Broker', () => {
     }
   });
 
+  test('a pact given by URL is fetched (with the broker credentials) and verified', async () => {
+    const brokerToken = `broker-${Math.random().toString(36).slice(2)}`;
+    const broker = await startFakeBroker(
+      [{ consumer: 'trade-finance-back-office', provider: 'foreign-trade-service', version: '2.0.1', pact: await readPact(TRADE_PACT) }],
+      { token: brokerToken },
+    );
+    try {
+      const url = `${broker.url}/pacts/provider/foreign-trade-service/consumer/trade-finance-back-office/version/2.0.1`;
+      const result = await withService(undefined, (svc) => verifyPacts(options(svc, { pacts: [url], broker: { url: broker.url, token: brokerToken } })));
+      const fromUrl = result.interactions.filter((i) => i.pactFile === url);
+      expect(fromUrl.map((i) => [i.description, i.outcome, i.operationId])).toEqual([
+        ['a request to generate a reference number', 'passed', 'get-foreign-trade-reference-number'],
+        ['a request to validate a generated reference number', 'passed', 'validate-reference-number'],
+        ['a request to validate a reference number that was never issued', 'passed', 'validate-reference-number'],
+      ]);
+      expect(broker.requests.filter((r) => r.method === 'GET' && r.url.endsWith('/version/2.0.1')).length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await broker.close();
+    }
+  });
+
   test('a broker without pacts for either provider is a PactInputError unless allowNoPacts', async () => {
     const broker = await startFakeBroker([]);
     try {

@@ -282,7 +282,11 @@ function fileResults(
     if (!report || (!entry && runError)) {
       verdict = { outcome: 'errored', mismatches: [{ message: runError ?? 'the verifier produced no report', location }] };
     } else {
-      verdict = verdictOf(entry?.ok, findIn(report.errors), findIn(report.pendingErrors), states, stateFailures, location);
+      const error = findIn(report.errors);
+      const pendingError = findIn(report.pendingErrors);
+      // Older verifiers report no interactionResults: an interaction without an error then passed.
+      const ok = entry?.ok ?? (report.interactionResults.length === 0 ? !error && !pendingError : undefined);
+      verdict = verdictOf(ok, error, pendingError, states, stateFailures, location);
     }
     return { ...identity(pact, interaction, contract), ...verdict, durationMs: entry?.durationMs ?? 0 };
   });
