@@ -145,8 +145,29 @@ export function summarise(results: UnsummarisedResults): RunResults {
   );
   const pact = results.pact ? { ...results.pact, interactions: sortPactInteractions(results.pact.interactions) } : undefined;
   const expiredWaivers = sortExpiredWaivers(results.expiredWaivers);
-  const base = { ...results, operations, expiredWaivers, coverage: { ...results.coverage, tested: countTested(operations) } };
-  if (pact) base.pact = pact;
-  const verdict = computeVerdict(base);
-  return { ...base, counts: countOutcomes(operations), verdict };
+  const verdict = computeVerdict({ ...results, operations, pact, expiredWaivers });
+  const out: RunResults = {
+    ...results,
+    verdict,
+    coverage: { ...results.coverage, tested: countTested(operations) },
+    counts: countOutcomes(operations),
+    operations,
+    expiredWaivers,
+  };
+  if (pact) out.pact = pact;
+  // Keys in the order of RunResults in model.ts, so equal results serialise to identical results.json text.
+  return canonicalKeyOrder(out);
+}
+
+const KEY_ORDER: ReadonlyArray<keyof RunResults> = [
+  'schemaVersion', 'tool', 'contract', 'target', 'startedAt', 'finishedAt', 'durationMs', 'verdict', 'interrupted',
+  'failOn', 'seed', 'shard', 'coverage', 'counts', 'operations', 'deploymentDiff', 'pact', 'expiredWaivers',
+];
+
+function canonicalKeyOrder(results: RunResults): RunResults {
+  const entries = KEY_ORDER.filter((k) => results[k] !== undefined).map((k) => [k, results[k]] as const);
+  const known = new Set<string>(KEY_ORDER);
+  // Fields this module does not know yet (added to the model later) are kept, after the known ones.
+  const rest = Object.entries(results).filter(([k]) => !known.has(k));
+  return Object.fromEntries([...entries, ...rest]) as unknown as RunResults;
 }
