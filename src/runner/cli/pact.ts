@@ -86,7 +86,8 @@ export function addPactCommands(program: Command, defaults: { specs: string[]; c
     .option('--publish-verification-results', 'publish the results to the broker')
     .option('--provider-version <version>', 'provider version to publish with')
     .option('--provider-branch <branch>', 'provider branch to publish with')
-    .action(async (flags: PactFlags) => {
+    .option('--allow-irreversible', 'needed against a deployment: pacts replay calls that cannot be undone (OTP, reference numbers)')
+    .action(async (flags: PactFlags & { allowIrreversible?: boolean }) => {
       let embedded: ReferenceService | undefined;
       let token = flags.token ?? env['CONFORMANCE_TOKEN'];
       let customerBaseUrl = flags.baseUrl;
@@ -100,6 +101,10 @@ export function addPactCommands(program: Command, defaults: { specs: string[]; c
       try {
         if (!customerBaseUrl || !foreignTradeBaseUrl) throw new InputError('pact verify needs both --base-url and --foreign-trade-base-url (or neither, for the embedded reference service)');
         if (!token) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token)');
+        if (!embedded && !flags.allowIrreversible) {
+          throw new InputError('pact verify replays consumer calls that cannot be undone (sending an OTP, generating reference numbers): pass --allow-irreversible to run them against this deployment');
+        }
+        const contract = await loadContract(flags.spec.length ? flags.spec : defaults.specs);
         if (flags.publishVerificationResults && !flags.providerVersion) throw new InputError('--publish-verification-results needs --provider-version');
         const broker: BrokerSource | undefined = flags.brokerUrl
           ? {
@@ -123,6 +128,7 @@ export function addPactCommands(program: Command, defaults: { specs: string[]; c
           token,
           allowNoPacts: flags.allowNoPacts ?? false,
           timeoutMs: flags.timeout,
+          contract,
           ...(broker ? { broker } : {}),
         });
         for (const warning of result.warnings) process.stderr.write(`conformance: warning: ${warning}\n`);
