@@ -111,6 +111,9 @@ interface OperationView {
   checks: Array<{ id: string; status: CheckStatus }>;
   findingCount: number;
   waivedCount: number;
+  /** Row chips: every case when there are few, else the cases that did not pass plus one "N passed" chip. */
+  chips: Array<{ name: string; outcome: string }>;
+  passedChip?: { count: number; names: string };
 }
 
 interface GroupView {
@@ -227,6 +230,9 @@ function worstChecks(cases: CaseResult[]): Array<{ id: string; status: CheckStat
 
 let curlCounter = 0;
 
+/** Above this many cases, a row shows only the cases that did not pass, and a count of the others. */
+const MAX_CHIPS = 4;
+
 function operationView(op: OperationResult, results: RunResults, maxBytes: number): OperationView {
   const anchor = anchorFor(op);
   const cases = op.cases.map((c): CaseView => {
@@ -264,7 +270,13 @@ function operationView(op: OperationResult, results: RunResults, maxBytes: numbe
     checks: worstChecks(op.cases),
     findingCount: op.cases.reduce((n, c) => n + c.findings.length, 0),
     waivedCount: op.cases.reduce((n, c) => n + c.findings.filter((f) => f.waived).length, 0),
+    chips: op.cases.map((c) => ({ name: c.name, outcome: c.outcome })),
   };
+  if (op.cases.length > MAX_CHIPS) {
+    const passed = op.cases.filter((c) => c.outcome === 'passed');
+    view.chips = op.cases.filter((c) => c.outcome !== 'passed').map((c) => ({ name: c.name, outcome: c.outcome }));
+    if (passed.length > 0) view.passedChip = { count: passed.length, names: passed.map((c) => c.name).join('\n') };
+  }
   if (op.reason) view.reason = op.reason;
   return view;
 }
