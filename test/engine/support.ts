@@ -1,0 +1,227 @@
+/**
+ * Helpers for the engine's own tests: reference-service variants started in the test process, and the
+ * conformance CLI run as a child process against them (exactly as a user runs it), with its reports read back.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startReferenceService, type ReferenceService, type Reply, type Variant } from '../../src/reference-service/index.ts';
+import type { CheckId, Finding, OperationResult, Outcome, RunResults } from '../../src/runner/model.ts';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const BIN = join(ROOT, 'bin/conformance.mjs');
+
+/** A token long enough to be searched for in every report (redaction ignores secrets under 4 characters). */
+export const TOKEN = 'engine-test-token-5f2c9a7e1b';
+
+/** The 15 operations the two contract files describe. */
+export const DESCRIBED = [
+  'create-address-type',
+  'create-address-type-field',
+  'create-user',
+  'customer-get-cache-key-list',
+  'customer-refresh-cache',
+  'delete-address-type',
+  'delete-address-type-field',
+  'get-address-type-field-by-id',
+  'get-address-type-field-list',
+  'get-foreign-trade-reference-number',
+  'send-forget-password-otp',
+  'update-address-type',
+  'update-address-type-field',
+  'validate-reference-number',
+  'verify-forget-password-otp',
+] as const;
+
+export type DescribedOperation = (typeof DESCRIBED)[number];
+
+// ---------------------------------------------------------------------------------------------------------
+// Reference-service variants
+
+export interface StartedVariant {
+  svc: ReferenceService;
+  /** Target flags for the CLI; the token goes by --token ('flag') or by CONFORMANCE_TOKEN ('env'). */
+  target(tokenVia?: 'flag' | 'env'): { args: string[]; env: Record<string, string> };
+  close(): Promise<void>;
+}
+
+/** Starts the reference service (127.0.0.1, a free port, TOKEN) with a variant. */
+export async function startVariant(variant: Variant = {}): Promise<StartedVariant> {
+  const svc = await startReferenceService({ token: TOKEN, port: 0, variant });
+  return {
+    svc,
+    target(tokenVia: 'flag' | 'env' = 'flag') {
+      const args = [
+        '--base-url',
+        svc.customerBaseUrl,
+        '--foreign-trade-base-url',
+        svc.foreignTradeBaseUrl,
+        '--allow-irreversible',
+        '--otp-source-url',
+        `${svc.url}/__reference/otp/{transactionId}`,
+      ];
+      const env: Record<string, string> = tokenVia === 'env' ? { CONFORMANCE_TOKEN: TOKEN } : {};
+      return { args: tokenVia === 'flag' ? [...args, '--token', TOKEN] : args, env };
+    },
+    close: () => svc.close(),
+  };
+}
+
+/** A handler reply body as a plain object (the faithful replies are JSON objects or arrays). */
+export function objectBody(reply: Reply): Record<string, unknown> {
+  const body = reply.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || Buffer.isBuffer(body)) {
+    throw new Error(`expected an object reply body, got ${JSON.stringify(body)}`);
+  }
+  return body as Record<string, unknown>;
+}
+
+/** The error code of a reply carrying the platform envelope, else undefined. */
+export function replyCode(reply: Reply): unknown {
+  const body = reply.body;
+  if (typeof body !== 'object' || body === null) return undefined;
+  const error = (body as Record<string, unknown>)['error'];
+  return typeof error === 'object' && error !== null ? (error as Record<string, unknown>)['code'] : undefined;
+}
+
+/** A reply that never comes. */
+export function never(): Promise<Reply> {
+  return new Promise<Reply>(() => undefined);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The CLI as a child process
+
+export interface CliRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** <out>/results.json when the run wrote one. */
+  results?: RunResults;
+  /** The report directory (a fresh temporary directory unless --out was given). */
+  out: string;
+  wallMs: number;
+}
+
+export interface CliOptions {
+  /** Extra environment (CONFORMANCE_TOKEN is never inherited from the test process). */
+  env?: Record<string, string>;
+  /** Do not add `--out <tmpdir>`. */
+  noOut?: boolean;
+  /** Called once the child is running (to signal it, say). */
+  onSpawn?: (child: ChildProcess) => void;
+  /** Kill the child after this long (a safety net; default 150 s). */
+  killAfterMs?: number;
+}
+
+/** A child environment without the test runner's own variables, so the CLI's vitest starts clean. */
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (key.startsWith('VITEST') || key === 'TEST' || key === 'NODE_ENV' || key === 'CONFORMANCE_TOKEN') continue;
+    env[key] = value;
+  }
+  return { ...env, NO_COLOR: '1', PACT_DO_NOT_TRACK: 'true', ...extra };
+}
+
+const temps: string[] = [];
+
+/** A fresh temporary directory, removed by removeTemps(). */
+export async function tempDir(prefix = 'conformance-engine-'): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  temps.push(dir);
+  return dir;
+}
+
+export async function removeTemps(): Promise<void> {
+  await Promise.all(temps.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+}
+
+/** Runs `node bin/conformance.mjs <args> --out <tmpdir>` and reads results.json back. */
+export async function runCli(args: string[], options: CliOptions = {}): Promise<CliRun> {
+  const out = options.noOut ? '' : await tempDir();
+  const argv = [BIN, ...args, ...(options.noOut ? [] : ['--out', out])];
+  const started = performance.now();
+  const child = spawn(process.execPath, argv, { cwd: ROOT, env: childEnv(options.env ?? {}), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  options.onSpawn?.(child);
+  const killer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 150_000);
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (c, s) => resolve([c, s]));
+  });
+  clearTimeout(killer);
+  const wallMs = performance.now() - started;
+  const file = join(out, 'results.json');
+  const results = out && existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as RunResults) : undefined;
+  return { code, signal, stdout, stderr, ...(results ? { results } : {}), out, wallMs };
+}
+
+/** Limits how many CLI runs go at once (each starts its own vitest with worker threads). */
+export function pool(size: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (running >= size) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await task();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Reading results.json
+
+export function requireResults(run: CliRun): RunResults {
+  if (!run.results) throw new Error(`no results.json (exit ${run.code}); stderr: ${run.stderr.slice(0, 2000)}`);
+  return run.results;
+}
+
+export function operation(results: RunResults, operationId: string): OperationResult {
+  const op = results.operations.find((o) => o.operationId === operationId && o.method !== null);
+  if (!op) throw new Error(`results.json has no described operation ${operationId}`);
+  return op;
+}
+
+/** Outcome of each of the 15 described operations. */
+export function outcomes(results: RunResults): Record<DescribedOperation, Outcome> {
+  return Object.fromEntries(DESCRIBED.map((id) => [id, operation(results, id).outcome])) as Record<DescribedOperation, Outcome>;
+}
+
+/** Described operations whose outcome is failed or missing. */
+export function failing(results: RunResults): string[] {
+  return DESCRIBED.filter((id) => {
+    const o = operation(results, id).outcome;
+    return o === 'failed' || o === 'missing';
+  });
+}
+
+export function findings(op: OperationResult): Finding[] {
+  return op.cases.flatMap((c) => c.findings);
+}
+
+export function checkIds(op: OperationResult, severity?: Finding['severity']): CheckId[] {
+  return [...new Set(findings(op).filter((f) => severity === undefined || f.severity === severity).map((f) => f.check))].sort();
+}
+
+export function allFindings(results: RunResults): Finding[] {
+  return results.operations.flatMap(findings);
+}
+
+/** "<operationId>: <outcome> [checks]" for each operation that did not pass: readable assertion output. */
+export function summary(results: RunResults): string[] {
+  return results.operations
+    .filter((o) => o.outcome !== 'passed' && o.outcome !== 'not-described')
+    .map((o) => `${o.operationId}: ${o.outcome} [${checkIds(o).join(', ')}]`);
+}
