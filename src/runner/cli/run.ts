@@ -178,6 +178,13 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       return { exitCode: 2, results: final, message: `the suites could not run: ${endErrors[0]}` };
     }
     if (interrupted || final.verdict === 'incomplete') return { exitCode: 2, results: final, message: 'the run was interrupted; partial reports written' };
+    if (final.verdict === 'conformant' && final.counts.errored > 0) {
+      return {
+        exitCode: 2,
+        results: final,
+        message: `${final.counts.errored} operation(s) errored (tool or network problems, see the reports): the run cannot vouch for them`,
+      };
+    }
     return { exitCode: final.verdict === 'conformant' ? 0 : 1, results: final };
   } finally {
     await embedded?.close();

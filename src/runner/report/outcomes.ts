@@ -131,6 +131,20 @@ export function sortExpiredWaivers(waivers: RunResults['expiredWaivers']): RunRe
   );
 }
 
+const KIND_ORDER: Record<CaseResult['kind'], number> = { presence: 0, positive: 1, auth: 2, negative: 3, lifecycle: 4, scenario: 5, pact: 6 };
+
+/**
+ * Cases in canonical order: by kind (presence, positive, auth, negative, lifecycle, scenario, pact), keeping
+ * the order within a kind (the plan's order, a scenario's steps). A single run and a merge of its shards
+ * therefore list the same cases in the same order.
+ */
+export function sortCases(cases: readonly CaseResult[]): CaseResult[] {
+  return cases
+    .map((c, i) => [c, i] as const)
+    .sort(([a, i], [b, j]) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || i - j)
+    .map(([c]) => c);
+}
+
 /**
  * Derives everything derivable: case outcomes from findings, operation outcomes from cases, the canonical
  * operation order, coverage.tested, counts and the verdict. Pure: returns a new object and leaves the input
@@ -139,7 +153,7 @@ export function sortExpiredWaivers(waivers: RunResults['expiredWaivers']): RunRe
 export function summarise(results: UnsummarisedResults): RunResults {
   const operations = sortOperations(
     results.operations.map((op) => {
-      const cases = op.cases.map((c) => ({ ...c, outcome: caseOutcome(c, results.failOn) }));
+      const cases = sortCases(op.cases).map((c) => ({ ...c, outcome: caseOutcome(c, results.failOn) }));
       return { ...op, cases, outcome: operationOutcome({ outcome: op.outcome, cases }) };
     }),
   );

@@ -56,7 +56,7 @@ export class ConformanceCollector implements Reporter {
     const byOperation = new Map<string, CaseResult[]>();
     const add = (operationId: string, result: CaseResult) => byOperation.set(operationId, [...(byOperation.get(operationId) ?? []), result]);
     const errors: string[] = unhandledErrors.map((e) => firstLine(e.message ?? 'unhandled error'));
-    for (const mod of testModules) {
+    for (const mod of [...testModules].sort((a, b) => a.moduleId.localeCompare(b.moduleId))) {
       for (const error of mod.errors()) errors.push(`${mod.moduleId}: ${firstLine(error.message ?? 'error')}`);
       for (const test of mod.children.allTests()) {
         const meta = test.meta().conformance;
