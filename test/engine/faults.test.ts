@@ -1,0 +1,669 @@
+/**
+ * The engine against faulty deployments: each row starts the reference service with one fault (a `variant`),
+ * runs the conformance CLI against it as a child process and reads results.json. A fault must fail exactly
+ * the operation it breaks, through the check that names it; the variations the seed allows must pass.
+ */
+import { randomUUID } from 'node:crypto';
+import { request } from 'undici';
+import { afterAll, describe, expect, test } from 'vitest';
+import { OPERATION_IDS, type Handler, type HandlerRequest, type Reply, type Variant } from '../../src/reference-service/index.ts';
+import type { CheckId, Exchange, RunResults } from '../../src/runner/model.ts';
+import {
+  allFindings,
+  checkIds,
+  DESCRIBED,
+  failing,
+  findings,
+  never,
+  objectBody,
+  operation,
+  outcomes,
+  pool,
+  removeTemps,
+  replyCode,
+  requireResults,
+  runCli,
+  startVariant,
+  summary,
+  type CliRun,
+  type DescribedOperation,
+  type StartedVariant,
+} from './support.ts';
+
+const limit = pool(3);
+const RUN_TIMEOUT = 300_000;
+
+afterAll(removeTemps);
+
+interface Target {
+  variant: () => Variant;
+  tokenVia: 'flag' | 'env';
+  args?: string[];
+  /** Called while the variant still runs, after the CLI finished. */
+  probe?: (started: StartedVariant) => Promise<void>;
+}
+
+/** Starts the variant, runs the CLI against it (at most three runs at once), closes the variant. */
+function runAgainst(target: Target): Promise<CliRun> {
+  return limit(async () => {
+    const started = await startVariant(target.variant());
+    try {
+      const { args, env } = started.target(target.tokenVia);
+      const run = await runCli([...args, '--quiet', ...(target.args ?? [])], { env });
+      await target.probe?.(started);
+      return run;
+    } finally {
+      await started.close();
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Building blocks of the variants
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Wraps the faithful reply of a successful call; other replies (validation, not found) stay as they are. */
+function onSuccess(change: (reply: Reply, req: HandlerRequest) => Reply): Handler {
+  return async (req, next) => {
+    const reply = await next();
+    return reply.status === 200 ? change(reply, req) : reply;
+  };
+}
+
+/** The same handler for every operation the reference service serves. */
+function everyOperation(handler: Handler): Record<string, Handler> {
+  return Object.fromEntries(OPERATION_IDS.map((id) => [id, handler]));
+}
+
+const serverError = (): Reply => ({ status: 500, body: { error: { code: 'ERROR', message: 'something broke' } } });
+
+function isValidFieldUpdate(req: HandlerRequest): boolean {
+  const b = req.body;
+  if (typeof b !== 'object' || b === null || Array.isArray(b)) return false;
+  const body = b as Record<string, unknown>;
+  const n = body['sequenceNumber'];
+  return (
+    UUID.test(req.params['id'] ?? '') &&
+    UUID.test(req.params['fieldId'] ?? '') &&
+    typeof body['fieldKey'] === 'string' &&
+    typeof body['isActive'] === 'boolean' &&
+    typeof body['isMandatory'] === 'boolean' &&
+    typeof n === 'number' &&
+    Number.isInteger(n) &&
+    n >= -(2 ** 31) &&
+    n < 2 ** 31 &&
+    (body['isVisible'] === undefined || typeof body['isVisible'] === 'boolean') &&
+    (body['separatorMark'] === undefined || typeof body['separatorMark'] === 'string')
+  );
+}
+
+/** Adds a property to every object in a JSON value (records, list items, pages, error envelopes). */
+function withExtra(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withExtra);
+  if (typeof value !== 'object' || value === null || Buffer.isBuffer(value)) return value;
+  return { ...Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withExtra(v)])), conformanceExtra: 'allowed' };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Evidence read from results.json
+
+function exchangesOf(results: RunResults, operationId: string, caseName?: string): Exchange[] {
+  return operation(results, operationId)
+    .cases.filter((c) => caseName === undefined || c.name === caseName)
+    .flatMap((c) => c.exchanges);
+}
+
+function positiveJson(results: RunResults, operationId: string): unknown {
+  const exchange = exchangesOf(results, operationId, 'positive').at(-1);
+  return exchange?.response?.json;
+}
+
+/** Every answered exchange of the run. */
+function answered(results: RunResults): Exchange[] {
+  return results.operations.flatMap((o) => o.cases.flatMap((c) => c.exchanges)).filter((e) => e.response !== undefined);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Faults: each breaks one operation
+
+interface Fault extends Target {
+  operation: DescribedOperation;
+  outcome: 'failed' | 'missing';
+  /** The check whose error finding names the fault; absent when only a scenario assertion can see it. */
+  check?: CheckId;
+  /** Set while the engine misjudges this fault: the row is expected to fail until the engine is fixed. */
+  knownBug?: string;
+  more?: (results: RunResults, run: CliRun) => void;
+}
+
+const FAULTS: Array<[string, Fault]> = [
+  [
+    'a missing route (removeOperations) is missing',
+    {
+      variant: () => ({ removeOperations: ['customer-get-cache-key-list'] }),
+      tokenVia: 'env',
+      operation: 'customer-get-cache-key-list',
+      outcome: 'missing',
+      check: 'operation-present',
+      more: (results) => {
+        const op = operation(results, 'customer-get-cache-key-list');
+        for (const c of op.cases.filter((x) => x.kind !== 'presence')) {
+          expect(c.outcome, c.name).toBe('skipped');
+          expect(c.skipReason).toMatch(/missing/);
+        }
+      },
+    },
+  ],
+  [
+    'a route answered 501 without the envelope is missing',
+    {
+      variant: () => ({ handlers: { 'update-address-type': () => ({ status: 501, body: { message: 'Not Implemented' } }) } }),
+      tokenVia: 'flag',
+      operation: 'update-address-type',
+      outcome: 'missing',
+      check: 'operation-present',
+    },
+  ],
+  [
+    'a wrong field type in a response (sequenceNumber as a string)',
+    {
+      variant: () => ({
+        handlers: {
+          'get-address-type-field-list': onSuccess((reply) => ({
+            ...reply,
+            body: (reply.body as Array<Record<string, unknown>>).map((f) => ({ ...f, sequenceNumber: String(f['sequenceNumber']) })),
+          })),
+        },
+      }),
+      tokenVia: 'flag',
+      operation: 'get-address-type-field-list',
+      outcome: 'failed',
+      check: 'response-schema-conformance',
+      more: (results) => {
+        const schemaErrors = findings(operation(results, 'get-address-type-field-list')).flatMap((f) => f.schemaErrors ?? []);
+        expect(schemaErrors.map((e) => e.instancePath)).toContainEqual(expect.stringMatching(/^\/\d+\/sequenceNumber$/));
+      },
+    },
+  ],
+  [
+    'a non-uuid id in a response',
+    {
+      variant: () => ({ handlers: { 'get-address-type-field-by-id': onSuccess((reply) => ({ ...reply, body: { ...objectBody(reply), id: 'field-1' } })) } }),
+      tokenVia: 'env',
+      operation: 'get-address-type-field-by-id',
+      outcome: 'failed',
+      check: 'response-schema-conformance',
+      more: (results) => {
+        const schemaErrors = findings(operation(results, 'get-address-type-field-by-id')).flatMap((f) => f.schemaErrors ?? []);
+        expect(schemaErrors.map((e) => e.instancePath)).toContain('/id');
+      },
+    },
+  ],
+  [
+    'a required non-nullable response field left out (Counter)',
+    {
+      variant: () => ({
+        handlers: {
+          'get-foreign-trade-reference-number': onSuccess((reply) => {
+            const { Counter: _left, ...rest } = objectBody(reply);
+            return { ...reply, body: rest };
+          }),
+        },
+      }),
+      tokenVia: 'flag',
+      operation: 'get-foreign-trade-reference-number',
+      outcome: 'failed',
+      check: 'response-schema-conformance',
+    },
+  ],
+  [
+    'a required response field left out (TransactionId); the verify step that needs it is skipped',
+    {
+      variant: () => ({
+        handlers: {
+          'send-forget-password-otp': onSuccess((reply) => {
+            const { TransactionId: _left, ...rest } = objectBody(reply);
+            return { ...reply, body: rest };
+          }),
+        },
+      }),
+      tokenVia: 'env',
+      operation: 'send-forget-password-otp',
+      outcome: 'failed',
+      check: 'response-schema-conformance',
+      more: (results) => {
+        const positive = operation(results, 'verify-forget-password-otp').cases.find((c) => c.name === 'positive');
+        expect(positive?.outcome).toBe('skipped');
+        expect(positive?.skipReason).toMatch(/OTP source|one-time password/);
+      },
+    },
+  ],
+  [
+    'an undocumented status: 404 with the envelope on a positive call',
+    {
+      variant: () => ({ handlers: { 'get-address-type-field-by-id': onSuccess(() => ({ status: 404, body: { error: { code: 'ERR_PLAT_4', message: 'not found' } } })) } }),
+      tokenVia: 'flag',
+      operation: 'get-address-type-field-by-id',
+      outcome: 'failed',
+      check: 'status-code-conformance',
+      more: (results) => {
+        // A 404 carrying the envelope is the service's own answer: the operation is present.
+        expect(operation(results, 'get-address-type-field-by-id').cases.find((c) => c.name === 'presence')?.outcome).toBe('passed');
+        // The writers read their records back through it: their lifecycle cases cannot run, and are skipped.
+        const lifecycle = operation(results, 'update-address-type-field').cases.find((c) => c.kind === 'lifecycle');
+        expect(lifecycle?.outcome).toBe('skipped');
+        expect(lifecycle?.skipReason).toMatch(/get-address-type-field-by-id answered 404/);
+      },
+    },
+  ],
+  [
+    'an undocumented status: 418 on a positive call',
+    {
+      variant: () => ({ handlers: { 'customer-refresh-cache': onSuccess((reply) => ({ ...reply, status: 418 })) } }),
+      tokenVia: 'env',
+      operation: 'customer-refresh-cache',
+      outcome: 'failed',
+      check: 'status-code-conformance',
+    },
+  ],
+  [
+    'a wrong content type (text/plain on a JSON response)',
+    {
+      variant: () => ({ handlers: { 'customer-get-cache-key-list': onSuccess((reply) => ({ ...reply, headers: { 'content-type': 'text/plain' } })) } }),
+      tokenVia: 'flag',
+      operation: 'customer-get-cache-key-list',
+      outcome: 'failed',
+      check: 'content-type-conformance',
+    },
+  ],
+  [
+    'auth not enforced (skipAuth on a GET)',
+    {
+      variant: () => ({ skipAuth: ['get-address-type-field-list'] }),
+      tokenVia: 'env',
+      operation: 'get-address-type-field-list',
+      outcome: 'failed',
+      check: 'auth-enforced',
+      more: (results) => {
+        const auth = operation(results, 'get-address-type-field-list').cases.filter((c) => c.kind === 'auth');
+        expect(auth.map((c) => c.name)).toEqual(['auth: no token', 'auth: malformed token', 'auth: wrong token']);
+        expect(auth.every((c) => c.outcome === 'failed')).toBe(true);
+      },
+    },
+  ],
+  [
+    'invalid input accepted (create-address-type without code answers 200)',
+    {
+      variant: () => ({
+        handlers: {
+          'create-address-type': (req, next) => {
+            const body = req.body;
+            if (typeof body === 'object' && body !== null && !Array.isArray(body) && !('code' in body)) (body as Record<string, unknown>)['code'] = 'filled-in';
+            return next();
+          },
+        },
+      }),
+      tokenVia: 'flag',
+      operation: 'create-address-type',
+      outcome: 'failed',
+      check: 'negative-data-rejected',
+      more: (results) => {
+        const cases = operation(results, 'create-address-type').cases;
+        expect(cases.find((c) => c.name === 'positive')?.outcome).toBe('passed');
+        expect(cases.find((c) => c.name === 'negative: missing body field code')?.outcome).toBe('failed');
+        expect(cases.find((c) => c.name === 'negative: missing body field name')?.outcome).toBe('passed');
+      },
+    },
+  ],
+  [
+    'a 500 with the envelope on a positive call',
+    {
+      variant: () => ({ handlers: { 'create-user': onSuccess(serverError) } }),
+      tokenVia: 'env',
+      operation: 'create-user',
+      outcome: 'failed',
+      check: 'not-a-server-error',
+    },
+  ],
+  [
+    'a 500 on every valid call of a GET, its presence probe included, is failed, not missing',
+    {
+      variant: () => ({ handlers: { 'customer-get-cache-key-list': onSuccess(serverError) } }),
+      tokenVia: 'flag',
+      operation: 'customer-get-cache-key-list',
+      outcome: 'failed',
+      check: 'not-a-server-error',
+      knownBug: 'session.ts judge(): any error finding on the presence case makes it "missing"',
+    },
+  ],
+  [
+    'the error envelope missing on a 409',
+    {
+      variant: () => ({ handlers: { 'update-address-type': onSuccess(() => ({ status: 409, body: { message: 'conflict' } })) } }),
+      tokenVia: 'env',
+      operation: 'update-address-type',
+      outcome: 'failed',
+      check: 'error-envelope-conformance',
+    },
+  ],
+  [
+    'the error envelope missing on a 500',
+    {
+      variant: () => ({ handlers: { 'delete-address-type': onSuccess(() => ({ status: 500, headers: { 'content-type': 'text/plain' }, body: 'Internal Server Error' })) } }),
+      tokenVia: 'flag',
+      operation: 'delete-address-type',
+      outcome: 'failed',
+      check: 'error-envelope-conformance',
+      more: (results) => {
+        expect(checkIds(operation(results, 'delete-address-type'), 'error')).toContain('not-a-server-error');
+      },
+    },
+  ],
+  [
+    'a deleted record still served (delete answers 200 and keeps it)',
+    {
+      variant: () => ({
+        handlers: { 'delete-address-type-field': (req, next) => (UUID.test(req.params['id'] ?? '') && UUID.test(req.params['fieldId'] ?? '') ? { status: 200, body: {} } : next()) },
+      }),
+      tokenVia: 'env',
+      operation: 'delete-address-type-field',
+      outcome: 'failed',
+      check: 'use-after-delete',
+      more: (results) => {
+        const cases = operation(results, 'delete-address-type-field').cases;
+        expect(cases.find((c) => c.name === 'positive')?.outcome).toBe('passed');
+        expect(cases.find((c) => c.name === 'lifecycle: use after delete')?.outcome).toBe('failed');
+      },
+    },
+  ],
+  [
+    'an update not persisted (update answers 200 and changes nothing)',
+    {
+      variant: () => ({ handlers: { 'update-address-type-field': (req, next) => (isValidFieldUpdate(req) ? { status: 200, body: {} } : next()) } }),
+      tokenVia: 'flag',
+      operation: 'update-address-type-field',
+      outcome: 'failed',
+      check: 'update-persisted',
+      knownBug: 'vitest-reporter.ts: the failed assertion of the scenario "an update of the field is visible" is filed under the last operation it called (get-address-type-field-by-id)',
+    },
+  ],
+  [
+    'a hang (one operation never answers) ends in timeouts, in bounded time',
+    {
+      variant: () => ({ handlers: { 'get-address-type-field-list': () => never() } }),
+      tokenVia: 'env',
+      args: ['--timeout', '1500'],
+      operation: 'get-address-type-field-list',
+      outcome: 'failed',
+      check: 'response-timeout',
+      more: (results, run) => {
+        expect(run.wallMs).toBeLessThan(90_000);
+        const positive = operation(results, 'get-address-type-field-list').cases.find((c) => c.name === 'positive');
+        expect(positive?.outcome).toBe('failed');
+        expect(positive?.exchanges.at(-1)?.error?.kind).toBe('timeout');
+        expect(positive?.findings[0]).toMatchObject({ check: 'response-timeout', severity: 'error', expected: 'a response within 1500 ms' });
+      },
+    },
+  ],
+  [
+    'a reference counter that does not advance (only a scenario assertion sees it)',
+    {
+      variant: () => ({ handlers: { 'get-foreign-trade-reference-number': onSuccess((reply) => ({ ...reply, body: { ...objectBody(reply), Counter: 1 } })) } }),
+      tokenVia: 'flag',
+      operation: 'get-foreign-trade-reference-number',
+      outcome: 'failed',
+      more: (results) => {
+        const failed = operation(results, 'get-foreign-trade-reference-number').cases.filter((c) => c.outcome === 'failed');
+        expect(failed.map((c) => c.kind)).toEqual(['scenario']);
+        expect(failed[0]?.errorMessage).toMatch(/greater than/);
+      },
+    },
+  ],
+];
+
+function assertFault(fault: Fault, run: CliRun): void {
+  expect(run.code, run.stderr).toBe(1);
+  const results = requireResults(run);
+  expect(results.verdict).toBe('not-conformant');
+  expect(failing(results), summary(results).join('\n')).toEqual([fault.operation]);
+  const others = Object.entries(outcomes(results)).filter(([id]) => id !== fault.operation);
+  expect(Object.fromEntries(others)).toEqual(Object.fromEntries(others.map(([id]) => [id, 'passed'])));
+  const op = operation(results, fault.operation);
+  expect(op.outcome).toBe(fault.outcome);
+  if (fault.check) expect(checkIds(op, 'error')).toContain(fault.check);
+  if (fault.outcome === 'missing') {
+    const presence = op.cases.find((c) => c.kind === 'presence');
+    expect(presence?.outcome).toBe('missing');
+    expect(presence?.findings.map((f) => f.check)).toContain('operation-present');
+  }
+  fault.more?.(results, run);
+}
+
+describe.concurrent('faulty deployments: exit 1, exactly the faulty operation fails', () => {
+  test.each(FAULTS.filter(([, f]) => !f.knownBug))('%s', async (_name, fault) => assertFault(fault, await runAgainst(fault)), RUN_TIMEOUT);
+
+  // Known engine bugs (see each row's knownBug): these rows fail until the engine is fixed.
+  test.fails.each(FAULTS.filter(([, f]) => f.knownBug))('%s', async (_name, fault) => assertFault(fault, await runAgainst(fault)), RUN_TIMEOUT);
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// A producer fault: the operation that creates the records others need
+
+const DEPENDANTS: DescribedOperation[] = [
+  'create-address-type-field',
+  'delete-address-type',
+  'delete-address-type-field',
+  'get-address-type-field-by-id',
+  'get-address-type-field-list',
+  'update-address-type',
+  'update-address-type-field',
+];
+
+let producerRun: Promise<CliRun> | undefined;
+const producerFault = (): Promise<CliRun> =>
+  (producerRun ??= runAgainst({ variant: () => ({ handlers: { 'create-address-type': onSuccess(serverError) } }), tokenVia: 'env' }));
+
+describe.concurrent('a producer fault (create-address-type answers 500 to valid creates)', () => {
+  test(
+    "the producer fails; its dependants' generated cases are skipped with a reason naming it, not failed",
+    async () => {
+      const run = await producerFault();
+      expect(run.code).toBe(1);
+      const results = requireResults(run);
+      const producer = operation(results, 'create-address-type');
+      expect(producer.outcome).toBe('failed');
+      expect(checkIds(producer, 'error')).toContain('not-a-server-error');
+      for (const id of DEPENDANTS) {
+        const cases = operation(results, id).cases.filter((c) => c.kind !== 'scenario');
+        expect(cases.find((c) => c.kind === 'presence')?.outcome, id).toBe('passed');
+        for (const c of cases.filter((x) => x.kind !== 'presence')) {
+          expect(c.outcome, `${id} › ${c.name}`).toBe('skipped');
+          expect(c.skipReason, `${id} › ${c.name}`).toMatch(/create-address-type answered 500/);
+        }
+      }
+      expect(DESCRIBED.filter((id) => id !== 'create-address-type' && !DEPENDANTS.includes(id)).every((id) => outcomes(results)[id] === 'passed')).toBe(true);
+    },
+    RUN_TIMEOUT,
+  );
+
+  // Known bug: suites/scenarios/address-type-lifecycle.test.ts goes on after its create failed, calls the next
+  // operations with the id "undefined", and files their 400s as those operations' failures.
+  test.fails(
+    'only the producer is failing: the steps of a scenario after its failed create do not blame the next operations',
+    async () => {
+      const results = requireResults(await producerFault());
+      expect(failing(results), summary(results).join('\n')).toEqual(['create-address-type']);
+    },
+    RUN_TIMEOUT,
+  );
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Variations the seed allows: exit 0, nothing failed or missing, no error finding
+
+interface Allowed extends Target {
+  code: 0 | 1;
+  more: (results: RunResults) => void;
+}
+
+const validationToNoEnvelope = (body: unknown): Handler =>
+  async (_req, next) => {
+    const reply = await next();
+    return replyCode(reply) === 'VALIDATION_ERROR' ? { status: 400, body } : reply;
+  };
+
+const unknownCode: Handler = async (_req, next) => {
+  const reply = await next();
+  if (replyCode(reply) !== 'VALIDATION_ERROR') return reply;
+  const body = objectBody(reply) as { error: Record<string, unknown> };
+  return { ...reply, body: { error: { ...body.error, code: 'ERR_NEW_99' } } };
+};
+
+const EXTRA_ROUTES = [
+  { method: 'GET', path: '/customer-service/extra-status', reply: { status: 200, body: { ok: true } } },
+  { method: 'POST', path: '/customer-service/address-types/{id}/archive', reply: { status: 200, body: {} } },
+  { method: 'GET', path: '/openapi.json', reply: { status: 200, body: { openapi: '3.1.0' } } },
+];
+
+function unknownCodeWarnings(results: RunResults): void {
+  const warnings = allFindings(results).filter((f) => f.check === 'error-envelope-conformance');
+  expect(warnings.length).toBeGreaterThan(0);
+  expect(warnings.every((f) => f.severity === 'warning' && f.actual === 'ERR_NEW_99')).toBe(true);
+  expect(new Set(warnings.map((f) => f.operationId))).toContain('create-address-type');
+}
+
+const ALLOWED: Array<[string, Allowed]> = [
+  [
+    '400 without envelope ({"message":"bad"}), creates answering bare arrays, an extra property in every response',
+    {
+      variant: () => ({
+        createShape: 'array',
+        handlers: everyOperation(async (req, next) => {
+          const reply = await validationToNoEnvelope({ message: 'bad' })(req, next);
+          return { ...reply, body: withExtra(reply.body) };
+        }),
+      }),
+      tokenVia: 'env',
+      code: 0,
+      more: (results) => {
+        const bare400 = answered(results).filter((e) => e.response?.status === 400 && e.response.body.includes('"message":"bad"'));
+        expect(bare400.length).toBeGreaterThan(10);
+        expect(positiveJson(results, 'create-address-type')).toEqual([expect.objectContaining({ id: expect.stringMatching(UUID), conformanceExtra: 'allowed' })]);
+        expect(positiveJson(results, 'create-address-type-field')).toEqual([expect.objectContaining({ id: expect.stringMatching(UUID) })]);
+        expect(positiveJson(results, 'get-address-type-field-by-id')).toMatchObject({ id: expect.stringMatching(UUID), conformanceExtra: 'allowed' });
+        expect(positiveJson(results, 'get-foreign-trade-reference-number')).toMatchObject({ conformanceExtra: 'allowed' });
+      },
+    },
+  ],
+  [
+    '400 with an empty body, creates answering pages, a body on every update and delete, undocumented extra routes',
+    {
+      variant: () => ({
+        createShape: 'page',
+        extraRoutes: EXTRA_ROUTES,
+        handlers: {
+          ...everyOperation(validationToNoEnvelope('')),
+          ...Object.fromEntries(
+            (['update-address-type', 'update-address-type-field', 'delete-address-type', 'delete-address-type-field'] as const).map((id) => [
+              id,
+              (async (req, next) => {
+                const reply = await validationToNoEnvelope('')(req, next);
+                return reply.status === 200 ? { status: 200, body: { id: req.params['fieldId'] ?? req.params['id'], done: true } } : reply;
+              }) satisfies Handler,
+            ]),
+          ),
+        },
+      }),
+      tokenVia: 'flag',
+      code: 0,
+      probe: async ({ svc }) => {
+        for (const route of [`${svc.customerBaseUrl}/extra-status`, `${svc.url}/openapi.json`]) {
+          const res = await request(route);
+          expect(res.statusCode, route).toBe(200);
+          await res.body.dump();
+        }
+      },
+      more: (results) => {
+        expect(answered(results).some((e) => e.response?.status === 400 && e.response.body === '')).toBe(true);
+        expect(positiveJson(results, 'create-address-type')).toEqual({ total: 1, data: [expect.objectContaining({ id: expect.stringMatching(UUID) })] });
+        expect(positiveJson(results, 'create-user')).toMatchObject({ total: 1, data: [expect.objectContaining({ identityProviderUserId: expect.any(String) })] });
+        expect(positiveJson(results, 'update-address-type')).toMatchObject({ done: true });
+        expect(positiveJson(results, 'delete-address-type-field')).toMatchObject({ done: true });
+        expect(results.operations.map((o) => o.path)).not.toContain('/extra-status');
+      },
+    },
+  ],
+  [
+    'an unknown error code (ERR_NEW_99 for VALIDATION_ERROR) is a warning; creates answering records',
+    {
+      variant: () => ({ createShape: 'record', handlers: everyOperation(unknownCode) }),
+      tokenVia: 'env',
+      code: 0,
+      more: (results) => {
+        unknownCodeWarnings(results);
+        expect(positiveJson(results, 'create-address-type')).toEqual(expect.objectContaining({ id: expect.stringMatching(UUID) }));
+      },
+    },
+  ],
+];
+
+describe.concurrent('allowed variations: exit 0, nothing failed or missing, no error finding', () => {
+  test.each(ALLOWED)(
+    '%s',
+    async (_name, allowed) => {
+      const run = await runAgainst(allowed);
+      const results = requireResults(run);
+      expect(run.code, `${summary(results).join('\n')}\n${run.stderr}`).toBe(allowed.code);
+      expect(results.verdict).toBe('conformant');
+      expect(failing(results)).toEqual([]);
+      expect(Object.values(outcomes(results)).every((o) => o === 'passed'), summary(results).join('\n')).toBe(true);
+      expect(allFindings(results).filter((f) => f.severity === 'error')).toEqual([]);
+      allowed.more(results);
+    },
+    RUN_TIMEOUT,
+  );
+
+  test(
+    '--fail-on warning turns the unknown code into a failure (exit 1)',
+    async () => {
+      const run = await runAgainst({ variant: () => ({ handlers: everyOperation(unknownCode) }), tokenVia: 'flag', args: ['--fail-on', 'warning'] });
+      expect(run.code).toBe(1);
+      const results = requireResults(run);
+      expect(results.failOn).toBe('warning');
+      expect(results.verdict).toBe('not-conformant');
+      unknownCodeWarnings(results);
+      expect(allFindings(results).filter((f) => f.severity === 'error')).toEqual([]);
+      const warned = [...new Set(allFindings(results).map((f) => f.operationId))].sort();
+      expect(failing(results)).toEqual(warned);
+      expect(failing(results)).toContain('create-address-type');
+    },
+    RUN_TIMEOUT,
+  );
+});
+
+// A sanity check of the variants themselves, without the CLI: the faults are where the rows say they are.
+describe('the variants used above', () => {
+  test('a valid field update is told apart from an invalid one', () => {
+    const req = (body: unknown, fieldId: string = randomUUID()): HandlerRequest => ({
+      operationId: 'update-address-type-field',
+      method: 'PUT',
+      path: '/',
+      params: { id: randomUUID(), fieldId },
+      query: new URLSearchParams(),
+      headers: {},
+      body,
+      rawBody: JSON.stringify(body),
+    });
+    const valid = { fieldKey: 'k', isActive: true, isMandatory: false, sequenceNumber: 3 };
+    expect(isValidFieldUpdate(req(valid))).toBe(true);
+    expect(isValidFieldUpdate(req({ ...valid, sequenceNumber: 2 ** 31 }))).toBe(false);
+    expect(isValidFieldUpdate(req({ ...valid, isVisible: 'yes' }))).toBe(false);
+    expect(isValidFieldUpdate(req(valid, 'not-a-uuid'))).toBe(false);
+  });
+
+  test('extra properties reach nested objects and list items', () => {
+    expect(withExtra({ error: { code: 'X' } })).toEqual({ error: { code: 'X', conformanceExtra: 'allowed' }, conformanceExtra: 'allowed' });
+    expect(withExtra([{ a: 1 }, 'x'])).toEqual([{ a: 1, conformanceExtra: 'allowed' }, 'x']);
+  });
+});
