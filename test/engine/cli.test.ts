@@ -1,0 +1,377 @@
+/**
+ * The conformance CLI as a user runs it (a child process): bad input is one line on stderr and exit 2; the
+ * token never reaches any output; --read-only, --include, --shard and --seed do what they say; the default
+ * run against the embedded reference service is conformant; results.json matches its schema; an
+ * interrupted run still writes what it measured.
+ */
+import { readFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { afterAll, describe, expect, test } from 'vitest';
+import { OPERATION_IDS, type Variant } from '../../src/reference-service/index.ts';
+import type { RunResults } from '../../src/runner/model.ts';
+import {
+  DESCRIBED,
+  never,
+  objectBody,
+  operation,
+  outcomes,
+  pool,
+  removeTemps,
+  requireResults,
+  ROOT,
+  runCli,
+  startVariant,
+  summary,
+  tempDir,
+  TOKEN,
+  type CliOptions,
+  type CliRun,
+} from './support.ts';
+
+const limit = pool(3);
+const RUN_TIMEOUT = 300_000;
+const UNSAFE = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
+
+afterAll(removeTemps);
+
+/** Starts a variant, runs the CLI against it with the given flags, closes the variant. */
+function runAgainst(variant: Variant, flags: string[], tokenVia: 'flag' | 'env' = 'flag', options: CliOptions = {}): Promise<CliRun> {
+  return limit(async () => {
+    const started = await startVariant(variant);
+    try {
+      const { args, env } = started.target(tokenVia);
+      return await runCli([...args, ...flags], { ...options, env: { ...env, ...options.env } });
+    } finally {
+      await started.close();
+    }
+  });
+}
+
+/** Memoises a run so several tests can assert on it. */
+function once(run: () => Promise<CliRun>): () => Promise<CliRun> {
+  let pending: Promise<CliRun> | undefined;
+  return () => (pending ??= run());
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// results.json schema (ajv, JSON Schema 2020-12)
+
+type AddFormats = (ajv: Ajv2020, formats?: string[]) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+const ajv = new Ajv2020({ allErrors: true, strict: true });
+addFormats(ajv, ['date-time', 'date']);
+const validateResults = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'contract/results.schema.json'), 'utf8')) as Record<string, unknown>);
+
+function expectValidResults(results: RunResults): void {
+  const ok = validateResults(results);
+  expect(ok ? [] : (validateResults.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`)).toEqual([]);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The token never appears
+
+const REPORTS = ['results.json', 'junit.xml', 'index.html'];
+
+async function expectNoToken(run: CliRun): Promise<void> {
+  expect(run.stdout).not.toContain(TOKEN);
+  expect(run.stderr).not.toContain(TOKEN);
+  for (const file of REPORTS) {
+    const text = await readFile(join(run.out, file), 'utf8');
+    expect(text, file).not.toContain(TOKEN);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Bad input: exit 2, one line, no stack trace
+
+async function brokenContracts(): Promise<Record<'invalid' | 'syntax' | 'dangling', string>> {
+  const dir = await tempDir('conformance-contract-');
+  const files = {
+    invalid: join(dir, 'invalid.openapi.yaml'),
+    syntax: join(dir, 'syntax.openapi.yaml'),
+    dangling: join(dir, 'dangling.openapi.yaml'),
+  };
+  // A response without its required `description`.
+  await writeFile(
+    files.invalid,
+    ['openapi: 3.1.0', 'info: { title: Broken, version: "1" }', 'paths:', '  /things:', '    get:', '      operationId: list-things', '      responses:', "        '200':", '          content:', '            application/json:', '              schema: { type: object }', ''].join('\n'),
+  );
+  await writeFile(files.syntax, 'openapi: 3.1.0\ninfo: [1\n');
+  await writeFile(
+    files.dangling,
+    ['openapi: 3.1.0', 'info: { title: Dangling, version: "1" }', 'paths:', '  /a:', '    get:', '      operationId: a', '      responses:', "        '200':", '          description: ok', '          content:', '            application/json:', "              schema: { $ref: '#/components/schemas/Nope' }", ''].join('\n'),
+  );
+  return files;
+}
+
+function expectOneLineError(run: CliRun, ...mentions: string[]): void {
+  expect(run.code, run.stderr).toBe(2);
+  const lines = run.stderr.split('\n').filter((l) => l.trim() !== '');
+  expect(lines, run.stderr).toHaveLength(1);
+  expect(run.stderr).not.toMatch(/^\s+at /m);
+  for (const m of mentions) expect(lines[0]).toContain(m);
+}
+
+describe.concurrent('bad input: exit 2 with one line on stderr', () => {
+  const table: Array<[string, { args: string[]; mentions: string[] }]> = [
+    ['an unknown flag', { args: ['--bogus'], mentions: ['--bogus'] }],
+    ['--timeout abc', { args: ['--timeout', 'abc'], mentions: ['--timeout', 'abc'] }],
+    ['--timeout 0', { args: ['--timeout', '0'], mentions: ['--timeout'] }],
+    ['--shard 5/4', { args: ['--shard', '5/4'], mentions: ['--shard', '5/4'] }],
+    ['--shard 0/2', { args: ['--shard', '0/2'], mentions: ['--shard'] }],
+    ['--fail-on sometimes', { args: ['--fail-on', 'sometimes'], mentions: ['sometimes'] }],
+    ['--include naming no operation', { args: ['--include', 'no-such-operation'], mentions: ['no-such-operation'] }],
+  ];
+  test.each(table)('%s', async (_name, { args, mentions }) => {
+    expectOneLineError(await runCli(args), ...mentions);
+  });
+
+  test('an invalid OpenAPI document names the file and the JSON pointer', async () => {
+    const { invalid } = await brokenContracts();
+    expectOneLineError(await runCli(['--spec', invalid]), invalid, '#/paths/~1things/get/responses/200');
+  });
+
+  test('a contract that is not YAML names the file', async () => {
+    const { syntax } = await brokenContracts();
+    expectOneLineError(await runCli(['--spec', syntax]), syntax);
+  });
+
+  test('a dangling $ref names the file and the pointer', async () => {
+    const { dangling } = await brokenContracts();
+    expectOneLineError(await runCli(['--spec', dangling]), dangling, '#/components/schemas/Nope');
+  });
+
+  test('a contract file that does not exist names the file', async () => {
+    const missing = join(await tempDir(), 'nowhere.yaml');
+    expectOneLineError(await runCli(['--spec', missing]), missing);
+  });
+
+  test('--base-url without a token mentions CONFORMANCE_TOKEN', async () => {
+    const started = await startVariant();
+    try {
+      const run = await runCli(['--base-url', started.svc.customerBaseUrl, '--foreign-trade-base-url', started.svc.foreignTradeBaseUrl]);
+      expectOneLineError(run, 'CONFORMANCE_TOKEN');
+    } finally {
+      await started.close();
+    }
+  });
+
+  test('an unreachable target (a closed port) is "target unreachable"', async () => {
+    const port = await closedPort();
+    const base = `http://127.0.0.1:${port}`;
+    const run = await runCli(['--base-url', `${base}/customer-service`, '--foreign-trade-base-url', `${base}/foreign-trade-service`], { env: { CONFORMANCE_TOKEN: TOKEN } });
+    expectOneLineError(run, 'target unreachable', base);
+    expect(run.stderr).not.toContain(TOKEN);
+  });
+});
+
+/** A port that was free a moment ago and is closed now. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Runs against the reference service
+
+/** A failing deployment that echoes the credentials it receives, in a header and in the body. */
+const echoing: Variant = {
+  handlers: {
+    'customer-get-cache-key-list': async (req, next) => {
+      const reply = await next();
+      if (reply.status !== 200) return reply;
+      const auth = String(req.headers.authorization);
+      return { status: 418, headers: { 'x-echo': auth }, body: { echoed: auth, again: auth.replace(/^Bearer /, '') } };
+    },
+    'create-user': async (req, next) => {
+      const reply = await next();
+      return reply.status === 200 ? { ...reply, body: { ...objectBody(reply), seen: String(req.headers.authorization) } } : reply;
+    },
+  },
+};
+
+const failingRun = once(() => runAgainst(echoing, []));
+const readOnlyRun = once(() => runAgainst({}, ['--read-only', '--quiet'], 'env'));
+const defaultRun = once(() => limit(() => runCli(['--quiet'])));
+
+describe.concurrent('runs', () => {
+  test(
+    'the token never appears in stdout, stderr, results.json, junit.xml or index.html of a failing run',
+    async () => {
+      const run = await failingRun();
+      expect(run.code).toBe(1);
+      const results = requireResults(run);
+      expect(operation(results, 'customer-get-cache-key-list').outcome).toBe('failed');
+      // The reports carry curl lines, with the placeholder where the token was.
+      const junit = await readFile(join(run.out, 'junit.xml'), 'utf8');
+      expect(junit).toContain('curl ');
+      expect(junit).toContain('$CONFORMANCE_TOKEN');
+      const positive = operation(results, 'customer-get-cache-key-list').cases.find((c) => c.name === 'positive');
+      expect(positive?.curl).toContain('$CONFORMANCE_TOKEN');
+      expect(JSON.stringify(positive?.exchanges)).toContain('$CONFORMANCE_TOKEN');
+      await expectNoToken(run);
+      expectValidResults(results);
+    },
+    RUN_TIMEOUT,
+  );
+
+  test(
+    '--read-only sends no unsafe positive call: those cases are skipped with a reason, exit 0',
+    async () => {
+      const run = await readOnlyRun();
+      expect(run.code, run.stderr).toBe(0);
+      const results = requireResults(run);
+      let skippedUnsafe = 0;
+      for (const op of results.operations.filter((o) => o.method !== null && UNSAFE.has(o.method))) {
+        for (const c of op.cases.filter((x) => x.kind === 'positive' || x.kind === 'lifecycle')) {
+          expect(c.outcome, `${op.operationId} › ${c.name}`).toBe('skipped');
+          expect(c.skipReason).toMatch(/read-only/);
+          expect(c.exchanges).toEqual([]);
+          skippedUnsafe++;
+        }
+        // Auth probes of unsafe methods carry no body.
+        for (const c of op.cases.filter((x) => x.kind === 'auth')) for (const e of c.exchanges) expect(e.request.body).toBeUndefined();
+      }
+      expect(skippedUnsafe).toBeGreaterThanOrEqual(12);
+      // Nothing unsafe sent with valid credentials succeeded: the deployment was not changed.
+      const changed = results.operations
+        .flatMap((o) => o.cases.flatMap((c) => c.exchanges))
+        .filter((e) => UNSAFE.has(e.request.method) && e.request.headers['authorization'] !== undefined && (e.response?.status ?? 0) < 300);
+      expect(changed.map((e) => `${e.request.method} ${e.request.url} ${e.request.body ?? ''}`)).toEqual([]);
+      expect(operation(results, 'customer-get-cache-key-list').cases.find((c) => c.name === 'positive')?.outcome).toBe('passed');
+      await expectNoToken(run);
+      expectValidResults(results);
+    },
+    RUN_TIMEOUT,
+  );
+
+  // Known bug (vitest-reporter.ts): a scenario test that ends without a recorded call (skipped under
+  // --read-only) is filed as an "operation" named after the test, and counted among the skipped operations.
+  test.fails(
+    '--read-only: skipped scenario tests do not show up as operations',
+    async () => {
+      const results = requireResults(await readOnlyRun());
+      const strays = results.operations.filter((o) => o.method === null && o.outcome !== 'not-described');
+      expect(strays.map((o) => `${o.operationId}: ${o.outcome}`)).toEqual([]);
+      expect(results.counts.skipped).toBe(0);
+    },
+    RUN_TIMEOUT,
+  );
+
+  test(
+    '--include create-address-type runs only that operation',
+    async () => {
+      const run = await runAgainst({}, ['--include', 'create-address-type', '--quiet']);
+      expect(run.code, run.stderr).toBe(0);
+      const results = requireResults(run);
+      expect(results.operations.filter((o) => o.cases.length > 0).map((o) => o.operationId)).toEqual(['create-address-type']);
+      const sent = results.operations.flatMap((o) => o.cases.flatMap((c) => c.exchanges.map((e) => `${e.request.method} ${new URL(e.request.url).pathname}`)));
+      expect(new Set(sent)).toEqual(new Set(['POST /customer-service/address-types']));
+      expect(results.coverage.tested).toBe(1);
+      await expectNoToken(run);
+      expectValidResults(results);
+    },
+    RUN_TIMEOUT,
+  );
+
+  test(
+    '--shard 1/2 and --shard 2/2 cover disjoint sets of operations whose union is all 15',
+    async () => {
+      const [one, two] = await Promise.all([runAgainst({}, ['--shard', '1/2', '--quiet'], 'env'), runAgainst({}, ['--shard', '2/2', '--quiet'])]);
+      const generated = (run: CliRun): string[] =>
+        requireResults(run)
+          .operations.filter((o) => o.method !== null && o.cases.some((c) => c.kind !== 'scenario'))
+          .map((o) => o.operationId);
+      expect(one.code, one.stderr).toBe(0);
+      expect(two.code, two.stderr).toBe(0);
+      const a = generated(one);
+      const b = generated(two);
+      expect(a.length).toBeGreaterThan(0);
+      expect(b.length).toBeGreaterThan(0);
+      expect(a.filter((id) => b.includes(id))).toEqual([]);
+      expect([...a, ...b].sort()).toEqual([...DESCRIBED]);
+      expect(requireResults(one).shard).toEqual({ index: 1, count: 2 });
+      expect(requireResults(two).shard).toEqual({ index: 2, count: 2 });
+      for (const run of [one, two]) {
+        await expectNoToken(run);
+        expectValidResults(requireResults(run));
+      }
+    },
+    RUN_TIMEOUT,
+  );
+
+  test(
+    'the same --seed gives the same request bodies',
+    async () => {
+      const flags = ['--include', 'create-address-type,update-address-type-field', '--seed', '7', '--quiet'];
+      const [first, second] = await Promise.all([runAgainst({}, flags), runAgainst({}, flags, 'env')]);
+      const bodies = (run: CliRun): string[] =>
+        requireResults(run).operations.flatMap((o) =>
+          o.cases.flatMap((c) => c.exchanges.map((e) => `${o.operationId} › ${c.name}: ${e.request.method} ${e.request.body ?? ''}`)),
+        );
+      expect(requireResults(first).seed).toBe(7);
+      const a = bodies(first);
+      expect(a.filter((x) => x.includes('{')).length).toBeGreaterThan(20);
+      expect(bodies(second)).toEqual(a);
+    },
+    RUN_TIMEOUT,
+  );
+
+  test(
+    'the default run (embedded reference service) is conformant with all 15 described operations passed',
+    async () => {
+      const run = await defaultRun();
+      expect(run.code, run.stderr).toBe(0);
+      const results = requireResults(run);
+      expect(results.verdict).toBe('conformant');
+      expect(results.target.embedded).toBe(true);
+      expect(Object.values(outcomes(results)).every((o) => o === 'passed'), summary(results).join('\n')).toBe(true);
+      expect(results.coverage).toMatchObject({ catalogTotal: 287, described: 15, notDescribed: 272, tested: 15 });
+      expect(results.counts.passed).toBe(15);
+      expect(results.counts.failed + results.counts.missing + results.counts.errored).toBe(0);
+      expect(run.stdout).toMatch(/CONFORMANT/);
+      expectValidResults(results);
+    },
+    RUN_TIMEOUT,
+  );
+
+  // Known bug (cli/run.ts): vitest's own SIGINT handler (its logger's cleanup listener) exits the process
+  // with 130 a millisecond after the signal, before the CLI's handler can finish the reports.
+  test.fails(
+    'an interrupted run (SIGINT) still writes results.json with interrupted: true, and exits 2',
+    async () => {
+      let signalledAt = 0;
+      const hanging: Variant = { handlers: Object.fromEntries(OPERATION_IDS.map((id) => [id, () => never()])) };
+      const run = await runAgainst(hanging, ['--timeout', '10000'], 'env', {
+        onSpawn: (child) => {
+          let seen = '';
+          child.stderr?.on('data', (chunk: Buffer | string) => {
+            seen += chunk.toString();
+            if (signalledAt === 0 && seen.includes('testing')) {
+              signalledAt = performance.now();
+              setTimeout(() => child.kill('SIGINT'), 1_500);
+            }
+          });
+        },
+      });
+      expect(signalledAt).toBeGreaterThan(0);
+      const results = requireResults(run);
+      expect(results.interrupted).toBe(true);
+      expect(run.code).toBe(2);
+      expect(results.verdict).toBe('incomplete');
+      expectValidResults(results);
+    },
+    RUN_TIMEOUT,
+  );
+});
