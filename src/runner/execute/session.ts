@@ -382,8 +382,20 @@ export class Session {
     const after = await this.call(reader, { pathParams: request.pathParams });
     exchanges.push(after);
     if (!answered(after)) return result({ outcome: 'errored', errorMessage: after.error?.message ?? 'no response' });
+    // The chain judges through the reader: a reader that does not conform cannot vouch for the update.
+    const untrusted = [before, ...(op.method === 'PUT' ? [after] : [])].find((e) => !this.conforms(reader, e));
+    if (untrusted) {
+      return result({ outcome: 'skipped', skipReason: `${reader.operationId} does not conform (see its cases), so it cannot show whether ${op.operationId} worked` });
+    }
     if (!answered(action)) return result({ outcome: 'errored', errorMessage: 'no response' });
     return this.judge(op, planned, action, result, { sent, readBack: after });
+  }
+
+  /** True when a successful exchange of the operation passes every check that applies to a success. */
+  private conforms(op: Operation, exchange: Exchange): boolean {
+    if (!answered(exchange)) return false;
+    const { findings } = runChecks({ exchange, operation: op, profile: this.profile, validator: this.validator, expectation: 'success', expect: [] });
+    return !findings.some((f) => f.severity === 'error');
   }
 
   /** The update body with every value made different from what the record holds now (so a no-op update shows). */
