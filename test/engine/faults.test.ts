@@ -22,9 +22,11 @@ import {
   removeTemps,
   replyCode,
   requireResults,
+  resultsSchemaErrors,
   runCli,
   startVariant,
   summary,
+  tokenLeaks,
   type CliRun,
   type DescribedOperation,
   type StartedVariant,
@@ -422,9 +424,16 @@ const FAULTS: Array<[string, Fault]> = [
   ],
 ];
 
-function assertFault(fault: Fault, run: CliRun): void {
+/** What every run of this file must satisfy, whatever the deployment did. */
+async function assertSound(run: CliRun): Promise<void> {
+  expect(await tokenLeaks(run)).toEqual([]);
+  expect(resultsSchemaErrors(requireResults(run))).toEqual([]);
+}
+
+async function assertFault(fault: Fault, run: CliRun): Promise<void> {
   expect(run.code, run.stderr).toBe(1);
   const results = requireResults(run);
+  await assertSound(run);
   expect(results.verdict).toBe('not-conformant');
   expect(failing(results), summary(results).join('\n')).toEqual([fault.operation]);
   const others = Object.entries(outcomes(results)).filter(([id]) => id !== fault.operation);
@@ -470,6 +479,7 @@ describe.concurrent('a producer fault (create-address-type answers 500 to valid 
     async () => {
       const run = await producerFault();
       expect(run.code).toBe(1);
+      await assertSound(run);
       const results = requireResults(run);
       const producer = operation(results, 'create-address-type');
       expect(producer.outcome).toBe('failed');
@@ -614,6 +624,7 @@ describe.concurrent('allowed variations: exit 0, nothing failed or missing, no e
     async (_name, allowed) => {
       const run = await runAgainst(allowed);
       const results = requireResults(run);
+      await assertSound(run);
       expect(run.code, `${summary(results).join('\n')}\n${run.stderr}`).toBe(allowed.code);
       expect(results.verdict).toBe('conformant');
       expect(failing(results)).toEqual([]);
@@ -630,6 +641,7 @@ describe.concurrent('allowed variations: exit 0, nothing failed or missing, no e
       const run = await runAgainst({ variant: () => ({ handlers: everyOperation(unknownCode) }), tokenVia: 'flag', args: ['--fail-on', 'warning'] });
       expect(run.code).toBe(1);
       const results = requireResults(run);
+      await assertSound(run);
       expect(results.failOn).toBe('warning');
       expect(results.verdict).toBe('not-conformant');
       unknownCodeWarnings(results);

@@ -3,11 +3,14 @@
  * conformance CLI run as a child process against them (exactly as a user runs it), with its reports read back.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import { startReferenceService, type ReferenceService, type Reply, type Variant } from '../../src/reference-service/index.ts';
 import type { CheckId, Finding, OperationResult, Outcome, RunResults } from '../../src/runner/model.ts';
 
@@ -224,4 +227,35 @@ export function summary(results: RunResults): string[] {
   return results.operations
     .filter((o) => o.outcome !== 'passed' && o.outcome !== 'not-described')
     .map((o) => `${o.operationId}: ${o.outcome} [${checkIds(o).join(', ')}]`);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// What every run must satisfy
+
+/** Where the token shows up in a run's outputs (stdout, stderr and the three reports): empty when nowhere. */
+export async function tokenLeaks(run: CliRun, token = TOKEN): Promise<string[]> {
+  const leaks: string[] = [];
+  if (run.stdout.includes(token)) leaks.push('stdout');
+  if (run.stderr.includes(token)) leaks.push('stderr');
+  for (const file of ['results.json', 'junit.xml', 'index.html']) {
+    const path = join(run.out, file);
+    if (!existsSync(path)) continue;
+    if ((await readFile(path, 'utf8')).includes(token)) leaks.push(file);
+  }
+  return leaks;
+}
+
+type AddFormats = (ajv: Ajv2020, formats?: string[]) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+let resultsValidator: ValidateFunction | undefined;
+
+/** Where results.json departs from contract/results.schema.json (ajv, JSON Schema 2020-12): empty when valid. */
+export function resultsSchemaErrors(results: unknown): string[] {
+  if (!resultsValidator) {
+    const ajv = new Ajv2020({ allErrors: true, strict: true });
+    addFormats(ajv, ['date-time', 'date']);
+    resultsValidator = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'contract/results.schema.json'), 'utf8')) as Record<string, unknown>);
+  }
+  if (resultsValidator(results)) return [];
+  return (resultsValidator.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
 }
