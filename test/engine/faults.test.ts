@@ -189,6 +189,30 @@ const FAULTS: Array<[string, Fault]> = [
     },
   ],
   [
+    'a wrong field type in the reader the lifecycle chains use: the writers are not blamed',
+    {
+      variant: () => ({
+        handlers: {
+          'get-address-type-field-by-id': onSuccess((reply) => {
+            const body = objectBody(reply);
+            return { ...reply, body: { ...body, sequenceNumber: String(body['sequenceNumber']) } };
+          }),
+        },
+      }),
+      tokenVia: 'env',
+      operation: 'get-address-type-field-by-id',
+      outcome: 'failed',
+      check: 'response-schema-conformance',
+      more: (results) => {
+        for (const id of ['update-address-type-field', 'delete-address-type-field']) {
+          const lifecycle = operation(results, id).cases.find((c) => c.kind === 'lifecycle');
+          expect(lifecycle?.outcome, id).toBe('skipped');
+          expect(lifecycle?.skipReason, id).toMatch(/get-address-type-field-by-id/);
+        }
+      },
+    },
+  ],
+  [
     'a non-uuid id in a response',
     {
       variant: () => ({ handlers: { 'get-address-type-field-by-id': onSuccess((reply) => ({ ...reply, body: { ...objectBody(reply), id: 'field-1' } })) } }),
