@@ -132,6 +132,10 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
         results = summarise(applyWaivers(results, waivers, localDate()));
         const files = await writeReports(results, options.out);
         stdout.write(`${renderSummary(results, files, { color: isInteractive(stdout) })}\n`);
+        if (results.deploymentDiff) {
+          const { extra, lacking } = results.deploymentDiff;
+          stdout.write(`Deployment description: ${extra.length} operation(s) served that the contract lacks${extra.length ? ` (${extra.map((e) => `${e.method} ${e.path}`).join(', ')})` : ''}; ${lacking.length} contract operation(s) it lacks${lacking.length ? ` (${lacking.join(', ')})` : ''}.\n`);
+        }
       },
     });
 
@@ -248,14 +252,17 @@ async function assertReachable(baseUrl: string, timeoutMs: number): Promise<void
 /** Operations the deployment's own description lists that the contract lacks (informational), and the reverse. */
 async function diffDeployment(contract: Contract, source: string): Promise<NonNullable<RunResults['deploymentDiff']>> {
   const { api } = await loadDescription(source);
-  const { operations } = describeApi(api, source);
+  const { service, operations } = describeApi(api, source);
+  // A deployment's description covers one service: compare it with that service's part of the contract.
+  const sameService = contract.operations.filter((o) => o.service === service.id);
+  const compared = sameService.length > 0 ? sameService : contract.operations;
   const key = (method: string, path: string) => `${method} ${path.replace(/\{[^}]+\}/g, '{}')}`;
   const served = new Set(operations.map((o) => key(o.method, o.path)));
-  const described = new Set(contract.operations.map((o) => key(o.method, o.path)));
+  const described = new Set(compared.map((o) => key(o.method, o.path)));
   return {
     extra: operations
       .filter((o) => !described.has(key(o.method, o.path)))
       .map((o) => ({ method: o.method, path: o.path, operationId: o.operationId })),
-    lacking: contract.operations.filter((o) => !served.has(key(o.method, o.path))).map((o) => o.operationId),
+    lacking: compared.filter((o) => !served.has(key(o.method, o.path))).map((o) => o.operationId),
   };
 }
