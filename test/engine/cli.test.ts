@@ -236,9 +236,7 @@ describe.concurrent('runs', () => {
     RUN_TIMEOUT,
   );
 
-  // Known bug (vitest-reporter.ts): a scenario test that ends without a recorded call (skipped under
-  // --read-only) is filed as an "operation" named after the test, and counted among the skipped operations.
-  test.fails(
+  test(
     '--read-only: skipped scenario tests do not show up as operations',
     async () => {
       const results = requireResults(await readOnlyRun());
@@ -326,9 +324,7 @@ describe.concurrent('runs', () => {
     RUN_TIMEOUT,
   );
 
-  // Known bug (cli/run.ts): vitest's own SIGINT handler (its logger's cleanup listener) exits the process
-  // with 130 a millisecond after the signal, before the CLI's handler can finish the reports.
-  test.fails(
+  test(
     'an interrupted run (SIGINT) still writes results.json with interrupted: true, and exits 2',
     async () => {
       let signalledAt = 0;

@@ -135,7 +135,6 @@ interface Fault extends Target {
   /** The check whose error finding names the fault; absent when only a scenario assertion can see it. */
   check?: CheckId;
   /** Set while the engine misjudges this fault: the row is expected to fail until the engine is fixed. */
-  knownBug?: string;
   more?: (results: RunResults, run: CliRun) => void;
 }
 
@@ -360,7 +359,6 @@ const FAULTS: Array<[string, Fault]> = [
       operation: 'customer-get-cache-key-list',
       outcome: 'failed',
       check: 'not-a-server-error',
-      knownBug: 'session.ts judge(): any error finding on the presence case makes it "missing"',
     },
   ],
   [
@@ -411,7 +409,6 @@ const FAULTS: Array<[string, Fault]> = [
       operation: 'update-address-type-field',
       outcome: 'failed',
       check: 'update-persisted',
-      knownBug: 'vitest-reporter.ts: the failed assertion of the scenario "an update of the field is visible" is filed under the last operation it called (get-address-type-field-by-id)',
     },
   ],
   [
@@ -429,20 +426,6 @@ const FAULTS: Array<[string, Fault]> = [
         expect(positive?.outcome).toBe('failed');
         expect(positive?.exchanges.at(-1)?.error?.kind).toBe('timeout');
         expect(positive?.findings[0]).toMatchObject({ check: 'response-timeout', severity: 'error', expected: 'a response within 1500 ms' });
-      },
-    },
-  ],
-  [
-    'a reference counter that does not advance (only a scenario assertion sees it)',
-    {
-      variant: () => ({ handlers: { 'get-foreign-trade-reference-number': onSuccess((reply) => ({ ...reply, body: { ...objectBody(reply), Counter: 1 } })) } }),
-      tokenVia: 'flag',
-      operation: 'get-foreign-trade-reference-number',
-      outcome: 'failed',
-      more: (results) => {
-        const failed = operation(results, 'get-foreign-trade-reference-number').cases.filter((c) => c.outcome === 'failed');
-        expect(failed.map((c) => c.kind)).toEqual(['scenario']);
-        expect(failed[0]?.errorMessage).toMatch(/greater than/);
       },
     },
   ],
@@ -474,11 +457,33 @@ async function assertFault(fault: Fault, run: CliRun): Promise<void> {
 }
 
 describe.concurrent('faulty deployments: exit 1, exactly the faulty operation fails', () => {
-  test.each(FAULTS.filter(([, f]) => !f.knownBug))('%s', async (_name, fault) => assertFault(fault, await runAgainst(fault)), RUN_TIMEOUT);
+  test.each(FAULTS)('%s', async (_name, fault) => assertFault(fault, await runAgainst(fault)), RUN_TIMEOUT);
 
-  // Known engine bugs (see each row's knownBug): these rows fail until the engine is fixed.
-  test.fails.each(FAULTS.filter(([, f]) => f.knownBug))('%s', async (_name, fault) => assertFault(fault, await runAgainst(fault)), RUN_TIMEOUT);
 });
+
+// ---------------------------------------------------------------------------------------------------------
+// A fault only a scenario's own assertion can see: reported as that scenario's failure, no operation blamed
+
+test(
+  'a reference counter that does not advance: the scenario fails, no described operation is blamed',
+  async () => {
+    const run = await runAgainst({
+      variant: () => ({ handlers: { 'get-foreign-trade-reference-number': onSuccess((reply) => ({ ...reply, body: { ...objectBody(reply), Counter: 1 } })) } }),
+      tokenVia: 'flag',
+    });
+    expect(run.code, run.stderr).toBe(1);
+    await assertSound(run);
+    const results = requireResults(run);
+    expect(failing(results)).toEqual([]);
+    const scenarios = results.operations.filter((o) => o.group === 'scenarios');
+    expect(scenarios.map((o) => `${o.operationId}: ${o.outcome}`)).toEqual([
+      'scenario: foreign-trade reference numbers > a generated reference validates, and the counter advances: failed',
+    ]);
+    expect(scenarios[0]?.cases[0]?.errorMessage).toMatch(/greater than/);
+    expect(results.verdict).toBe('not-conformant');
+  },
+  RUN_TIMEOUT,
+);
 
 // ---------------------------------------------------------------------------------------------------------
 // A producer fault: the operation that creates the records others need
@@ -521,9 +526,7 @@ describe.concurrent('a producer fault (create-address-type answers 500 to valid 
     RUN_TIMEOUT,
   );
 
-  // Known bug: suites/scenarios/address-type-lifecycle.test.ts goes on after its create failed, calls the next
-  // operations with the id "undefined", and files their 400s as those operations' failures.
-  test.fails(
+  test(
     'only the producer is failing: the steps of a scenario after its failed create do not blame the next operations',
     async () => {
       const results = requireResults(await producerFault());

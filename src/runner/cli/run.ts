@@ -139,6 +139,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       },
     });
 
+    const signalListeners = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
     const scenarios = options.include.length === 0 && options.exclude.length === 0 && (!options.shard || options.shard.index === 1);
     const vitest = await createVitest(
       'test',
@@ -159,6 +160,13 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       },
       { logLevel: 'silent', server: { watch: null } },
     );
+    // vitest adds listeners that exit the process at once on SIGINT/SIGTERM; drop them so the run can end
+    // cleanly and write its reports with what was measured.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      for (const listener of process.listeners(signal)) {
+        if (!signalListeners[signal].includes(listener)) process.off(signal, listener);
+      }
+    }
     let interrupted = false;
     const onSignal = () => {
       interrupted = true;

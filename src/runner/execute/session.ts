@@ -355,7 +355,8 @@ export class Session {
     });
     checks.unshift({ id: 'response-timeout', status: 'passed' });
     const failed = findings.some((f) => f.severity === 'error');
-    const outcome = planned.kind === 'presence' && failed ? 'missing' : failed ? 'failed' : 'passed';
+    const absent = findings.some((f) => f.check === 'operation-present' && f.severity === 'error');
+    const outcome = absent ? 'missing' : failed ? 'failed' : 'passed';
     return result({ outcome, checks, findings });
   }
 

@@ -23,6 +23,11 @@ export interface CollectOptions {
 }
 
 const SEPARATOR = ' › ';
+const SCENARIO_PREFIX = 'scenario: ';
+
+function isGenerated(moduleId: string): boolean {
+  return /[\\/]suites[\\/]generated[\\/]/.test(moduleId);
+}
 
 /**
  * Bridges vitest to results.json: every test carries its case results in `task.meta.conformance`; this
@@ -56,32 +61,39 @@ export class ConformanceCollector implements Reporter {
     const byOperation = new Map<string, CaseResult[]>();
     const add = (operationId: string, result: CaseResult) => byOperation.set(operationId, [...(byOperation.get(operationId) ?? []), result]);
     const errors: string[] = unhandledErrors.map((e) => firstLine(e.message ?? 'unhandled error'));
+    /** Scenario-level results live in the `scenarios` group, one entry per scenario test. */
+    const scenarioFailure = (test: TestCase, outcome: 'failed' | 'errored', message: string | undefined) =>
+      add(`${SCENARIO_PREFIX}${test.fullName}`, {
+        name: test.name,
+        kind: 'scenario',
+        outcome,
+        errorMessage: firstLine(message ?? 'the scenario failed'),
+        durationMs: Math.round(test.diagnostic()?.duration ?? 0),
+        checks: [],
+        findings: [],
+        exchanges: [],
+      });
     for (const mod of [...testModules].sort((a, b) => a.moduleId.localeCompare(b.moduleId))) {
       for (const error of mod.errors()) errors.push(`${mod.moduleId}: ${firstLine(error.message ?? 'error')}`);
       for (const test of mod.children.allTests()) {
         const meta = test.meta().conformance;
         if (meta && meta.length > 0) {
           for (const { operationId, result } of meta) add(operationId, withCurl(result));
-          // A scenario whose own assertion failed after its calls conformed: the failure is the service's.
+          // A scenario whose own assertion failed after its calls conformed: the scenario itself failed.
           const outcome = test.result();
-          const last = meta.at(-1);
-          if (outcome.state === 'failed' && last && !meta.some((m) => m.result.outcome !== 'passed')) {
-            add(last.operationId, {
-              name: `${last.result.name} › assertion`,
-              kind: last.result.kind,
-              outcome: 'failed',
-              errorMessage: firstLine(outcome.errors?.[0]?.message ?? 'the scenario assertion failed'),
-              durationMs: Math.round(test.diagnostic()?.duration ?? 0),
-              checks: [],
-              findings: [],
-              exchanges: [],
-            });
+          if (outcome.state === 'failed' && !meta.some((m) => m.result.outcome !== 'passed')) {
+            scenarioFailure(test, 'failed', outcome.errors?.[0]?.message);
           }
           continue;
         }
         const outcome = test.result();
         const state = outcome.state;
         if (state === 'pending') continue;
+        if (!isGenerated(mod.moduleId)) {
+          // A scenario test that made no checked call: only its failure is worth reporting.
+          if (state === 'failed') scenarioFailure(test, 'errored', outcome.errors?.[0]?.message);
+          continue;
+        }
         const [operationId, caseName] = splitName(test.name);
         const message = test.result().errors?.[0]?.message;
         add(operationId, {
