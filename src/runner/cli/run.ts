@@ -4,7 +4,7 @@ import { request } from 'undici';
 import { createVitest } from 'vitest/node';
 import { CHECKS } from '../checks/registry.ts';
 import type { RunConfig } from '../execute/config.ts';
-import { selectOperations } from '../execute/select.ts';
+import { matchesSelector, selectOperations } from '../execute/select.ts';
 import type { Contract, OperationResult, RunResults } from '../model.ts';
 import { planOperation } from '../plan/cases.ts';
 import { ConsoleProgress, isInteractive, renderSummary } from '../report/console.ts';
@@ -66,7 +66,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   const catalog: Catalog | undefined = options.catalog ? await loadCatalog(options.catalog) : undefined;
   const waivers: Waiver[] = options.waivers ? await loadWaivers(options.waivers, { knownChecks: [...CHECKS.keys(), 'response-timeout'] }) : [];
   for (const pattern of [...options.include, ...options.exclude]) {
-    if (!contract.operations.some((o) => o.operationId === pattern || o.group === pattern || o.group === `/${pattern}` || o.service === pattern)) {
+    if (!contract.operations.some((o) => matchesSelector(o, pattern))) {
       throw new InputError(`--include/--exclude "${pattern}" names no operationId, group or service of the contract`);
     }
   }

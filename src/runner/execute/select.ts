@@ -11,7 +11,8 @@ export function compareOperations(a: Pick<Operation, 'service' | 'group' | 'oper
   return a.service.localeCompare(b.service) || a.group.localeCompare(b.group) || a.operationId.localeCompare(b.operationId);
 }
 
-function matches(op: Operation, pattern: string): boolean {
+/** An --include/--exclude pattern names an operationId, a group (with or without its slash) or a service. */
+export function matchesSelector(op: Pick<Operation, 'operationId' | 'group' | 'service'>, pattern: string): boolean {
   return op.operationId === pattern || op.group === pattern || op.group === `/${pattern}` || op.service === pattern;
 }
 
@@ -19,8 +20,8 @@ function matches(op: Operation, pattern: string): boolean {
 export function selectOperations(operations: Operation[], selection: Selection): Operation[] {
   const selected = [...operations]
     .sort(compareOperations)
-    .filter((op) => selection.include.length === 0 || selection.include.some((p) => matches(op, p)))
-    .filter((op) => !selection.exclude.some((p) => matches(op, p)));
+    .filter((op) => selection.include.length === 0 || selection.include.some((p) => matchesSelector(op, p)))
+    .filter((op) => !selection.exclude.some((p) => matchesSelector(op, p)));
   const shard = selection.shard;
   return shard ? selected.filter((_, i) => i % shard.count === shard.index - 1) : selected;
 }

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { answersAsUnknownRoute } from '../checks/operation-present.ts';
 import { runChecks } from '../checks/registry.ts';
 import { SchemaValidator } from '../checks/schema.ts';
 import type { CheckContext } from '../checks/types.ts';
-import { atPointer } from '../checks/types.ts';
 import { HttpClient } from '../http/client.ts';
 import type { CaseResult, Contract, Exchange, Finding, Operation, RecordedResponse } from '../model.ts';
 import {
@@ -21,6 +21,7 @@ import { loadExamples } from '../spec/examples.ts';
 import { loadContract } from '../spec/load.ts';
 import { loadProfile, sideEffectOf, type Profile } from '../spec/profile.ts';
 import type { RunConfig } from './config.ts';
+import { createdIds } from './created.ts';
 import { selectOperations } from './select.ts';
 import { resolveTemplates } from './templates.ts';
 
@@ -41,13 +42,6 @@ function answered(e: Exchange): e is Answered {
 
 function is2xx(e: Exchange): boolean {
   return e.response !== undefined && e.response.status >= 200 && e.response.status < 300;
-}
-
-/** The id of a created record in any of the three create shapes. */
-export function createdId(body: unknown): string | undefined {
-  const record = Array.isArray(body) ? body[0] : typeof body === 'object' && body !== null && 'data' in body ? (body as { data: unknown[] }).data?.[0] : body;
-  const id = typeof record === 'object' && record !== null ? (record as Record<string, unknown>)['id'] : undefined;
-  return typeof id === 'string' ? id : undefined;
 }
 
 /**
@@ -147,7 +141,7 @@ export class Session {
   private record(op: Operation, exchange: Exchange, pathParams: Record<string, string>): void {
     const effect = sideEffectOf(this.profile, op.operationId);
     if (effect?.class !== 'reversible' || !effect.undo || !is2xx(exchange)) return;
-    const id = createdId(exchange.response?.json);
+    const id = createdIds(exchange.response?.json)[0];
     const undo = this.byId.get(effect.undo);
     if (!id || !undo) return;
     const last = pathParamNames(undo).at(-1);
@@ -199,9 +193,7 @@ export class Session {
   }
 
   isMissing(exchange: Exchange): boolean {
-    const res = exchange.response;
-    if (!res || !this.profile.missing.gatewayStatuses.includes(res.status)) return false;
-    return atPointer(res.json, this.profile.errorEnvelope.codePointer) === undefined;
+    return exchange.response !== undefined && answersAsUnknownRoute(exchange.response, this.profile);
   }
 
   /** Creates (through the API) the records an operation's path ids name; `fresh` makes new ones. */
@@ -224,7 +216,7 @@ export class Session {
       const body = await resolveTemplates(positiveBody(producer, this.examples, random), this.scope({}));
       const exchange = await this.call(producer, { pathParams: { ...ids }, body });
       trail.push(exchange);
-      const id = createdId(exchange.response?.json);
+      const id = createdIds(exchange.response?.json)[0];
       if (!is2xx(exchange) || !id) {
         throw new Unmet(`setup: ${producer.operationId} answered ${exchange.response?.status ?? exchange.error?.message} without a record id`);
       }

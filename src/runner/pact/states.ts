@@ -9,6 +9,9 @@
  * The table in suites/pact/README.md lists the same states; keep both in step.
  */
 import { request } from 'undici';
+import { createdIds } from '../execute/created.ts';
+
+export { createdIds };
 
 export type JsonMap = Record<string, unknown>;
 
@@ -65,19 +68,6 @@ function errorCode(json: unknown): string | undefined {
 function describeFailure(method: string, path: string, status: number, json: unknown): string {
   const code = errorCode(json);
   return `${method} ${path} answered ${status}${code ? ` ${code}` : ''}`;
-}
-
-/** The ids of a created record in any of the three create shapes (record, bare array, page). */
-export function createdIds(body: unknown): string[] {
-  const records = Array.isArray(body)
-    ? body
-    : typeof body === 'object' && body !== null && Array.isArray((body as { data?: unknown }).data)
-      ? ((body as { data: unknown[] }).data)
-      : [body];
-  return records.flatMap((r) => {
-    const id = (r as { id?: unknown } | null)?.id;
-    return typeof id === 'string' ? [id] : [];
-  });
 }
 
 async function create(api: ServiceApi, path: string, body: unknown, what: string): Promise<string> {
