@@ -134,6 +134,8 @@ export interface SchemaErrorDetail {
   instancePath: string;
   schemaPath: string;
   message: string;
+  /** The schema the failing keyword belongs to, compacted (e.g. { type: 'boolean' }). */
+  expected?: unknown;
 }
 
 export interface Finding {
@@ -182,6 +184,11 @@ export interface CaseResult {
   exchanges: Exchange[];
   /** curl command reproducing the last exchange, token as $CONFORMANCE_TOKEN. */
   curl?: string;
+  /**
+   * A bash script reproducing the whole chain when the case needed setup calls: the creates (ids captured
+   * from their answers), the call, then the clean-up; token from $CONFORMANCE_TOKEN.
+   */
+  reproduction?: string;
 }
 
 export interface OperationResult {

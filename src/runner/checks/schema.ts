@@ -2,6 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { JsonSchema, SchemaErrorDetail } from '../model.ts';
+import { schemaFragment } from './schema-fragment.ts';
 
 // ajv-formats is CommonJS; its default export arrives as the module namespace under some loaders.
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
@@ -16,7 +17,7 @@ export class SchemaValidator {
   private readonly cache = new Map<string, ValidateFunction>();
 
   constructor() {
-    this.ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
+    this.ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true, verbose: true });
     addFormats(this.ajv);
     this.ajv.addFormat('int32', {
       type: 'number',
@@ -38,13 +39,19 @@ export class SchemaValidator {
       this.cache.set(key, fn);
     }
     if (fn(data)) return [];
-    return (fn.errors ?? []).map((e) => ({
-      instancePath: e.instancePath,
-      schemaPath: e.schemaPath,
-      message: `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${
-        e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty: string }).additionalProperty)})` : ''
-      }`,
-    }));
+    return (fn.errors ?? []).map((e) => {
+      const detail: SchemaErrorDetail = {
+        instancePath: e.instancePath,
+        schemaPath: e.schemaPath,
+        message: `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${
+          e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty: string }).additionalProperty)})` : ''
+        }`,
+      };
+      // The schema the failing keyword belongs to (ajv's verbose parentSchema), compacted for reports.
+      const expected = schemaFragment(e.parentSchema);
+      if (expected !== undefined) detail.expected = expected;
+      return detail;
+    });
   }
 
   get compiledCount(): number {

@@ -21,6 +21,7 @@ import { loadExamples } from '../spec/examples.ts';
 import { loadContract } from '../spec/load.ts';
 import { loadProfile, sideEffectOf, type Profile } from '../spec/profile.ts';
 import type { RunConfig } from './config.ts';
+import { CreatedRecords, withReproduction } from './chain.ts';
 import { createdIds } from './created.ts';
 import { selectOperations } from './select.ts';
 import { resolveTemplates } from './templates.ts';
@@ -54,6 +55,7 @@ export class Session {
   private readonly presence = new Map<string, Promise<Exchange>>();
   private readonly fixtures = new Map<string, Promise<Record<string, string>>>();
   private readonly ledger: LedgerEntry[] = [];
+  private readonly created = new CreatedRecords();
   private readonly byId: Map<string, Operation>;
 
   private constructor(
@@ -140,6 +142,11 @@ export class Session {
   /** Whatever a create answered with success goes into the cleanup ledger, whichever case sent it. */
   private record(op: Operation, exchange: Exchange, pathParams: Record<string, string>): void {
     const effect = sideEffectOf(this.profile, op.operationId);
+    const undoOp = effect?.class === 'reversible' && effect.undo ? this.byId.get(effect.undo) : undefined;
+    const undoParam = undoOp ? pathParamNames(undoOp).at(-1) : undefined;
+    this.created.note(exchange, (id) =>
+      undoOp && undoParam ? { method: undoOp.method, url: this.url(undoOp, { ...pathParams, [undoParam]: id }) } : undefined,
+    );
     if (effect?.class !== 'reversible' || !effect.undo || !is2xx(exchange)) return;
     const id = createdIds(exchange.response?.json)[0];
     const undo = this.byId.get(effect.undo);
@@ -267,6 +274,10 @@ export class Session {
 
   /** Runs one planned case and says what happened. Never throws for the deployment's behaviour. */
   async runCase(planned: PlannedCase): Promise<CaseResult> {
+    return withReproduction(await this.runPlannedCase(planned), this.created, `${planned.operationId} › ${planned.name}`);
+  }
+
+  private async runPlannedCase(planned: PlannedCase): Promise<CaseResult> {
     const started = performance.now();
     const op = this.operation(planned.operationId);
     const exchanges: Exchange[] = [];

@@ -7,7 +7,9 @@
  * summary. Colour and layout belong here only: the results carry none.
  */
 import type { OperationResult, RunResults } from '../model.ts';
+import { findingEvidence } from './failures.ts';
 import { blockingFindings, OUTCOMES } from './outcomes.ts';
+import { pactSummaryLines } from './pact-summary.ts';
 import { formatDuration } from './text.ts';
 
 export interface ProgressStream {
@@ -143,10 +145,23 @@ function firstProblem(op: OperationResult, failOn: RunResults['failOn']): string
   return op.reason;
 }
 
+/** "at /0/isMandatory expected {"type":"boolean"} got "yes"" for the first failing finding, when it says. */
+function firstEvidence(op: OperationResult, failOn: RunResults['failOn']): string | undefined {
+  for (const c of op.cases) {
+    const f = blockingFindings(c, failOn)[0];
+    if (!f) continue;
+    const e = findingEvidence(f);
+    if (e.expected === undefined) return undefined;
+    return `${e.at ? `at ${e.at} ` : ''}expected ${e.expected}${e.actual !== undefined ? ` got ${e.actual}` : ''}`;
+  }
+  return undefined;
+}
+
 /** The closing summary: verdict, counts, failing operations with their first finding, slowest, reports. */
 export function renderSummary(results: RunResults, paths: ReportPaths, options: { color: boolean }): string {
   const c = options.color ? paint : { red: plain, green: plain, yellow: plain, blue: plain, dim: plain, bold: plain };
   const lines: string[] = [];
+  if (results.pact && results.operations.length === 0) return pactSummaryLines(results, paths, c).join('\n') + '\n';
   const verdictText = results.verdict.replace('-', ' ').toUpperCase();
   const verdictPaint = results.verdict === 'conformant' ? c.green : results.verdict === 'not-conformant' ? c.red : c.yellow;
   lines.push(
@@ -171,6 +186,8 @@ export function renderSummary(results: RunResults, paths: ReportPaths, options: 
       lines.push(`  ${painter(op.outcome.padEnd(7))}  ${op.operationId}${route ? `  ${c.dim(route)}` : ''}`);
       const first = firstProblem(op, results.failOn);
       if (first) lines.push(`           ${first.split('\n')[0]}`);
+      const evidence = firstEvidence(op, results.failOn);
+      if (evidence) lines.push(`           ${c.dim(evidence)}`);
     }
   }
   const pactFailed = (results.pact?.interactions ?? []).filter((i) => i.outcome === 'failed' || i.outcome === 'errored');
