@@ -34,9 +34,9 @@ export interface FailureGroup {
 const MAX_LINE = 160;
 
 /** A value as one short line: strings as they are, other values as compact JSON, cut with an ellipsis. */
-export function oneLine(value: unknown): string {
+export function oneLine(value: unknown, asJson = false): string {
   let text: string;
-  if (typeof value === 'string') text = value;
+  if (typeof value === 'string' && !asJson) text = value;
   else {
     try {
       text = JSON.stringify(value) ?? String(value);
@@ -62,7 +62,8 @@ export function findingEvidence(f: Finding): Pick<FailureRow, 'at' | 'expected' 
     if (expected !== undefined) out.expected = oneLine(expected);
     if (f.actual !== undefined && typeof f.actual === 'object') {
       const value = first.instancePath ? atPointer(f.actual, first.instancePath) : f.actual;
-      if (value !== undefined) out.actual = oneLine(value);
+      // As JSON: "1" (a string) and 1 (a number) must look different next to an expected type.
+      if (value !== undefined) out.actual = oneLine(value, true);
     }
     return out;
   }

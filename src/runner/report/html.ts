@@ -197,7 +197,7 @@ function findingView(f: Finding, failOn: RunResults['failOn']): FindingView {
     message: f.message,
     request: `${f.method} ${f.path}`,
     schemaErrors: (f.schemaErrors ?? []).map((e) => {
-      const evidence = findingEvidence({ ...f, schemaErrors: [e] });
+      const evidence = findingEvidence({ ...f, schemaErrors: [e], expected: e.expected });
       const row: FindingView['schemaErrors'][number] = { instancePath: e.instancePath || '(root)', schemaPath: e.schemaPath, message: e.message };
       if (evidence.expected !== undefined) row.expected = evidence.expected;
       if (evidence.actual !== undefined) row.actual = evidence.actual;

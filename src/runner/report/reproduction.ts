@@ -40,10 +40,14 @@ type Part = { text: string } | { variable: string };
 
 /** Parts as one shell word: literals single-quoted, variables double-quoted, nothing between them. */
 function word(parts: Part[]): string {
-  const out = parts
-    .filter((p) => !('text' in p) || p.text !== '')
-    .map((p) => ('text' in p ? shellQuote(p.text) : `"\${${p.variable}}"`))
-    .join('');
+  const merged: Part[] = [];
+  for (const p of parts) {
+    const last = merged[merged.length - 1];
+    if ('text' in p && p.text === '') continue;
+    if ('text' in p && last && 'text' in last) last.text += p.text;
+    else merged.push('text' in p ? { text: p.text } : p);
+  }
+  const out = merged.map((p) => ('text' in p ? shellQuote(p.text) : `"\${${p.variable}}"`)).join('');
   return out === '' ? "''" : out;
 }
 
