@@ -97,12 +97,13 @@ describe('response-schema-conformance carries the expected fragment', () => {
 });
 
 describe('failureGroups', () => {
-  test('groups blocking findings and errored cases by reason, biggest first; warnings and waived left out', () => {
+  test('groups blocking findings and errored cases by reason, the tool's errors last; warnings and waived left out', () => {
     const groups = failureGroups(fixtureRun());
     expect(groups.map((g) => [g.reason, g.rows.map((r) => `${r.operationId} › ${r.caseName}`)])).toEqual([
-      ['errored', ['customer-get-cache-key-list › positive']],
       ['operation-present', ['delete-address-type › presence']],
+      ['pact', ['create-address-type › mobile-app › create an address type']],
       ['response-schema-conformance', ['get-address-type-field-list › positive']],
+      ['errored', ['customer-get-cache-key-list › positive']],
     ]);
   });
 

@@ -97,7 +97,10 @@ describe('renderHtml (as text)', () => {
     expect(failures).toBeLessThan(html.indexOf('<section id="operations"'));
     const section = html.slice(failures, html.indexOf('</section>', failures));
     const reasons = [...section.matchAll(/data-reason="([^"]*)"/g)].map((m) => m[1]);
-    expect(reasons).toEqual(['errored', 'operation-present', 'response-schema-conformance']);
+    expect(reasons).toEqual(['operation-present', 'pact', 'response-schema-conformance', 'errored']);
+    // A failed pact interaction links to the interactions table.
+    expect(section).toContain('<td>mobile-app › create an address type</td>');
+    expect(section).toContain('<a href="#pact"><code>create-address-type</code></a>');
     // One row per failing case: the operation (linked), the case, one line of why and the evidence.
     expect(section).toContain('<a href="#op-customer-service-get-address-type-field-list"><code>get-address-type-field-list</code></a>');
     expect(section).toContain('<span class="why">The 200 response body does not match the declared schema.</span>');
@@ -133,6 +136,7 @@ describe('renderHtml (as text)', () => {
     expect(page).not.toContain('<section id="operations"');
     expect(page).not.toContain('Operations');
     expect(page).not.toContain('broke the contract');
+    expect(page).not.toContain('<section id="failures"');
     expect(page).toContain('<div class="verdict-explain">1 of 3 interactions verified; 1 failed (see the interactions below).</div>');
     expect(page).toContain('3 interactions from 2 pact files · verified against the deployment');
     expect(page.indexOf('<section id="pact"')).toBeLessThan(page.indexOf('</main>'));
@@ -248,6 +252,35 @@ describe('the HTML report in a real browser (chromium)', () => {
     const button = page.locator('#op-customer-service-get-address-type-field-list button.copy').first();
     await button.click();
     await expect.poll(() => button.textContent()).toMatch(/^(Copied|Selected: press Ctrl\+C)$/);
+  });
+
+  test('what failed is on screen above the operations, each row linking to its operation', async ({ skip }) => {
+    if (!HAS_CHROMIUM) skip(NO_CHROMIUM);
+    const failures = await page.locator('#failures').boundingBox();
+    const operations = await page.locator('#operations').boundingBox();
+    expect(failures && operations && failures.y < operations.y).toBe(true);
+    expect(await page.locator('#failures tbody.reason').count()).toBe(4);
+    await page.click('#failures a[href="#op-customer-service-customer-get-cache-key-list"]');
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe('#op-customer-service-customer-get-cache-key-list');
+    expect(await page.locator('#op-customer-service-customer-get-cache-key-list').getAttribute('open')).not.toBeNull();
+  });
+
+  test('a pact-only report: interactions first, no operations section, screenshot', async ({ skip }) => {
+    if (!HAS_CHROMIUM) skip(NO_CHROMIUM);
+    const pactFile = `${OUT_DIR}pact.html`;
+    writeFileSync(pactFile, renderHtml(summarise({ ...rawRun([]), expiredWaivers: [] })));
+    const pactPage = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const errors: string[] = [];
+    pactPage.on('pageerror', (e) => errors.push(e.message));
+    await pactPage.goto(pathToFileURL(pactFile).href);
+    expect(await pactPage.locator('#operations').count()).toBe(0);
+    expect(await pactPage.locator('.verdict-explain').textContent()).toBe('1 of 3 interactions verified; 1 failed (see the interactions below).');
+    const first = await pactPage.locator('tr.pact-row').first().getAttribute('data-outcome');
+    expect(first).toBe('failed');
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await pactPage.screenshot({ path: `${SCREENSHOTS}pact-report.png`, fullPage: true });
+    await pactPage.close();
+    expect(errors).toEqual([]);
   });
 
   test('screenshot for a human look', async ({ skip }) => {

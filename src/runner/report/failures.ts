@@ -76,6 +76,7 @@ const TITLES: Record<string, string> = {
   errored: 'The tool or the network failed (not the service’s fault)',
   failed: 'Failed without a finding (a scenario assertion)',
   missing: 'Missing',
+  pact: 'Pact interactions that failed',
 };
 
 function rowsOf(op: OperationResult, c: CaseResult, failOn: RunResults['failOn']): Array<[string, FailureRow]> {
@@ -90,10 +91,10 @@ function rowsOf(op: OperationResult, c: CaseResult, failOn: RunResults['failOn']
 }
 
 /**
- * Failures grouped by reason, biggest group first (then by reason). Rows keep the canonical order of
- * operations and cases. Waived findings and warnings that do not fail the run are left out.
+ * Failures grouped by reason: the deployment's failures first, biggest group first (then by reason), and
+ * the tool's or network's errors last. Rows keep the canonical order of operations and cases. Waived findings and warnings that do not fail the run are left out.
  */
-export function failureGroups(results: Pick<RunResults, 'operations' | 'failOn'>): FailureGroup[] {
+export function failureGroups(results: Pick<RunResults, 'operations' | 'failOn'> & Partial<Pick<RunResults, 'pact'>>): FailureGroup[] {
   const groups = new Map<string, FailureRow[]>();
   for (const op of results.operations) {
     for (const c of op.cases) {
@@ -104,7 +105,20 @@ export function failureGroups(results: Pick<RunResults, 'operations' | 'failOn'>
       }
     }
   }
+  for (const i of results.pact?.interactions ?? []) {
+    if (i.outcome !== 'failed' && i.outcome !== 'errored') continue;
+    const first = i.mismatches[0];
+    const row: FailureRow = { operationId: i.operationId ?? i.consumer, service: 'pact', method: '', path: '', caseName: `${i.consumer} › ${i.description}`, why: firstLine(first?.message ?? i.outcome) };
+    if (first?.location) row.at = first.location;
+    const reason = i.outcome === 'failed' ? 'pact' : 'errored';
+    groups.set(reason, [...(groups.get(reason) ?? []), row]);
+  }
   return [...groups]
     .map(([reason, rows]) => ({ reason, title: TITLES[reason] ?? reason, rows }))
-    .sort((a, b) => b.rows.length - a.rows.length || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
+    .sort(
+      (a, b) =>
+        Number(a.reason === 'errored') - Number(b.reason === 'errored') ||
+        b.rows.length - a.rows.length ||
+        (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0),
+    );
 }

@@ -340,9 +340,9 @@ export function buildReportView(results: RunResults, options: HtmlOptions = {}):
     }
   }
 
-  const failures = failureGroups({ operations, failOn: results.failOn }).map((g) => ({
+  const failures = failureGroups({ operations, failOn: results.failOn, ...(results.pact ? { pact: results.pact } : {}) }).map((g) => ({
     ...g,
-    rows: g.rows.map((r) => ({ ...r, anchor: anchorFor(r) })),
+    rows: g.rows.map((r) => ({ ...r, anchor: r.service === 'pact' ? 'pact' : anchorFor(r) })),
   }));
   const pactOnly = results.pact !== undefined && operations.length === 0;
   const verdict = pactOnly && results.pact ? pactVerdict(results.verdict, results.pact) : { value: results.verdict, ...VERDICT_LABELS[results.verdict] };
