@@ -97,7 +97,7 @@ describe('response-schema-conformance carries the expected fragment', () => {
 });
 
 describe('failureGroups', () => {
-  test('groups blocking findings and errored cases by reason, the tool's errors last; warnings and waived left out', () => {
+  test('groups blocking findings and errored cases by reason, the tool errors last; warnings and waived left out', () => {
     const groups = failureGroups(fixtureRun());
     expect(groups.map((g) => [g.reason, g.rows.map((r) => `${r.operationId} › ${r.caseName}`)])).toEqual([
       ['operation-present', ['delete-address-type › presence']],
