@@ -236,6 +236,28 @@ export interface RunResults {
   pact?: { mode: 'verify' | 'check'; interactions: PactInteractionResult[] };
   /** Waivers that expired (each fails the run). */
   expiredWaivers: Array<{ operationId: string; check: string; reason: string; expires: string }>;
+  /** With --baseline: the failures that are new, fixed and unchanged against an earlier run. */
+  baseline?: BaselineComparison;
+}
+
+export interface BaselineEntry {
+  /** "<service> <operationId> › <case> › <check>": what identifies a failure across runs. */
+  key: string;
+  operationId: string;
+  caseName: string;
+  check: string;
+  /** The message of this run's failure (of the baseline's, for fixed ones). */
+  message: string;
+}
+
+export interface BaselineComparison {
+  /** The baseline file as the user gave it. */
+  file: string;
+  /** When the baseline run started. */
+  startedAt: string;
+  new: BaselineEntry[];
+  fixed: BaselineEntry[];
+  unchanged: BaselineEntry[];
 }
 
 export interface PactInteractionResult {
