@@ -62,6 +62,7 @@ interface RunFlags {
   failOn: 'error' | 'warning';
   quiet?: boolean;
   deploymentSpec?: string;
+  baseline?: string;
 }
 
 function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv): RunOptions {
@@ -90,6 +91,7 @@ function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv): RunOptions {
     failOn: flags.failOn,
     quiet: flags.quiet ?? false,
     ...(flags.deploymentSpec ? { deploymentSpec: flags.deploymentSpec } : {}),
+    ...(flags.baseline ? { baseline: flags.baseline } : {}),
   };
 }
 
@@ -126,6 +128,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
     .addOption(new Option('--fail-on <level>', 'what fails the run').choices(['error', 'warning']).default('error'))
     .option('--quiet', 'print only the summary')
     .option('--deployment-spec <file|url>', "the deployment's own OpenAPI: list what it serves that the contract lacks, and the reverse")
+    .option('--baseline <results.json>', 'an earlier run: report what is new, fixed and unchanged, and fail only on what is new')
     .action(async (flags: RunFlags) => {
       const outcome = await runConformance(toRunOptions(flags, env));
       if (outcome.message) process.stderr.write(`conformance: ${outcome.message}\n`);

@@ -10,6 +10,8 @@ import { planOperation } from '../plan/cases.ts';
 import { ConsoleProgress, isInteractive, renderSummary } from '../report/console.ts';
 import { summarise } from '../report/outcomes.ts';
 import { applyWaivers, loadWaivers, localDate, type Waiver } from '../report/waivers.ts';
+import { baselineExitCode, baselineLine, compareWithBaseline } from '../report/baseline.ts';
+import { readBaseline } from '../report/baseline-file.ts';
 import { ConformanceCollector } from '../report/vitest-reporter.ts';
 import { writeReports } from '../report/write.ts';
 import { coverage, loadCatalog, notDescribedResults, type Catalog } from '../spec/catalog.ts';
@@ -44,6 +46,8 @@ export interface RunOptions {
   failOn: 'error' | 'warning';
   quiet: boolean;
   deploymentSpec?: string;
+  /** results.json of an earlier run (or its directory): fail only on what is new against it. */
+  baseline?: string;
   /** Where the console goes (default process.stdout / stderr). */
   stdout?: NodeJS.WritableStream & { isTTY?: boolean };
   stderr?: NodeJS.WritableStream & { isTTY?: boolean };
@@ -65,6 +69,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   const examples = await loadExamples(options.examples);
   const catalog: Catalog | undefined = options.catalog ? await loadCatalog(options.catalog) : undefined;
   const waivers: Waiver[] = options.waivers ? await loadWaivers(options.waivers, { knownChecks: [...CHECKS.keys(), 'response-timeout'] }) : [];
+  const baseline = options.baseline ? await readBaseline(options.baseline) : undefined;
   for (const pattern of [...options.include, ...options.exclude]) {
     if (!contract.operations.some((o) => matchesSelector(o, pattern))) {
       throw new InputError(`--include/--exclude "${pattern}" names no operationId, group or service of the contract`);
@@ -130,6 +135,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
         endErrors = end.errors;
         results = buildResults({ operations, contract, catalog, config, options, embedded: embedded !== undefined, startedAt, interrupted: end.reason === 'interrupted', deploymentDiff });
         results = summarise(applyWaivers(results, waivers, localDate()));
+        if (baseline && options.baseline) results = { ...results, baseline: compareWithBaseline(results, baseline, options.baseline) };
         const files = await writeReports(results, options.out);
         stdout.write(`${renderSummary(results, files, { color: isInteractive(stdout) })}\n`);
         if (results.deploymentDiff) {
@@ -196,6 +202,10 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
         results: final,
         message: `${final.counts.errored} operation(s) errored (tool or network problems, see the reports): the run cannot vouch for them`,
       };
+    }
+    const gate = baselineExitCode(final, final.baseline);
+    if (gate !== undefined && final.baseline) {
+      return { exitCode: gate, results: final, ...(gate === 0 ? { message: `not conformant, but nothing new: ${baselineLine(final.baseline)}` } : {}) };
     }
     return { exitCode: final.verdict === 'conformant' ? 0 : 1, results: final };
   } finally {

@@ -60,3 +60,15 @@ export function baselineExitCode(results: Pick<RunResults, 'verdict' | 'expiredW
 export function baselineLine(comparison: BaselineComparison): string {
   return `Against the baseline (${comparison.file}): ${comparison.new.length} new · ${comparison.fixed.length} fixed · ${comparison.unchanged.length} unchanged`;
 }
+
+/** The console lines: the counts, then what is new (it fails the gate) and what is fixed. */
+export function baselineSummary(comparison: BaselineComparison, c: { bold: (s: string) => string; red: (s: string) => string; green: (s: string) => string }): string[] {
+  const lines = [c.bold(baselineLine(comparison))];
+  const list = (entries: BaselineEntry[], label: string, paint: (s: string) => string) => {
+    for (const e of entries.slice(0, 20)) lines.push(`  ${paint(label)}  ${e.operationId} › ${e.caseName} › ${e.check}: ${e.message}`);
+    if (entries.length > 20) lines.push(`  … ${entries.length - 20} more`);
+  };
+  list(comparison.new, 'new  ', c.red);
+  list(comparison.fixed, 'fixed', c.green);
+  return lines;
+}

@@ -7,6 +7,7 @@
  * summary. Colour and layout belong here only: the results carry none.
  */
 import type { OperationResult, RunResults } from '../model.ts';
+import { baselineSummary } from './baseline.ts';
 import { findingEvidence } from './failures.ts';
 import { blockingFindings, OUTCOMES } from './outcomes.ts';
 import { pactSummaryLines } from './pact-summary.ts';
@@ -199,6 +200,7 @@ export function renderSummary(results: RunResults, paths: ReportPaths, options: 
       if (m) lines.push(`           ${m.message}`);
     }
   }
+  if (results.baseline) lines.push('', ...baselineSummary(results.baseline, c));
   if (results.expiredWaivers.length > 0) {
     lines.push('', c.bold(c.red('Expired waivers (each fails the run; remove or renew them):')));
     for (const w of results.expiredWaivers) lines.push(`  ${w.operationId} / ${w.check}  expired ${w.expires}: ${w.reason}`);

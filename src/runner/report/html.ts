@@ -20,6 +20,7 @@ import type {
   Outcome,
   RunResults,
 } from '../model.ts';
+import { baselineLine, failureKey } from './baseline.ts';
 import { failureGroups, findingEvidence, type FailureGroup } from './failures.ts';
 import { blockingFindings, OUTCOMES, sortOperations, sortPactInteractions } from './outcomes.ts';
 import { pactHeadline } from './pact-summary.ts';
@@ -147,7 +148,9 @@ export interface ReportView {
   groups: GroupView[];
   groupNames: string[];
   /** What failed, grouped by reason, with links to the operations. */
-  failures: Array<FailureGroup & { rows: Array<FailureGroup['rows'][number] & { anchor: string }> }>;
+  failures: Array<FailureGroup & { rows: Array<FailureGroup['rows'][number] & { anchor: string; isNew?: boolean }> }>;
+  /** With --baseline: the comparison line and what was fixed since. */
+  baseline?: { line: string; fixed: NonNullable<RunResults['baseline']>['fixed']; newCount: number };
   failureCount: number;
   /** Pact runs without operations lead with the interactions and show no operations section. */
   pactOnly: boolean;
@@ -340,9 +343,14 @@ export function buildReportView(results: RunResults, options: HtmlOptions = {}):
     }
   }
 
+  const newKeys = results.baseline ? new Set(results.baseline.new.map((e) => e.key)) : undefined;
   const failures = failureGroups({ operations, failOn: results.failOn, ...(results.pact ? { pact: results.pact } : {}) }).map((g) => ({
     ...g,
-    rows: g.rows.map((r) => ({ ...r, anchor: r.service === 'pact' ? 'pact' : anchorFor(r) })),
+    rows: g.rows.map((r) => {
+      const row: ReportView['failures'][number]['rows'][number] = { ...r, anchor: r.service === 'pact' ? 'pact' : anchorFor(r) };
+      if (newKeys?.has(failureKey(r.service, r.operationId, r.caseName, g.reason))) row.isNew = true;
+      return row;
+    }),
   }));
   const pactOnly = results.pact !== undefined && operations.length === 0;
   const verdict = pactOnly && results.pact ? pactVerdict(results.verdict, results.pact) : { value: results.verdict, ...VERDICT_LABELS[results.verdict] };
@@ -403,6 +411,9 @@ export function buildReportView(results: RunResults, options: HtmlOptions = {}):
         return row;
       }),
     };
+  }
+  if (results.baseline) {
+    view.baseline = { line: baselineLine(results.baseline), fixed: results.baseline.fixed, newCount: results.baseline.new.length };
   }
   if (results.deploymentDiff && (results.deploymentDiff.extra.length > 0 || results.deploymentDiff.lacking.length > 0)) {
     view.deploymentDiff = results.deploymentDiff;
