@@ -157,10 +157,18 @@ describe('reproductionScript', () => {
     expect(reproductionScript([])).toBeUndefined();
   });
 
+  test('a failing create: the script shows its answer whatever it holds, and deletes the record only when it has an id', () => {
+    const script = reproductionScript([chain[0]!]) ?? '';
+    expect(script).toContain("V1=$(json_get '/data/0/id' < \"$work/1.json\" 2>/dev/null) || V1=''");
+    expect(script).not.toContain("no value at /data/0/id");
+    expect(script).toContain('case "$status" in 2??) [ -n "$V1" ] && created+=(');
+    expect(script).toContain('cat "$work/1.json"; echo');
+  });
+
   test('ids the chain reuses are captured from the answers that created them, wherever they are sent', () => {
     const script = reproductionScript(chain, { title: 'get-child › positive', finding: 'not-a-server-error: 500' }) ?? '';
-    expect(script).toContain("V1=$(json_get '/data/0/id' < \"$work/1.json\")");
-    expect(script).toContain("V2=$(json_get '/0/id' < \"$work/2.json\")");
+    expect(script).toContain("V1=$(json_get '/data/0/id' < \"$work/1.json\" 2>/dev/null) || V1=''");
+    expect(script).toContain("V2=$(json_get '/0/id' < \"$work/2.json\" 2>/dev/null) || V2=''");
     expect(script).toContain(`call 2 -X POST '${base}/parents/'"\${V1}"'/children'`);
     expect(script).toContain(`--data-raw '{"parentId":"'"\${V1}"'","n":1}'`);
     expect(script).toContain(`call 3 '${base}/parents/'"\${V1}"'/children/'"\${V2}"'?expand='"\${V1}"`);

@@ -279,15 +279,17 @@ export function reproductionScript(steps: readonly ChainStep[], options: Reprodu
         lines.push(`case "$status" in 2??) ;; *) echo ${shellQuote(`setup failed: expected a success as in the run (HTTP ${ran})`)} >&2; cat "$work/${i + 1}.json" >&2; exit 2 ;; esac`);
       }
     }
+    const mine = [...captures.values()].filter((capture) => capture.step === i && used.has(capture));
+    for (const capture of mine) {
+      lines.push(`${capture.variable}=$(json_get ${shellQuote(capture.pointer)} < "$work/${i + 1}.json" 2>/dev/null) || ${capture.variable}=''`);
+      // A later call needs the value: stop. The last call's own answer is shown whatever it holds.
+      if (i < last) lines.push(`[ -n "$${capture.variable}" ] || { echo ${shellQuote(`no value at ${capture.pointer} in the answer of step ${i + 1}`)} >&2; exit 2; }`);
+    }
     if (undo && step.undo) {
       const undoArgs = ['-X', step.undo.method, undo, ...headerArgs({ method: step.undo.method, url: step.undo.url, headers: authOnly(step.request.headers) })];
-      // Stored as text and run by cleanup(); the captured variables are set by then.
-      lines.push(`case "$status" in 2??) created+=(${shellQuote(undoArgs.join(' '))}) ;; esac`);
-    }
-    for (const capture of captures.values()) {
-      if (capture.step !== i || !used.has(capture)) continue;
-      lines.push(`${capture.variable}=$(json_get ${shellQuote(capture.pointer)} < "$work/${i + 1}.json")`);
-      lines.push(`[ -n "$${capture.variable}" ] || { echo ${shellQuote(`no value at ${capture.pointer} in the answer of step ${i + 1}`)} >&2; exit 2; }`);
+      // Stored as text and run by cleanup(), only when the record's id was read from the answer.
+      const known = mine.map((capture) => `[ -n "$${capture.variable}" ] && `).join('');
+      lines.push(`case "$status" in 2??) ${known}created+=(${shellQuote(undoArgs.join(' '))}) ;; esac`);
     }
   });
   const ran = steps[last]?.response?.status;
