@@ -72,10 +72,14 @@ export function findingEvidence(f: Finding): Pick<FailureRow, 'at' | 'expected' 
   return out;
 }
 
+/** Case outcomes that are not failures. */
+const NOT_FAILURES = new Set<string>(['passed', 'skipped', 'untested', 'not-described']);
+
 const TITLES: Record<string, string> = {
   errored: 'The tool or the network failed (not the service’s fault)',
   failed: 'Failed without a finding (a scenario assertion)',
   missing: 'Missing',
+  flaky: 'Flaky (identical calls disagreed)',
   pact: 'Pact interactions that failed',
 };
 
@@ -86,7 +90,8 @@ function rowsOf(op: OperationResult, c: CaseResult, failOn: RunResults['failOn']
     return blocking.map((f) => [f.check, { ...base, why: firstLine(f.message), ...findingEvidence(f) }]);
   }
   if (c.outcome === 'errored') return [['errored', { ...base, why: firstLine(c.errorMessage ?? 'no response') }]];
-  if (c.outcome === 'failed' || c.outcome === 'missing') return [[c.outcome, { ...base, why: firstLine(c.errorMessage ?? c.outcome) }]];
+  // Any other outcome that is not a pass (failed or missing without a finding, flaky, ...) is its own reason.
+  if (!NOT_FAILURES.has(c.outcome)) return [[c.outcome, { ...base, why: firstLine(c.errorMessage ?? c.skipReason ?? c.outcome) }]];
   return [];
 }
 
