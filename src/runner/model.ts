@@ -97,6 +97,8 @@ export interface RecordedResponse {
   truncated: boolean;
   /** Full size in bytes as received (before truncation). */
   size: number;
+  /** Why a body declared as JSON (or that looks like JSON) could not be used as JSON: invalid, nested too deep. */
+  jsonError?: string;
 }
 
 export type TransportErrorKind = 'timeout' | 'connection' | 'body-too-large' | 'other';
@@ -126,7 +128,8 @@ export type CheckId =
   | 'update-persisted'
   | 'operation-present'
   | 'property-casing'
-  | 'response-timeout';
+  | 'response-timeout'
+  | 'response-body-readable';
 
 export type Severity = 'error' | 'warning' | 'info';
 
