@@ -56,3 +56,18 @@ export async function endChildProcesses(graceMs = 3_000): Promise<void> {
     await sleep(25);
   }
 }
+
+/**
+ * SIGINT/SIGTERM while nothing else handles them (before or after the run's own handler is installed):
+ * end the helper processes and exit 2, instead of dying with them left behind.
+ */
+export function exitCleanlyOnSignals(): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    const onSignal = () => {
+      if (process.listenerCount(signal) > 1) return; // the run handles it: it writes partial reports and ends
+      process.stderr.write(`\nconformance: interrupted (${signal})\n`);
+      void endChildProcesses(1_000).finally(() => process.exit(2));
+    };
+    process.on(signal, onSignal);
+  }
+}
