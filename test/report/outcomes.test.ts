@@ -1,12 +1,14 @@
 import { describe, expect, test } from 'vitest';
-import type { CaseKind, CaseOutcome, CaseResult, Finding, Outcome, RunResults } from '../../src/runner/model.ts';
+import type { CaseKind, CaseOutcome, CaseResult, Finding, OperationResult, Outcome, RunResults } from '../../src/runner/model.ts';
 import {
   caseOutcome,
   computeVerdict,
   countOutcomes,
+  exitCodeOf,
   operationOutcome,
   sortOperations,
   summarise,
+  verdictLine,
 } from '../../src/runner/report/outcomes.ts';
 import { rawRun } from './fixtures/run-results.ts';
 
@@ -172,5 +174,55 @@ describe('sortOperations', () => {
     expect(summarise(shuffled).operations.map((o) => o.operationId)).toEqual(
       sortOperations(rawRun().operations).map((o) => o.operationId),
     );
+  });
+});
+
+describe('verdictLine and exitCodeOf: one verdict everywhere', () => {
+  const op = (operationId: string, outcome: Outcome, reason?: string): OperationResult => ({
+    operationId, method: 'POST', path: '/x', group: '/x', service: 's', outcome, durationMs: 1, cases: [], ...(reason ? { reason } : {}),
+  });
+  const base = { pact: undefined, expiredWaivers: [], interrupted: false, failOn: 'error' as const };
+  const irreversible = 'irreversible side effect: sends a one-time password to a user; runs against the embedded reference service or with --allow-irreversible';
+
+  test('conformant with untested operations says for how many and why', () => {
+    const operations = [op('a', 'passed'), op('b', 'passed'), op('c', 'untested', irreversible), op('d', 'not-described')];
+    expect(verdictLine({ ...base, verdict: 'conformant', operations })).toBe(
+      'conformant for 2 of 3 operations; 1 untested: irreversible side effects (pass --allow-irreversible against a disposable deployment)',
+    );
+  });
+
+  test('untested for different reasons are counted per reason', () => {
+    const operations = [op('a', 'untested', irreversible), op('b', 'untested', 'not a safe method (--read-only)')];
+    expect(verdictLine({ ...base, verdict: 'conformant', operations })).toBe(
+      'conformant for 0 of 2 operations; 2 untested: 1 irreversible side effects (pass --allow-irreversible against a disposable deployment); 1 read-only run (--read-only sends no call that changes data)',
+    );
+  });
+
+  test('an errored operation: incomplete, and the line says the run cannot vouch for it', () => {
+    const operations = [op('a', 'passed'), op('b', 'errored')];
+    const verdict = computeVerdict({ ...base, operations });
+    expect(verdict).toBe('incomplete');
+    expect(exitCodeOf(verdict)).toBe(2);
+    expect(verdictLine({ ...base, verdict, operations })).toBe('incomplete: 1 operation errored (tool or network problems): the run cannot vouch for it');
+  });
+
+  test('a stopped run says what stopped it', () => {
+    const stopped = 'the deployment rejected the credentials (401 on 3 of 3 calls)';
+    expect(verdictLine({ ...base, verdict: 'incomplete', stopped, operations: [] })).toBe(`incomplete: ${stopped}`);
+  });
+
+  test('exit codes: conformant 0, not-conformant 1, incomplete 2', () => {
+    expect([exitCodeOf('conformant'), exitCodeOf('not-conformant'), exitCodeOf('incomplete')]).toEqual([0, 1, 2]);
+  });
+
+  test('summarise records the kinds of case that ran and the reason of an untested operation', () => {
+    const raw = rawRun();
+    const r = summarise(raw);
+    const untested = r.operations.find((o) => o.outcome === 'untested');
+    expect(untested?.reason).toBeTruthy();
+    expect(untested?.ran).toEqual([]);
+    const passed = r.operations.find((o) => o.outcome === 'passed');
+    expect(passed?.ran).toContain('positive');
+    expect(r.verdictLine).toMatch(/^not conformant: /);
   });
 });
