@@ -62,6 +62,13 @@ describe('compareWithBaseline', () => {
     expect(failureEntries(summarise(errored))).toEqual([]);
   });
 
+  test('under --fail-on untested, untested operations are compared too', () => {
+    const r = run({ positive: [] });
+    const op = { ...r.operations[0]!, outcome: 'untested' as const, reason: 'irreversible side effects' };
+    expect(failureEntries({ ...r, operations: [op], failOnUntested: true }).map((e) => e.key)).toEqual(['svc get-thing › (operation) › untested']);
+    expect(failureEntries({ ...r, operations: [op] })).toEqual([]);
+  });
+
   test('failed pact interactions are compared by consumer and description', () => {
     const withPact = summarise({ ...rawRun([]), expiredWaivers: [] });
     expect(failureEntries(withPact).map((e) => e.key)).toEqual(['pact create-address-type › mobile-app › create an address type › pact']);
@@ -76,7 +83,7 @@ describe('baselineExitCode', () => {
     fixed: [],
     unchanged: [{ key: 'u', operationId: 'o', caseName: 'c', check: 'y', message: 'm' }],
   });
-  const counts = { passed: 1, failed: 1, missing: 0, errored: 0, skipped: 0, 'not-described': 0 };
+  const counts = { passed: 1, failed: 1, missing: 0, flaky: 0, errored: 0, untested: 0, skipped: 0, 'not-described': 0 };
   const table: Array<[string, Parameters<typeof baselineExitCode>[0], BaselineComparison | undefined, 0 | 1 | 2 | undefined]> = [
     ['no baseline: the verdict decides', { verdict: 'not-conformant', expiredWaivers: [], counts }, undefined, undefined],
     ['conformant: the verdict decides', { verdict: 'conformant', expiredWaivers: [], counts }, comparison(0), undefined],

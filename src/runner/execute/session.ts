@@ -69,6 +69,7 @@ export class Session {
       bodyCapBytes: config.bodyCapBytes,
       connections: Math.max(2, config.concurrency),
       secrets: [config.token],
+      secretHeaders: [profile.auth.header],
     });
     this.byId = new Map(contract.operations.map((o) => [o.operationId, o]));
   }

@@ -10,7 +10,7 @@ import type { BaselineComparison, BaselineEntry, RunResults } from '../model.ts'
 export type { BaselineComparison, BaselineEntry };
 import { failureGroups } from './failures.ts';
 
-type Comparable = Pick<RunResults, 'operations' | 'failOn'> & Partial<Pick<RunResults, 'pact'>>;
+type Comparable = Pick<RunResults, 'operations' | 'failOn'> & Partial<Pick<RunResults, 'pact' | 'failOnUntested'>>;
 
 /** Every failure of a run that a baseline can compare, one entry per key, in report order. */
 export function failureEntries(results: Comparable): BaselineEntry[] {
@@ -20,6 +20,14 @@ export function failureEntries(results: Comparable): BaselineEntry[] {
     for (const row of group.rows) {
       const key = failureKey(row.service, row.operationId, row.caseName, group.reason);
       if (!seen.has(key)) seen.set(key, { key, operationId: row.operationId, caseName: row.caseName, check: group.reason, message: row.why });
+    }
+  }
+  // Under --fail-on untested an untested operation fails the run: compare it too.
+  if (results.failOnUntested) {
+    for (const op of results.operations) {
+      if (op.outcome !== 'untested') continue;
+      const key = failureKey(op.service, op.operationId, '(operation)', 'untested');
+      if (!seen.has(key)) seen.set(key, { key, operationId: op.operationId, caseName: '(operation)', check: 'untested', message: op.reason ?? 'untested' });
     }
   }
   return [...seen.values()];
