@@ -95,8 +95,10 @@ describe('the reproduction script of a case with setup calls', () => {
     expect(script).toContain('==> step 2 of 3: POST');
     expect(script).toContain('==> the call: GET');
     expect(script).toContain('created+=(');
+    // The calls come first (in a function run at the end), the helpers after them.
+    expect(script.indexOf('==> step 1 of 3')).toBeLessThan(script.indexOf('json_get() {'));
     // The call's ids come from the creates' answers, not from the run (whose records are deleted).
-    const callLine = script.split('\n').find((l) => l.startsWith('call 3 ')) ?? '';
+    const callLine = script.split('\n').map((l) => l.trim()).find((l) => l.startsWith('call 3 ')) ?? '';
     expect(callLine).toContain('"${V1}"');
     expect(callLine).toContain('"${V2}"');
     expect(callLine.match(uuid)).toBeNull();

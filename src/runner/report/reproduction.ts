@@ -182,7 +182,8 @@ function methodArgs(request: RecordedRequest): string[] {
   return [];
 }
 
-const PRELUDE = String.raw`set -u
+/** Helpers, after the steps so a reader sees the calls first. */
+const HELPERS = String.raw`# ---- helpers ----
 : "${'$'}{CONFORMANCE_TOKEN:?export CONFORMANCE_TOKEN=<bearer token> first}"
 command -v curl >/dev/null 2>&1 || { echo "this script needs curl" >&2; exit 2; }
 work=$(mktemp -d)
@@ -264,43 +265,51 @@ export function reproductionScript(steps: readonly ChainStep[], options: Reprodu
   const lines: string[] = ['#!/usr/bin/env bash'];
   if (options.title) lines.push(`# Reproduces ${options.title.replace(/\n/g, ' ')}`);
   if (options.finding) lines.push(`# The run found: ${options.finding.replace(/\n/g, ' ')}`);
-  lines.push('# Needs bash and curl; reads the token from CONFORMANCE_TOKEN. Exit 0: the last call answered the status', '# the run saw; 3: another status; 2: a setup call failed.', PRELUDE);
+  lines.push(
+    '# Needs bash and curl; reads the token from CONFORMANCE_TOKEN. Exit 0: the last call answered the status',
+    '# the run saw; 3: another status; 2: a setup call failed. Records it creates are deleted on exit.',
+    'set -u',
+    '',
+    'reproduce() {',
+  );
+  const out: string[] = [];
 
   const last = steps.length - 1;
   rendered.forEach(({ step, url, body, undo }, i) => {
     const label = i === last ? 'the call' : `step ${i + 1} of ${steps.length}`;
-    lines.push(`echo ${shellQuote(`==> ${label}: ${step.request.method}`)} ${url}`);
+    out.push(`echo ${shellQuote(`==> ${label}: ${step.request.method}`)} ${url}`);
     const args = [...methodArgs(step.request), url, ...headerArgs(step.request)];
     if (body !== undefined) args.push('--data-raw', body);
-    lines.push(`call ${i + 1} ${args.join(' ')}`);
+    out.push(`call ${i + 1} ${args.join(' ')}`);
     if (i < last) {
       const ran = step.response?.status;
       if (ran !== undefined && ran >= 200 && ran < 300) {
-        lines.push(`case "$status" in 2??) ;; *) echo ${shellQuote(`setup failed: expected a success as in the run (HTTP ${ran})`)} >&2; cat "$work/${i + 1}.json" >&2; exit 2 ;; esac`);
+        out.push(`case "$status" in 2??) ;; *) echo ${shellQuote(`setup failed: expected a success as in the run (HTTP ${ran})`)} >&2; cat "$work/${i + 1}.json" >&2; exit 2 ;; esac`);
       }
     }
     const mine = [...captures.values()].filter((capture) => capture.step === i && used.has(capture));
     for (const capture of mine) {
-      lines.push(`${capture.variable}=$(json_get ${shellQuote(capture.pointer)} < "$work/${i + 1}.json" 2>/dev/null) || ${capture.variable}=''`);
+      out.push(`${capture.variable}=$(json_get ${shellQuote(capture.pointer)} < "$work/${i + 1}.json" 2>/dev/null) || ${capture.variable}=''`);
       // A later call needs the value: stop. The last call's own answer is shown whatever it holds.
-      if (i < last) lines.push(`[ -n "$${capture.variable}" ] || { echo ${shellQuote(`no value at ${capture.pointer} in the answer of step ${i + 1}`)} >&2; exit 2; }`);
+      if (i < last) out.push(`[ -n "$${capture.variable}" ] || { echo ${shellQuote(`no value at ${capture.pointer} in the answer of step ${i + 1}`)} >&2; exit 2; }`);
     }
     if (undo && step.undo) {
       const undoArgs = ['-X', step.undo.method, undo, ...headerArgs({ method: step.undo.method, url: step.undo.url, headers: authOnly(step.request.headers) })];
       // Stored as text and run by cleanup(), only when the record's id was read from the answer.
       const known = mine.map((capture) => `[ -n "$${capture.variable}" ] && `).join('');
-      lines.push(`case "$status" in 2??) ${known}created+=(${shellQuote(undoArgs.join(' '))}) ;; esac`);
+      out.push(`case "$status" in 2??) ${known}created+=(${shellQuote(undoArgs.join(' '))}) ;; esac`);
     }
   });
   const ran = steps[last]?.response?.status;
-  lines.push('cat "$work/' + (last + 1) + '.json"; echo');
+  out.push('cat "$work/' + (last + 1) + '.json"; echo');
   if (ran !== undefined) {
-    lines.push(
+    out.push(
       `if [ "$status" = ${shellQuote(String(ran))} ]; then echo ${shellQuote(`reproduced: HTTP ${ran}, as in the run`)}; else echo "not reproduced: HTTP $status; the run saw HTTP ${ran}"; exit 3; fi`,
     );
   } else {
-    lines.push(`echo ${shellQuote('the run got no answer to this call')}`);
+    out.push(`echo ${shellQuote('the run got no answer to this call')}`);
   }
+  lines.push(...out.map((line) => (line === '' ? line : `  ${line}`)), '}', '', HELPERS, 'reproduce');
   return `${lines.join('\n')}\n`;
 }
 
