@@ -10,6 +10,9 @@ import { readPactSources } from '../pact/sources.ts';
 import { startStateChangeServer } from '../pact/state-endpoint.ts';
 import { createServiceApi, type ServiceApi } from '../pact/states.ts';
 import { InputError } from '../spec/errors.ts';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pactToV3 } from '../pact/spec-v3.ts';
 
 interface BrokerFlags {
   brokerUrl?: string;
@@ -79,6 +82,26 @@ export function addPactWorkflowCommands(pact: Command, env: NodeJS.ProcessEnv, s
       });
       await server.close();
       await Promise.all(Object.values(apis).map((api) => api.close()));
+      setExit(0);
+    });
+
+  pact
+    .command('convert')
+    .description('Write pact files in Pact specification 3 for verifiers that read only V3 (fromProviderState injection kept).')
+    .argument('[pacts...]', 'pact files or directories (default contract/pacts)')
+    .requiredOption('--out <dir>', 'directory to write the V3 pact files to')
+    .action(async (sources: string[], flags: { out: string }) => {
+      const loaded = await readPactSources(sources.length > 0 ? sources : ['contract/pacts']);
+      const files = loaded.filter((p) => p.kind === 'file');
+      if (files.length === 0) throw new PactInputError(`no pact files in ${sources.length > 0 ? sources.join(', ') : 'contract/pacts'}`);
+      await mkdir(flags.out, { recursive: true });
+      for (const file of files) {
+        const v3 = pactToV3(JSON.parse(await readFile(file.location, 'utf8')), file.location);
+        const target = path.join(flags.out, path.basename(file.location));
+        if (path.resolve(target) === path.resolve(file.location)) throw new InputError(`--out ${flags.out} would overwrite ${file.location}`);
+        await writeFile(target, `${JSON.stringify(v3, null, 2)}\n`);
+        process.stdout.write(`${target}: ${file.pact.consumer} → ${file.pact.provider}, ${file.pact.interactions.length} interactions, Pact specification 3.0.0\n`);
+      }
       setExit(0);
     });
 
