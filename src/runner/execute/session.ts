@@ -3,7 +3,8 @@ import { answersAsUnknownRoute } from '../checks/operation-present.ts';
 import { runChecks } from '../checks/registry.ts';
 import { SchemaValidator } from '../checks/schema.ts';
 import type { CheckContext } from '../checks/types.ts';
-import { HttpClient } from '../http/client.ts';
+import { defaultClientOptions } from '../http/client-options.ts';
+import { GatewayClient } from '../http/gateway-client.ts';
 import type { CaseResult, Contract, Exchange, Finding, Operation, RecordedResponse } from '../model.ts';
 import {
   pathParamNames,
@@ -50,7 +51,7 @@ function is2xx(e: Exchange): boolean {
  */
 export class Session {
   readonly validator = new SchemaValidator();
-  private readonly client: HttpClient;
+  private readonly client: GatewayClient;
   private readonly presence = new Map<string, Promise<Exchange>>();
   private readonly fixtures = new Map<string, Promise<Record<string, string>>>();
   private readonly ledger: LedgerEntry[] = [];
@@ -62,11 +63,14 @@ export class Session {
     readonly profile: Profile,
     readonly examples: Examples,
   ) {
-    this.client = new HttpClient({
+    this.client = new GatewayClient({
       timeoutMs: config.timeoutMs,
       bodyCapBytes: config.bodyCapBytes,
       connections: Math.max(2, config.concurrency),
-      secrets: [config.token],
+      client: config.client ?? defaultClientOptions(config.runId, randomBytes(16).toString('hex')),
+      authHeader: profile.auth.header,
+      token: { token: config.token },
+      onToken: (token) => (config.token = token),
     });
     this.byId = new Map(contract.operations.map((o) => [o.operationId, o]));
   }
@@ -277,6 +281,7 @@ export class Session {
       findings: [],
       exchanges,
       durationMs: Math.round(performance.now() - started),
+      ...(exchanges.some((e) => e.retries?.length) ? { retried: true } : {}),
       ...over,
     });
     if (planned.skip) return result({ outcome: 'skipped', skipReason: planned.skip });
