@@ -55,6 +55,8 @@ export interface Operation {
   secured: boolean;
   /** Vendor extensions of the operation object (x-*), kept verbatim. */
   extensions: Record<string, unknown>;
+  /** The operation object's tags. */
+  tags?: string[];
 }
 
 export interface ServiceSpec {

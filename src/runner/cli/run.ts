@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
+import type { ClientOptions } from '../http/client-options.ts';
+import { buildDispatcher } from '../http/dispatcher.ts';
+import { runTokenCommand, TokenCommandError } from '../http/token-command.ts';
 import { createVitest } from 'vitest/node';
 import { CHECKS } from '../checks/registry.ts';
 import type { RunConfig } from '../execute/config.ts';
@@ -44,6 +47,14 @@ export interface RunOptions {
   failOn: 'error' | 'warning';
   quiet: boolean;
   deploymentSpec?: string;
+  /** Headers, proxy, TLS, retries, rate limit, token command, run id (see http/client-options.ts). */
+  client?: ClientOptions;
+  /** Unique id of the run, sent with every request. */
+  runId?: string;
+  /** Stop running cases once this many operations have failed. */
+  maxFailures?: number;
+  /** Directories of the user's own scenario suites, run with the bundled ones. */
+  suites?: string[];
   /** Where the console goes (default process.stdout / stderr). */
   stdout?: NodeJS.WritableStream & { isTTY?: boolean };
   stderr?: NodeJS.WritableStream & { isTTY?: boolean };
@@ -67,7 +78,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   const waivers: Waiver[] = options.waivers ? await loadWaivers(options.waivers, { knownChecks: [...CHECKS.keys(), 'response-timeout'] }) : [];
   for (const pattern of [...options.include, ...options.exclude]) {
     if (!contract.operations.some((o) => matchesSelector(o, pattern))) {
-      throw new InputError(`--include/--exclude "${pattern}" names no operationId, group or service of the contract`);
+      throw new InputError(`--include/--exclude "${pattern}" matches no operation of the contract (selectors: operationId, group, service, tag:NAME, method, path glob)`);
     }
   }
 
@@ -83,8 +94,15 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     otpSourceUrl ??= `${embedded.url}/__reference/otp/{transactionId}`;
     allowIrreversible = true;
   }
+  // The embedded service is on this machine: never through a proxy, never with the user's token command.
+  const client: ClientOptions | undefined =
+    embedded && options.client ? { ...options.client, httpProxy: '', httpsProxy: '', tokenCommand: undefined } as ClientOptions : options.client;
+  if (client && client.tokenCommand === undefined) delete client.tokenCommand;
+  let dispatcher: Dispatcher | undefined;
   try {
-    if (!token) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token)');
+    dispatcher = buildClientDispatcher({ ...options, ...(client ? { client } : {}) });
+    if (!token && client?.tokenCommand) token = await initialToken(client.tokenCommand);
+    if (!token) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token or --token-command)');
     for (const service of contract.services) {
       if (!servers[service.id]) {
         throw new InputError(`no base URL for service "${service.id}": pass --server ${service.id}=<url> (or --base-url / --foreign-trade-base-url)`);
@@ -92,7 +110,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     }
     const unknown = Object.keys(servers).filter((id) => !contract.services.some((s) => s.id === id));
     if (unknown.length > 0) throw new InputError(`--server names no service of the contract: ${unknown.join(', ')}`);
-    await Promise.all(contract.services.map((s) => assertReachable(servers[s.id]!, options.timeoutMs)));
+    await Promise.all(contract.services.map((s) => assertReachable(servers[s.id]!, options.timeoutMs, dispatcher!)));
 
     const config: RunConfig = {
       contractFiles: options.specs,
@@ -110,7 +128,9 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       include: options.include,
       exclude: options.exclude,
       ...(options.shard ? { shard: options.shard } : {}),
-      runId: `conf${Date.now().toString(36)}`,
+      runId: options.runId ?? `conf${Date.now().toString(36)}`,
+      ...(client ? { client } : {}),
+      ...(options.maxFailures ? { maxFailures: options.maxFailures } : {}),
     };
     const selected = selectOperations(contract.operations, config);
     const planOptions = { seed: options.seed, readOnly: options.readOnly, allowIrreversible, otpSource: otpSourceUrl !== undefined };
@@ -147,7 +167,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
         config: false,
         root: ROOT,
         watch: false,
-        include: scenarios ? ['suites/**/*.test.ts'] : ['suites/generated/**/*.test.ts'],
+        include: scenarios ? ['suites/**/*.test.ts', ...(options.suites ?? []).map((d) => `${d.replace(/\\/g, '/')}/**/*.test.{ts,js,mjs}`)] : ['suites/generated/**/*.test.ts'],
         exclude: ['suites/pact/**', '**/node_modules/**'],
         reporters: [collector],
         provide: { conformance: config },
@@ -197,9 +217,31 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
         message: `${final.counts.errored} operation(s) errored (tool or network problems, see the reports): the run cannot vouch for them`,
       };
     }
+    if (options.maxFailures && final.operations.some((o) => o.cases.some((c) => c.skipReason?.startsWith('not run: --max-failures')))) {
+      stderr.write(`conformance: stopped after ${options.maxFailures} failed operation(s) (--max-failures); the cases after that were not run\n`);
+    }
     return { exitCode: final.verdict === 'conformant' ? 0 : 1, results: final };
   } finally {
+    await dispatcher?.close();
     await embedded?.close();
+  }
+}
+
+/** The dispatcher of the CLI's own requests (the reachability probe): same proxy and TLS as the suites. */
+function buildClientDispatcher(options: RunOptions) {
+  try {
+    return buildDispatcher(options.client ?? { headers: [], httpProxy: '', httpsProxy: '', noProxy: '', insecure: false, retries: 0, rateLimit: 0, runId: '', traceId: '' }, { timeoutMs: options.timeoutMs, connections: 2 });
+  } catch (error) {
+    throw new InputError((error as Error).message);
+  }
+}
+
+async function initialToken(command: string): Promise<string> {
+  try {
+    return (await runTokenCommand(command)).token;
+  } catch (error) {
+    if (error instanceof TokenCommandError) throw new InputError(error.message);
+    throw error;
   }
 }
 
@@ -240,7 +282,7 @@ function buildResults(input: {
 }
 
 /** A target that refuses connections is a run that cannot happen (exit 2), not 300 errored cases. */
-async function assertReachable(baseUrl: string, timeoutMs: number): Promise<void> {
+async function assertReachable(baseUrl: string, timeoutMs: number, dispatcher: Dispatcher): Promise<void> {
   let url: URL;
   try {
     url = new URL(baseUrl);
@@ -248,7 +290,7 @@ async function assertReachable(baseUrl: string, timeoutMs: number): Promise<void
     throw new InputError(`not a URL: ${baseUrl}`);
   }
   try {
-    const res = await request(url, { method: 'HEAD', headersTimeout: Math.min(timeoutMs, 10_000), bodyTimeout: Math.min(timeoutMs, 10_000) });
+    const res = await request(url, { dispatcher, method: 'HEAD', headersTimeout: Math.min(timeoutMs, 10_000), bodyTimeout: Math.min(timeoutMs, 10_000) });
     await res.body.dump();
   } catch (error) {
     const code = (error as { code?: string }).code ?? (error as Error).name;

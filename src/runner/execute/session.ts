@@ -269,8 +269,22 @@ export class Session {
   // ------------------------------------------------------------------------------------------------------
   // Cases
 
-  /** Runs one planned case and says what happened. Never throws for the deployment's behaviour. */
+  /** Operations with a failed case so far (in this worker), for --max-failures. */
+  private readonly failedOperations = new Set<string>();
+
+  /** Runs one planned case and says what happened; with --max-failures, stops once enough operations failed. */
   async runCase(planned: PlannedCase): Promise<CaseResult> {
+    const max = this.config.maxFailures;
+    if (max !== undefined && this.failedOperations.size >= max && !this.failedOperations.has(planned.operationId)) {
+      return { name: planned.name, kind: planned.kind, outcome: 'skipped', skipReason: `not run: --max-failures ${max} reached (${this.failedOperations.size} operations failed)`, durationMs: 0, checks: [], findings: [], exchanges: [] };
+    }
+    const result = await this.runPlannedCase(planned);
+    if (result.outcome === 'failed') this.failedOperations.add(planned.operationId);
+    return result;
+  }
+
+  /** Runs one planned case and says what happened. Never throws for the deployment's behaviour. */
+  private async runPlannedCase(planned: PlannedCase): Promise<CaseResult> {
     const started = performance.now();
     const op = this.operation(planned.operationId);
     const exchanges: Exchange[] = [];
