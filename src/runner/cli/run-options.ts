@@ -252,7 +252,7 @@ export function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv): RunOption
   if (flags.baseUrl) servers['customer-service'] = flags.baseUrl;
   if (flags.foreignTradeBaseUrl) servers['foreign-trade-service'] = flags.foreignTradeBaseUrl;
   const token = flags.token ?? env['CONFORMANCE_TOKEN'];
-  const runId = `conf${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
+  const runId = `conf${Date.now().toString(36)}`;
   return {
     specs: flags.spec?.length ? flags.spec : DEFAULT_SPECS.map(fromRoot),
     profile: flags.profile ?? fromRoot('contract/profile.yaml'),

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { request, type Dispatcher } from 'undici';
-import type { ClientOptions } from '../http/client-options.ts';
+import { RUN_ID_HEADER, type ClientOptions } from '../http/client-options.ts';
 import { buildDispatcher } from '../http/dispatcher.ts';
 import { runTokenCommand, TokenCommandError } from '../http/token-command.ts';
 import { createVitest } from 'vitest/node';
@@ -99,6 +99,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     embedded && options.client ? { ...options.client, httpProxy: '', httpsProxy: '', tokenCommand: undefined } as ClientOptions : options.client;
   if (client && client.tokenCommand === undefined) delete client.tokenCommand;
   let dispatcher: Dispatcher | undefined;
+  const config0RunId = options.runId ?? `conf${Date.now().toString(36)}`;
   try {
     dispatcher = buildClientDispatcher({ ...options, ...(client ? { client } : {}) });
     if (!token && client?.tokenCommand) token = await initialToken(client.tokenCommand);
@@ -110,7 +111,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     }
     const unknown = Object.keys(servers).filter((id) => !contract.services.some((s) => s.id === id));
     if (unknown.length > 0) throw new InputError(`--server names no service of the contract: ${unknown.join(', ')}`);
-    await Promise.all(contract.services.map((s) => assertReachable(servers[s.id]!, options.timeoutMs, dispatcher!)));
+    await Promise.all(contract.services.map((s) => assertReachable(servers[s.id]!, options.timeoutMs, dispatcher!, probeHeaders(client, config0RunId))));
 
     const config: RunConfig = {
       contractFiles: options.specs,
@@ -128,7 +129,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       include: options.include,
       exclude: options.exclude,
       ...(options.shard ? { shard: options.shard } : {}),
-      runId: options.runId ?? `conf${Date.now().toString(36)}`,
+      runId: config0RunId,
       ...(client ? { client } : {}),
       ...(options.maxFailures ? { maxFailures: options.maxFailures } : {}),
     };
@@ -152,6 +153,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
         results = summarise(applyWaivers(results, waivers, localDate()));
         const files = await writeReports(results, options.out);
         stdout.write(`${renderSummary(results, files, { color: isInteractive(stdout) })}\n`);
+        if (client) stdout.write(`Run id: ${client.runId} (header ${RUN_ID_HEADER}; traceparent trace id ${client.traceId})\n`);
         if (results.deploymentDiff) {
           const { extra, lacking } = results.deploymentDiff;
           stdout.write(`Deployment description: ${extra.length} operation(s) served that the contract lacks${extra.length ? ` (${extra.map((e) => `${e.method} ${e.path}`).join(', ')})` : ''}; ${lacking.length} contract operation(s) it lacks${lacking.length ? ` (${lacking.join(', ')})` : ''}.\n`);
@@ -236,6 +238,14 @@ function buildClientDispatcher(options: RunOptions) {
   }
 }
 
+/** The user's headers and the run id go with the reachability probe too (a gateway may require them). */
+function probeHeaders(client: ClientOptions | undefined, runId: string): Record<string, string> {
+  const headers: Record<string, string> = Object.fromEntries((client?.headers ?? []).filter((h) => h.name.toLowerCase() !== 'authorization').map((h) => [h.name, h.value]));
+  headers[RUN_ID_HEADER] = runId;
+  if (client?.traceId) headers['traceparent'] = `00-${client.traceId}-${randomBytes(8).toString('hex')}-01`;
+  return headers;
+}
+
 async function initialToken(command: string): Promise<string> {
   try {
     return (await runTokenCommand(command)).token;
@@ -282,7 +292,7 @@ function buildResults(input: {
 }
 
 /** A target that refuses connections is a run that cannot happen (exit 2), not 300 errored cases. */
-async function assertReachable(baseUrl: string, timeoutMs: number, dispatcher: Dispatcher): Promise<void> {
+async function assertReachable(baseUrl: string, timeoutMs: number, dispatcher: Dispatcher, headers: Record<string, string>): Promise<void> {
   let url: URL;
   try {
     url = new URL(baseUrl);
@@ -290,7 +300,7 @@ async function assertReachable(baseUrl: string, timeoutMs: number, dispatcher: D
     throw new InputError(`not a URL: ${baseUrl}`);
   }
   try {
-    const res = await request(url, { dispatcher, method: 'HEAD', headersTimeout: Math.min(timeoutMs, 10_000), bodyTimeout: Math.min(timeoutMs, 10_000) });
+    const res = await request(url, { dispatcher, headers, method: 'HEAD', headersTimeout: Math.min(timeoutMs, 10_000), bodyTimeout: Math.min(timeoutMs, 10_000) });
     await res.body.dump();
   } catch (error) {
     const code = (error as { code?: string }).code ?? (error as Error).name;

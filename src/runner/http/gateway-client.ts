@@ -74,7 +74,7 @@ export class GatewayClient {
     let networkRetries = 0;
     let waits429 = 0;
     let refreshed = false;
-    if (this.tokens.expiringSoon()) headers = await this.freshToken(headers);
+    if (this.tokens.expiringSoon()) headers = await this.freshToken(headers, this.tokens.current);
     for (;;) {
       await this.limiter.take();
       const exchange = await this.http.send({ ...req, headers: { ...headers, traceparent: this.traceparent() } });
@@ -92,12 +92,16 @@ export class GatewayClient {
           reason = `429 Too Many Requests${asked !== undefined ? ` (Retry-After ${exchange.response.headers['retry-after']})` : ''}`;
           this.limiter.pause(waitMs);
         }
-      } else if (exchange.response?.status === 401 && !refreshed && this.tokens.refreshable && this.carriesToken(headers)) {
-        refreshed = true;
-        const next = await this.freshToken(headers);
-        if (next !== headers) {
-          headers = next;
-          reason = '401: the token was rejected; --token-command issued a new one';
+      } else if (exchange.response?.status === 401 && !refreshed && this.tokens.refreshable) {
+        // The token this call carried (a concurrent call may have replaced it already: then use the new one).
+        const used = this.tokenIn(headers);
+        if (used !== undefined) {
+          refreshed = true;
+          const next = await this.freshToken(headers, used);
+          if (next !== headers) {
+            headers = next;
+            reason = '401: the token was rejected; --token-command issued a new one';
+          }
         }
       }
       if (reason === undefined) return this.redact(retries.length > 0 ? { ...exchange, retries } : exchange);
@@ -106,11 +110,18 @@ export class GatewayClient {
     }
   }
 
-  /** Replaces the current token in the headers by a fresh one from --token-command (unchanged when that fails). */
-  private async freshToken(headers: Record<string, string>): Promise<Record<string, string>> {
-    const used = this.tokens.current;
+  /** Replaces `used` in the headers by a fresh token from --token-command (unchanged when that fails). */
+  private async freshToken(headers: Record<string, string>, used: string): Promise<Record<string, string>> {
     const fresh = await this.tokens.refresh(used).catch(() => used);
     return fresh === used ? headers : Object.fromEntries(Object.entries(headers).map(([n, v]) => [n, v.split(used).join(fresh)]));
+  }
+
+  /** The run's token (current or earlier) that the auth header carries, if any. */
+  private tokenIn(headers: Record<string, string>): string | undefined {
+    const auth = this.options.authHeader.toLowerCase();
+    const value = Object.entries(headers).find(([n]) => n.toLowerCase() === auth)?.[1];
+    if (value === undefined) return undefined;
+    return [...this.secrets].reverse().find((t) => t.length > 0 && value.includes(t));
   }
 
   close(): Promise<void> {

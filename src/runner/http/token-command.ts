@@ -96,7 +96,7 @@ export class TokenSource {
   /** A fresh token instead of `rejected` (the current one when another caller already replaced it). */
   refresh(rejected: string): Promise<string> {
     if (!this.command) return Promise.resolve(this.current);
-    if (this.issued.token !== rejected) return Promise.resolve(this.current);
+    if (this.issued.token !== rejected) return this.pending ?? Promise.resolve(this.current);
     this.pending ??= runTokenCommand(this.command)
       .then((issued) => {
         this.issued = issued;
