@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isInteractive, renderSummary } from '../report/console.ts';
+import { exitCodeOf } from '../report/outcomes.ts';
 import { mergeResults, readResultsDir, ResultsInputError } from '../report/merge.ts';
 import { WaiverFileError } from '../report/waivers.ts';
 import { writeReports } from '../report/write.ts';
@@ -69,7 +70,8 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
       const merged = mergeResults(parts);
       const files = await writeReports(merged, flags.out);
       process.stdout.write(`${renderSummary(merged, files, { color: isInteractive(process.stdout) })}\n`);
-      setExit(merged.verdict === 'conformant' ? 0 : merged.verdict === 'not-conformant' ? 1 : 2);
+      if (merged.verdict === 'incomplete') process.stderr.write(`conformance: ${(merged.verdictLine ?? 'incomplete').replace(/^incomplete: /, '')}\n`);
+      setExit(exitCodeOf(merged.verdict));
     });
 
   addPactCommands(program, { specs: DEFAULT_SPECS.map(fromRoot), catalog: fromRoot('contract/catalog.yaml') }, env, setExit);

@@ -64,6 +64,16 @@ function parseServer(value: string, previous: Record<string, string> | undefined
   return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
 }
 
+const FAIL_ON = ['error', 'warning', 'untested'] as const;
+
+/** --fail-on takes one level or a comma-separated list (repeatable): error (default), warning, untested. */
+function parseFailOn(value: string, previous: string[] | undefined): string[] {
+  const levels = value.split(',').map((v) => v.trim()).filter(Boolean);
+  const unknown = levels.filter((l) => !(FAIL_ON as readonly string[]).includes(l));
+  if (unknown.length > 0 || levels.length === 0) throw new InvalidArgumentError(`--fail-on takes ${FAIL_ON.join(', ')} (or a comma-separated list)`);
+  return [...(previous ?? []), ...levels];
+}
+
 function rate(value: string): number {
   try {
     return parseRate(value);
@@ -105,7 +115,7 @@ export interface RunFlags {
   out: string;
   seed: number;
   shard?: { index: number; count: number };
-  failOn: 'error' | 'warning';
+  failOn?: string[];
   quiet?: boolean;
   deploymentSpec?: string;
   dryRun?: boolean;
@@ -149,7 +159,7 @@ export function addRunOptions(cmd: Command): Command {
     .option('--out <dir>', 'report directory', 'reports')
     .option('--seed <n>', 'seed of the generated requests', positiveInt('--seed'), 1)
     .option('--shard <i/n>', 'run a deterministic i-th of n parts of the operations', parseShard)
-    .addOption(new Option('--fail-on <level>', 'what fails the run').choices(['error', 'warning']).default('error'))
+    .option('--fail-on <levels>', 'what else fails the run besides errors: warning, untested (comma-separated)', parseFailOn)
     .option('--quiet', 'print only the summary')
     .option('--deployment-spec <file|url>', "the deployment's own OpenAPI: list what it serves that the contract lacks, and the reverse")
     .option('--dry-run', 'print the plan (same as `conformance plan`) and send nothing');
@@ -271,7 +281,8 @@ export function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv): RunOption
     out: flags.out,
     seed: flags.seed,
     ...(flags.shard ? { shard: flags.shard } : {}),
-    failOn: flags.failOn,
+    failOn: flags.failOn?.includes('warning') ? 'warning' : 'error',
+    ...(flags.failOn?.includes('untested') ? { failOnUntested: true } : {}),
     quiet: flags.quiet ?? false,
     ...(flags.deploymentSpec ? { deploymentSpec: flags.deploymentSpec } : {}),
     client: clientOptions(flags, env, runId),

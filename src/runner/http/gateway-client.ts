@@ -64,6 +64,7 @@ export class GatewayClient {
       bodyCapBytes: options.bodyCapBytes,
       connections: options.connections,
       secrets: this.secrets,
+      secretHeaders: [options.authHeader],
       dispatcher: buildDispatcher(client, { timeoutMs: options.timeoutMs, connections: options.connections }),
     });
   }
