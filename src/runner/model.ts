@@ -95,8 +95,10 @@ export interface RecordedResponse {
   json?: unknown;
   /** True when the body was cut at the body cap. */
   truncated: boolean;
-  /** Full size in bytes as received (before truncation). */
+  /** Full size in bytes as received (before truncation), after content decoding. */
   size: number;
+  /** The body bytes are not valid UTF-8 (the text holds replacement characters). */
+  invalidUtf8?: boolean;
 }
 
 export type TransportErrorKind = 'timeout' | 'connection' | 'body-too-large' | 'other';
@@ -107,6 +109,8 @@ export interface Exchange {
   /** Set when no response could be read: a tool or network problem, never the service's fault. */
   error?: { kind: TransportErrorKind; message: string };
   durationMs: number;
+  /** Earlier attempts of the same call (a documented transient failure retried), oldest first. */
+  retriedAfter?: Array<{ status: number; durationMs: number }>;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -126,6 +130,12 @@ export type CheckId =
   | 'update-persisted'
   | 'operation-present'
   | 'property-casing'
+  | 'created-resource-readable'
+  | 'ownership'
+  | 'json-wellformed'
+  | 'success-not-error-envelope'
+  | 'secret-not-exposed'
+  | 'semantic-expectation'
   | 'response-timeout';
 
 export type Severity = 'error' | 'warning' | 'info';
@@ -156,8 +166,8 @@ export interface Finding {
 // ---------------------------------------------------------------------------------------------------------
 // Results (results.json): the single source every reporter renders from.
 
-export type Outcome = 'passed' | 'failed' | 'missing' | 'errored' | 'skipped' | 'not-described';
-export type CaseOutcome = 'passed' | 'failed' | 'missing' | 'errored' | 'skipped';
+export type Outcome = 'passed' | 'failed' | 'missing' | 'flaky' | 'errored' | 'skipped' | 'not-described';
+export type CaseOutcome = 'passed' | 'failed' | 'missing' | 'flaky' | 'errored' | 'skipped';
 export type CheckStatus = 'passed' | 'failed' | 'warning' | 'waived' | 'skipped';
 
 export type CaseKind = 'positive' | 'auth' | 'negative' | 'lifecycle' | 'presence' | 'scenario' | 'pact';
@@ -182,6 +192,8 @@ export interface CaseResult {
   exchanges: Exchange[];
   /** curl command reproducing the last exchange, token as $CONFORMANCE_TOKEN. */
   curl?: string;
+  /** Identical calls that disagreed (outcome flaky): how many were sent and how many failed. */
+  flaky?: { attempts: number; failed: number };
 }
 
 export interface OperationResult {

@@ -3,6 +3,7 @@ import { authEnforced } from './auth-enforced.ts';
 import { contentTypeConformance } from './content-type-conformance.ts';
 import { createShape } from './create-shape.ts';
 import { errorEnvelopeConformance } from './error-envelope-conformance.ts';
+import { jsonWellformed } from './json-wellformed.ts';
 import { negativeDataRejected } from './negative-data-rejected.ts';
 import { notAServerError } from './not-a-server-error.ts';
 import { operationPresent } from './operation-present.ts';
@@ -10,6 +11,7 @@ import { positiveDataAccepted } from './positive-data-accepted.ts';
 import { propertyCasing } from './property-casing.ts';
 import { responseSchemaConformance } from './response-schema-conformance.ts';
 import { statusCodeConformance } from './status-code-conformance.ts';
+import { successNotErrorEnvelope } from './success-not-error-envelope.ts';
 import type { Check, CheckContext } from './types.ts';
 import { updatePersisted } from './update-persisted.ts';
 import { useAfterDelete } from './use-after-delete.ts';
@@ -30,6 +32,8 @@ export const CHECKS: ReadonlyMap<CheckId, Check> = new Map(
     propertyCasing,
     updatePersisted,
     useAfterDelete,
+    jsonWellformed,
+    successNotErrorEnvelope,
   ].map((c) => [c.id, c]),
 );
 

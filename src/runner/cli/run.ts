@@ -231,7 +231,7 @@ function buildResults(input: {
     seed: input.options.seed,
     ...(input.options.shard ? { shard: input.options.shard } : {}),
     coverage: coverage(input.catalog, input.contract, 0),
-    counts: { passed: 0, failed: 0, missing: 0, errored: 0, skipped: 0, 'not-described': 0 },
+    counts: { passed: 0, failed: 0, missing: 0, flaky: 0, errored: 0, skipped: 0, 'not-described': 0 },
     operations,
     ...(input.deploymentDiff ? { deploymentDiff: input.deploymentDiff } : {}),
     expiredWaivers: [],

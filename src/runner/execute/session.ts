@@ -3,6 +3,7 @@ import { answersAsUnknownRoute } from '../checks/operation-present.ts';
 import { runChecks } from '../checks/registry.ts';
 import { SchemaValidator } from '../checks/schema.ts';
 import type { CheckContext } from '../checks/types.ts';
+import { authorization, derivedSecrets } from '../http/auth-variants.ts';
 import { HttpClient } from '../http/client.ts';
 import type { CaseResult, Contract, Exchange, Finding, Operation, RecordedResponse } from '../model.ts';
 import {
@@ -22,6 +23,7 @@ import { loadContract } from '../spec/load.ts';
 import { loadProfile, sideEffectOf, type Profile } from '../spec/profile.ts';
 import type { RunConfig } from './config.ts';
 import { createdIds } from './created.ts';
+import { ATTEMPTS, backoffMs, combineAttempts, isDocumentedTransient, repeatPolicy } from './repeat.ts';
 import { selectOperations } from './select.ts';
 import { resolveTemplates } from './templates.ts';
 
@@ -66,7 +68,7 @@ export class Session {
       timeoutMs: config.timeoutMs,
       bodyCapBytes: config.bodyCapBytes,
       connections: Math.max(2, config.concurrency),
-      secrets: [config.token],
+      secrets: derivedSecrets(config.token),
     });
     this.byId = new Map(contract.operations.map((o) => [o.operationId, o]));
   }
@@ -117,22 +119,28 @@ export class Session {
   headers(auth: RequestPlan['auth'], hasBody: boolean): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (hasBody) headers['content-type'] = 'application/json';
-    const name = this.profile.auth.header.toLowerCase();
-    if (auth === 'valid') headers[name] = `Bearer ${this.config.token}`;
-    else if (auth === 'malformed') headers[name] = 'Bearer not a valid token';
-    else if (auth === 'wrong') headers[name] = `Bearer ${randomBytes(24).toString('hex')}`;
+    const value = authorization(auth, this.config.token);
+    if (value !== undefined) headers[this.profile.auth.header.toLowerCase()] = value;
     return headers;
   }
 
   /** Sends one request of an operation with the run's token. */
   async call(op: Operation, request: { pathParams?: Record<string, string>; query?: Record<string, unknown>; body?: unknown; rawBody?: string; auth?: RequestPlan['auth'] }): Promise<Exchange> {
     const body = request.rawBody ?? (request.body === undefined ? undefined : JSON.stringify(request.body));
-    const exchange = await this.client.send({
-      method: op.method,
-      url: this.url(op, request.pathParams ?? {}, request.query),
-      headers: this.headers(request.auth ?? 'valid', body !== undefined),
-      ...(body !== undefined ? { body } : {}),
-    });
+    const send = () =>
+      this.client.send({
+        method: op.method,
+        url: this.url(op, request.pathParams ?? {}, request.query),
+        headers: this.headers(request.auth ?? 'valid', body !== undefined),
+        ...(body !== undefined ? { body } : {}),
+      });
+    let exchange = await send();
+    // A documented transient failure is retried once, after a back-off, before it is judged.
+    if (exchange.response && isDocumentedTransient(op, exchange.response, this.profile)) {
+      const first = exchange.response;
+      await new Promise((resolve) => setTimeout(resolve, backoffMs(first.headers)));
+      exchange = { ...(await send()), retriedAfter: [{ status: first.status, durationMs: exchange.durationMs }] };
+    }
     this.record(op, exchange, request.pathParams ?? {});
     return exchange;
   }
@@ -301,7 +309,18 @@ export class Session {
       const exchange = await this.call(op, request);
       exchanges.push(exchange);
       if (op.method === 'DELETE' && is2xx(exchange)) this.markDeleted(op, pathParams);
-      return this.judge(op, planned, exchange, result);
+      const judged = this.judge(op, planned, exchange, result);
+      if (planned.kind !== 'positive') return judged;
+      // Identical calls that disagree make the operation flaky (the counts are reported).
+      const policy = repeatPolicy(op, this.profile);
+      if (policy === 'never' || judged.outcome === 'missing' || judged.outcome === 'errored' || (policy === 'on-failure' && judged.outcome !== 'failed')) return judged;
+      const attempts = [judged];
+      while (attempts.length < ATTEMPTS) {
+        const again = await this.call(op, request);
+        exchanges.push(again);
+        attempts.push(this.judge(op, planned, again, result));
+      }
+      return combineAttempts(attempts);
     } catch (error) {
       if (error instanceof Unmet) return result({ outcome: 'skipped', skipReason: error.message });
       throw error;

@@ -1,3 +1,4 @@
+import { AUTH_VARIANTS, type InvalidAuth } from '../http/auth-variants.ts';
 import type { CaseKind, Contract, JsonSchema, Operation } from '../model.ts';
 import type { Examples, Expectation, RequestExample, SetupStep } from '../spec/examples.ts';
 import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../spec/json-schema.ts';
@@ -5,7 +6,7 @@ import { isIrreversible, sideEffectOf, type Profile } from '../spec/profile.ts';
 import { Random } from './random.ts';
 import { generate, INT32_MAX, UNKNOWN, wrongTypeValue } from './values.ts';
 
-export type AuthMode = 'valid' | 'none' | 'malformed' | 'wrong';
+export type AuthMode = 'valid' | InvalidAuth;
 
 /** What a case expects of the deployment. */
 export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete';
@@ -138,11 +139,12 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
     });
   }
 
-  // Auth cases: the positive request with no, a malformed or a wrong token. Where a call that is wrongly let
-  // through could not be undone, or in --read-only, the body is left out so a broken deployment cannot act.
+  // Auth matrix: the positive request with each credential that must be refused. A refused call has no side
+  // effect, so these run for every operation; where a call wrongly let through could not be undone, or in
+  // --read-only, the body is left out so a broken deployment cannot act on it.
   if (op.secured) {
     const guarded = (irreversible && !options.allowIrreversible) || (options.readOnly && !safe);
-    for (const [auth, label] of [['none', 'no token'], ['malformed', 'malformed token'], ['wrong', 'wrong token']] as const) {
+    for (const [auth, label] of AUTH_VARIANTS) {
       const request = guarded ? { pathParams: {}, query: {}, auth, setup: [] } : base({ auth });
       add({ name: `auth: ${label}`, kind: 'auth', expectation: 'auth-rejected', fixture: guarded || !needsFixture ? 'none' : 'shared', request });
     }

@@ -34,6 +34,7 @@ export const OUTCOME_LABELS: Record<Outcome, string> = {
   passed: 'passed',
   failed: 'failed',
   missing: 'missing',
+  flaky: 'flaky',
   errored: 'errored',
   skipped: 'skipped',
   'not-described': 'not described',

@@ -9,10 +9,12 @@
  *   says the operation is absent (or the engine said missing), failed on any other blocking finding, passed
  *   when all its findings are non-blocking; a case without findings keeps the engine's outcome (a scenario
  *   assertion may fail without a structured finding).
- * - An operation is missing if any case is missing; else failed if any failed; else errored if any errored;
+ * - A case the engine recorded flaky (identical calls disagreed) stays flaky.
+ * - An operation is missing if any case is missing; else failed if any failed; else flaky if any flaky; else
+ *   errored if any errored;
  *   else skipped if all are skipped; else passed. `not-described` stays; an operation without cases keeps
  *   its outcome.
- * - The run is not-conformant when any operation is failed or missing, any pact interaction failed, a waiver
+ * - The run is not-conformant when any operation is failed, missing or flaky, any pact interaction failed, a waiver
  *   expired, or (failOn warning) an unwaived warning exists; else incomplete when interrupted; else
  *   conformant. A definite failure outranks the interruption: what was found stays found.
  */
@@ -30,7 +32,7 @@ export type FailOn = RunResults['failOn'];
 export type Verdict = RunResults['verdict'];
 
 /** Every outcome, in the order reports list them. */
-export const OUTCOMES: readonly Outcome[] = ['passed', 'failed', 'missing', 'errored', 'skipped', 'not-described'];
+export const OUTCOMES: readonly Outcome[] = ['passed', 'failed', 'missing', 'flaky', 'errored', 'skipped', 'not-described'];
 
 /** Results as the engine assembles them, before counts and verdict are derived. */
 export type UnsummarisedResults = Omit<RunResults, 'counts' | 'verdict'> & Partial<Pick<RunResults, 'counts' | 'verdict'>>;
@@ -49,7 +51,7 @@ export function blockingFindings(c: CaseResult, failOn: FailOn): Finding[] {
 
 /** A case's outcome derived from its findings (see the module comment). */
 export function caseOutcome(c: CaseResult, failOn: FailOn): CaseOutcome {
-  if (c.outcome === 'skipped' || c.outcome === 'errored') return c.outcome;
+  if (c.outcome === 'skipped' || c.outcome === 'errored' || c.outcome === 'flaky') return c.outcome;
   const blocking = blockingFindings(c, failOn);
   if (blocking.length > 0) {
     const absent = c.outcome === 'missing' || blocking.some((f) => f.check === 'operation-present');
@@ -65,6 +67,7 @@ export function operationOutcome(op: Pick<OperationResult, 'outcome'> & { cases:
   const has = (o: CaseOutcome): boolean => op.cases.some((c) => c.outcome === o);
   if (has('missing')) return 'missing';
   if (has('failed')) return 'failed';
+  if (has('flaky')) return 'flaky';
   if (has('errored')) return 'errored';
   if (op.cases.every((c) => c.outcome === 'skipped')) return 'skipped';
   return 'passed';
@@ -81,7 +84,7 @@ export function countOutcomes(operations: ReadonlyArray<Pick<OperationResult, 'o
 export function computeVerdict(
   results: Pick<RunResults, 'operations' | 'pact' | 'expiredWaivers' | 'interrupted' | 'failOn'>,
 ): Verdict {
-  const opFailed = results.operations.some((op) => op.outcome === 'failed' || op.outcome === 'missing');
+  const opFailed = results.operations.some((op) => op.outcome === 'failed' || op.outcome === 'missing' || op.outcome === 'flaky');
   const pactFailed = (results.pact?.interactions ?? []).some((i) => i.outcome === 'failed');
   const expired = results.expiredWaivers.length > 0;
   const warning =
