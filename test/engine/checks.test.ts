@@ -323,10 +323,10 @@ describe('plan', () => {
     const forms = [
       /^presence$/,
       /^positive(: .+)?$/,
-      /^auth: (no token|malformed token|wrong token)$/,
-      /^negative: (missing body field|wrong type for body field|int32 out of range in body field|non-uuid path id|int32 out of range in query) \S+$/,
+      /^auth: (no token|empty bearer token|Basic scheme|malformed token|wrong token|valid token truncated|valid token with one character changed)$/,
+      /^negative: (missing body field|wrong type for body field|int32 (out of|below) range in body field|non-uuid path id|int32 (out of|below) range in query) \S+$/,
       /^negative: .+$/,
-      /^lifecycle: (update persisted|use after delete)$/,
+      /^lifecycle: (update persisted|use after delete|created record readable|ownership)$/,
     ];
     for (const p of plans()) for (const c of p.cases) expect(forms.some((f) => f.test(c.name)), c.name).toBe(true);
   });

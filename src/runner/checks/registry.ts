@@ -2,6 +2,8 @@ import type { CheckId, CheckResult, Finding } from '../model.ts';
 import { authEnforced } from './auth-enforced.ts';
 import { contentTypeConformance } from './content-type-conformance.ts';
 import { createShape } from './create-shape.ts';
+import { createdResourceReadable } from './created-resource-readable.ts';
+import { ownership } from './ownership.ts';
 import { errorEnvelopeConformance } from './error-envelope-conformance.ts';
 import { jsonWellformed } from './json-wellformed.ts';
 import { negativeDataRejected } from './negative-data-rejected.ts';
@@ -34,6 +36,8 @@ export const CHECKS: ReadonlyMap<CheckId, Check> = new Map(
     useAfterDelete,
     jsonWellformed,
     successNotErrorEnvelope,
+    createdResourceReadable,
+    ownership,
   ].map((c) => [c.id, c]),
 );
 

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { answersAsUnknownRoute } from '../checks/operation-present.ts';
 import { runChecks } from '../checks/registry.ts';
 import { SchemaValidator } from '../checks/schema.ts';
-import type { CheckContext } from '../checks/types.ts';
+import type { CheckContext, RelatedRead } from '../checks/types.ts';
+import { listOf, readersOfCreated } from '../plan/relations.ts';
 import { authorization, derivedSecrets } from '../http/auth-variants.ts';
 import { HttpClient } from '../http/client.ts';
 import type { CaseResult, Contract, Exchange, Finding, Operation, RecordedResponse } from '../model.ts';
@@ -23,6 +24,7 @@ import { loadContract } from '../spec/load.ts';
 import { loadProfile, sideEffectOf, type Profile } from '../spec/profile.ts';
 import type { RunConfig } from './config.ts';
 import { createdIds } from './created.ts';
+import { readCreated, readOwnership, RelationUnmet, type RelationsHost } from './relations-run.ts';
 import { ATTEMPTS, backoffMs, combineAttempts, isDocumentedTransient, repeatPolicy } from './repeat.ts';
 import { selectOperations } from './select.ts';
 import { resolveTemplates } from './templates.ts';
@@ -228,9 +230,29 @@ export class Session {
       if (!is2xx(exchange) || !id) {
         throw new Unmet(`setup: ${producer.operationId} answered ${exchange.response?.status ?? exchange.error?.message} without a record id`);
       }
+      // A created id that its reader does not serve would fail the dependant, not the producer: skip instead.
+      const reader = readersOfCreated(this.contract, producer).find((r) => r.role !== 'list');
+      if (reader?.param) {
+        const check = await this.call(reader.operation, { pathParams: { ...ids, [reader.param]: id } });
+        trail.push(check);
+        const status = check.response?.status;
+        if (status !== undefined && status >= 400 && status < 500 && !this.isMissing(check)) {
+          throw new Unmet(`setup: the id ${producer.operationId} answered is not served by ${reader.operation.operationId} (${status}); see ${producer.operationId}'s created-record case`);
+        }
+      }
       ids[param] = id;
     }
     return ids;
+  }
+
+  /** What the relation cases need of the session. */
+  private get host(): RelationsHost {
+    return {
+      contract: this.contract,
+      call: (op, request) => this.call(op, request),
+      freshIds: (op, trail) => this.buildFixture(op, trail),
+      positiveBody: (op) => resolveTemplates(positiveBody(op, this.examples, new Random(`${this.config.seed}:${op.operationId}:related`)), this.scope({})),
+    };
   }
 
   private scope(steps: Record<string, unknown>) {
@@ -298,6 +320,11 @@ export class Session {
       return result({ outcome: 'skipped', skipReason: 'the operation is missing from the deployment (see its presence case)' });
     }
     try {
+      if (planned.expectation === 'ownership') {
+        const reads = await readOwnership(this.host, op, exchanges);
+        if (!reads[0]) return result({ outcome: 'skipped', skipReason: `${op.operationId} could not be read` });
+        return this.judge(op, planned, reads[0].exchange, result, undefined, reads);
+      }
       const steps = await this.runSetup(planned.request.setup, exchanges);
       const scope = this.scope(steps);
       const ids = planned.fixture === 'none' ? {} : await this.fixture(op, planned.fixture === 'fresh', exchanges);
@@ -305,6 +332,12 @@ export class Session {
       const body = await resolveTemplates(planned.request.body, scope);
       const query = (await resolveTemplates(planned.request.query, scope)) as Record<string, unknown>;
       const request = { pathParams, query, body, auth: planned.request.auth, ...(planned.request.rawBody ? { rawBody: planned.request.rawBody } : {}) };
+      if (planned.expectation === 'created-readable') {
+        const action = await this.call(op, request);
+        exchanges.push(action);
+        const reads = await readCreated(this.host, op, pathParams, body, action, exchanges);
+        return this.judge(op, planned, action, result, undefined, reads);
+      }
       if (planned.kind === 'lifecycle') return await this.lifecycle(op, planned, request, exchanges, result);
       const exchange = await this.call(op, request);
       exchanges.push(exchange);
@@ -322,7 +355,7 @@ export class Session {
       }
       return combineAttempts(attempts);
     } catch (error) {
-      if (error instanceof Unmet) return result({ outcome: 'skipped', skipReason: error.message });
+      if (error instanceof Unmet || error instanceof RelationUnmet) return result({ outcome: 'skipped', skipReason: error.message });
       throw error;
     }
   }
@@ -338,6 +371,7 @@ export class Session {
     exchange: Exchange,
     result: (over: Partial<CaseResult> & Pick<CaseResult, 'outcome'>) => CaseResult,
     lifecycle?: CheckContext['lifecycle'],
+    reads?: RelatedRead[],
   ): CaseResult {
     if (!answered(exchange)) {
       if (exchange.error?.kind === 'timeout') {
@@ -363,6 +397,7 @@ export class Session {
       expectation: planned.expectation,
       expect: planned.expect,
       ...(lifecycle ? { lifecycle } : {}),
+      ...(reads ? { reads } : {}),
     });
     checks.unshift({ id: 'response-timeout', status: 'passed' });
     const failed = findings.some((f) => f.severity === 'error');
@@ -400,7 +435,16 @@ export class Session {
       return result({ outcome: 'skipped', skipReason: `${reader.operationId} does not conform (see its cases), so it cannot show whether ${op.operationId} worked` });
     }
     if (!answered(action)) return result({ outcome: 'errored', errorMessage: 'no response' });
-    return this.judge(op, planned, action, result, { sent, readBack: after });
+    // A deleted record is gone from its parent's list too.
+    const list = op.method === 'DELETE' ? listOf(this.contract, op) : undefined;
+    const reads: RelatedRead[] = [];
+    const deletedId = pathParamNames(op).at(-1);
+    if (list && deletedId) {
+      const listed = await this.call(list, { pathParams: request.pathParams });
+      exchanges.push(listed);
+      if (answered(listed)) reads.push({ operation: list, role: 'list', exchange: listed, id: request.pathParams[deletedId] ?? '', parentIds: request.pathParams });
+    }
+    return this.judge(op, planned, action, result, { sent, readBack: after }, reads);
   }
 
   /** True when a successful exchange of the operation passes every check that applies to a success. */

@@ -4,12 +4,13 @@ import type { Examples, Expectation, RequestExample, SetupStep } from '../spec/e
 import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../spec/json-schema.ts';
 import { isIrreversible, sideEffectOf, type Profile } from '../spec/profile.ts';
 import { Random } from './random.ts';
+import { createOf, isCreate, readersOfCreated } from './relations.ts';
 import { generate, INT32_MAX, UNKNOWN, wrongTypeValue } from './values.ts';
 
 export type AuthMode = 'valid' | InvalidAuth;
 
 /** What a case expects of the deployment. */
-export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete';
+export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete' | 'created-readable' | 'ownership';
 
 export interface RequestPlan {
   /** Explicit path parameter values; the others come from records the run creates (fixtures) or are random. */
@@ -164,7 +165,10 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
     for (const [field, propSchema] of Object.entries(schemaProperties(schema))) {
       const wrong = wrongTypeValue(propSchema);
       if (wrong !== UNKNOWN) negative(`wrong type for body field ${field}`, base({ body: { ...body, [field]: wrong } }));
-      if (isInt32(propSchema)) negative(`int32 out of range in body field ${field}`, base({ body: { ...body, [field]: INT32_MAX + 1 } }));
+      if (isInt32(propSchema)) {
+        negative(`int32 out of range in body field ${field}`, base({ body: { ...body, [field]: INT32_MAX + 1 } }));
+        negative(`int32 below range in body field ${field}`, base({ body: { ...body, [field]: -INT32_MAX - 2 } }));
+      }
     }
   }
   for (const p of op.parameters) {
@@ -173,6 +177,7 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
     }
     if (p.in === 'query' && isInt32(p.schema)) {
       negative(`int32 out of range in query ${p.name}`, base({ query: { ...(example.query ?? {}), [p.name]: INT32_MAX + 1 } }));
+      negative(`int32 below range in query ${p.name}`, base({ query: { ...(example.query ?? {}), [p.name]: -INT32_MAX - 2 } }));
     }
   }
 
@@ -185,6 +190,14 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
       fixture: 'fresh',
       request: base(),
     });
+  }
+  // Relations: a create's record is served by its readers; a child reader keeps each parent's children apart.
+  if (isCreate(contract, op) && readersOfCreated(contract, op).length > 0) {
+    add({ name: 'lifecycle: created record readable', kind: 'lifecycle', expectation: 'created-readable', fixture: needsFixture ? 'shared' : 'none', request: base() });
+  }
+  const creator = op.method === 'GET' ? createOf(contract, op) : undefined;
+  if (creator && pathParamNames(creator).length > 0) {
+    add({ name: 'lifecycle: ownership', kind: 'lifecycle', expectation: 'ownership', fixture: 'fresh', request: { pathParams: {}, query: {}, auth: 'valid', setup: [] } });
   }
   return { operation: op, cases };
 }
