@@ -4,6 +4,7 @@ import { contentTypeConformance } from './content-type-conformance.ts';
 import { createShape } from './create-shape.ts';
 import { createdResourceReadable } from './created-resource-readable.ts';
 import { ownership } from './ownership.ts';
+import { secretNotExposed } from './secret-not-exposed.ts';
 import { errorEnvelopeConformance } from './error-envelope-conformance.ts';
 import { jsonWellformed } from './json-wellformed.ts';
 import { negativeDataRejected } from './negative-data-rejected.ts';
@@ -38,6 +39,7 @@ export const CHECKS: ReadonlyMap<CheckId, Check> = new Map(
     successNotErrorEnvelope,
     createdResourceReadable,
     ownership,
+    secretNotExposed,
   ].map((c) => [c.id, c]),
 );
 

@@ -16,6 +16,9 @@ export interface CheckContext {
   lifecycle?: { sent?: unknown; readBack: Exchange & { response: RecordedResponse } };
   /** Reads of related operations that must serve what the case wrote (read-your-writes, ownership). */
   reads?: RelatedRead[];
+  /** Secrets the case's flow verifies (raw values, never reported), and every exchange of the case. */
+  secrets?: string[];
+  caseExchanges?: Exchange[];
 }
 
 /** One read of a related operation, with what it should show. */

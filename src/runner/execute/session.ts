@@ -24,6 +24,7 @@ import { loadContract } from '../spec/load.ts';
 import { loadProfile, sideEffectOf, type Profile } from '../spec/profile.ts';
 import type { RunConfig } from './config.ts';
 import { createdIds } from './created.ts';
+import { redactFlowSecrets, secretFieldValues } from './flow-secrets.ts';
 import { readCreated, readOwnership, RelationUnmet, type RelationsHost } from './relations-run.ts';
 import { ATTEMPTS, backoffMs, combineAttempts, isDocumentedTransient, repeatPolicy } from './repeat.ts';
 import { selectOperations } from './select.ts';
@@ -255,8 +256,14 @@ export class Session {
     };
   }
 
-  private scope(steps: Record<string, unknown>) {
-    return { unique: `${this.config.runId}-${randomBytes(3).toString('hex')}`, steps, otp: (tx: string) => this.readOtp(tx) };
+  /** Template scope; one-time passwords read through it are kept in `secrets` (the case's flow secrets). */
+  private scope(steps: Record<string, unknown>, secrets?: string[]) {
+    const otp = async (tx: string) => {
+      const value = await this.readOtp(tx);
+      secrets?.push(value);
+      return value;
+    };
+    return { unique: `${this.config.runId}-${randomBytes(3).toString('hex')}`, steps, otp };
   }
 
   /** Reads a one-time password from the configured OTP source. */
@@ -297,6 +304,13 @@ export class Session {
 
   /** Runs one planned case and says what happened. Never throws for the deployment's behaviour. */
   async runCase(planned: PlannedCase): Promise<CaseResult> {
+    const secrets: string[] = [];
+    const done = await this.runCaseWith(planned, secrets);
+    redactFlowSecrets(done.exchanges, secrets);
+    return done;
+  }
+
+  private async runCaseWith(planned: PlannedCase, secrets: string[]): Promise<CaseResult> {
     const started = performance.now();
     const op = this.operation(planned.operationId);
     const exchanges: Exchange[] = [];
@@ -326,11 +340,13 @@ export class Session {
         return this.judge(op, planned, reads[0].exchange, result, undefined, reads);
       }
       const steps = await this.runSetup(planned.request.setup, exchanges);
-      const scope = this.scope(steps);
+      const scope = this.scope(steps, secrets);
       const ids = planned.fixture === 'none' ? {} : await this.fixture(op, planned.fixture === 'fresh', exchanges);
       const pathParams = { ...this.randomIds(op), ...ids, ...planned.request.pathParams };
       const body = await resolveTemplates(planned.request.body, scope);
       const query = (await resolveTemplates(planned.request.query, scope)) as Record<string, unknown>;
+      // A positive call sends the real secret in its secret fields (a negative one sends a wrong value).
+      if (planned.kind === 'positive') secrets.push(...secretFieldValues(body, this.profile.secretFields ?? []));
       const request = { pathParams, query, body, auth: planned.request.auth, ...(planned.request.rawBody ? { rawBody: planned.request.rawBody } : {}) };
       if (planned.expectation === 'created-readable') {
         const action = await this.call(op, request);
@@ -342,7 +358,7 @@ export class Session {
       const exchange = await this.call(op, request);
       exchanges.push(exchange);
       if (op.method === 'DELETE' && is2xx(exchange)) this.markDeleted(op, pathParams);
-      const judged = this.judge(op, planned, exchange, result);
+      const judged = this.judge(op, planned, exchange, result, undefined, undefined, { secrets, exchanges });
       if (planned.kind !== 'positive') return judged;
       // Identical calls that disagree make the operation flaky (the counts are reported).
       const policy = repeatPolicy(op, this.profile);
@@ -372,6 +388,7 @@ export class Session {
     result: (over: Partial<CaseResult> & Pick<CaseResult, 'outcome'>) => CaseResult,
     lifecycle?: CheckContext['lifecycle'],
     reads?: RelatedRead[],
+    flow?: { secrets: string[]; exchanges: Exchange[] },
   ): CaseResult {
     if (!answered(exchange)) {
       if (exchange.error?.kind === 'timeout') {
@@ -398,6 +415,7 @@ export class Session {
       expect: planned.expect,
       ...(lifecycle ? { lifecycle } : {}),
       ...(reads ? { reads } : {}),
+      ...(flow ? { secrets: flow.secrets, caseExchanges: flow.exchanges } : {}),
     });
     checks.unshift({ id: 'response-timeout', status: 'passed' });
     const failed = findings.some((f) => f.severity === 'error');
