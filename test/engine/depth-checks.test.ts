@@ -288,3 +288,27 @@ describe('the HTTP client decodes what it asked for, the cap after decoding', ()
     expect(e.response?.invalidUtf8).toBe(true);
   });
 });
+
+describe('semantic-expectation: what the interface states an answer means', () => {
+  const judgeSemantic = (status: number, body: unknown) => {
+    const ctx: CheckContext = {
+      exchange: ex('/x', res(status, body)),
+      operation: op('validate-reference-number'),
+      profile,
+      validator,
+      expectation: 'semantic',
+      expect: [{ pointer: '/IsValid', notEquals: true }],
+    };
+    return runChecks(ctx).findings.map((f) => `${f.check}:${f.severity}`);
+  };
+  test('a value never issued judged valid fails', () => {
+    expect(judgeSemantic(200, { IsValid: true })).toEqual(['semantic-expectation:error']);
+  });
+  test('judged not valid, or refused with a 4xx, passes', () => {
+    expect(judgeSemantic(200, { IsValid: false })).toEqual([]);
+    expect(judgeSemantic(400, { message: 'bad' })).toEqual([]);
+  });
+  test('a server error is not-a-server-error, not a semantic failure', () => {
+    expect(judgeSemantic(500, { message: 'boom' })).toEqual(['not-a-server-error:error']);
+  });
+});

@@ -219,6 +219,18 @@ const FAULTS: Array<[string, Fault]> = [
     },
   ],
   [
+    'a reference number never issued, or an empty body, validates as valid',
+    {
+      variant: () => ({ handlers: { 'validate-reference-number': onSuccess((reply) => ({ ...reply, body: { IsValid: true } })) } }),
+      operation: 'validate-reference-number',
+      check: 'semantic-expectation',
+      more: (results) => {
+        const failed = operation(results, 'validate-reference-number').cases.filter((c) => c.outcome === 'failed').map((c) => c.name);
+        expect(failed.sort()).toEqual(['semantic: empty body is not valid', 'semantic: unknown reference is not valid']);
+      },
+    },
+  ],
+  [
     'a JSON body with a byte-order mark',
     {
       variant: () => ({ handlers: { 'customer-get-cache-key-list': onSuccess((reply) => ({ status: 200, headers: { 'content-type': 'application/json' }, body: `\uFEFF${JSON.stringify(reply.body)}` })) } }),

@@ -5,6 +5,7 @@ import { createShape } from './create-shape.ts';
 import { createdResourceReadable } from './created-resource-readable.ts';
 import { ownership } from './ownership.ts';
 import { secretNotExposed } from './secret-not-exposed.ts';
+import { semanticExpectation } from './semantic-expectation.ts';
 import { errorEnvelopeConformance } from './error-envelope-conformance.ts';
 import { jsonWellformed } from './json-wellformed.ts';
 import { negativeDataRejected } from './negative-data-rejected.ts';
@@ -42,6 +43,7 @@ export const CHECKS: ReadonlyMap<CheckId, Check> = new Map(
     createdResourceReadable,
     ownership,
     secretNotExposed,
+    semanticExpectation,
   ].map((c) => [c.id, c]),
 );
 

@@ -10,7 +10,7 @@ import { generate, INT32_MAX, UNKNOWN, wrongTypeValue } from './values.ts';
 export type AuthMode = 'valid' | InvalidAuth;
 
 /** What a case expects of the deployment. */
-export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete' | 'created-readable' | 'ownership';
+export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete' | 'created-readable' | 'ownership' | 'semantic';
 
 export interface RequestPlan {
   /** Explicit path parameter values; the others come from records the run creates (fixtures) or are random. */
@@ -132,10 +132,11 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
     expect: example.expect ?? [],
   });
   for (const extra of example.cases ?? []) {
+    // A semantic case states what the answer must not claim (a refusal satisfies it too): run as a negative.
     add({
-      name: extra.kind === 'negative' ? `negative: ${extra.name}` : `positive: ${extra.name}`,
-      kind: extra.kind,
-      expectation: extra.kind === 'negative' ? 'rejected' : 'success',
+      name: `${extra.kind}: ${extra.name}`,
+      kind: extra.kind === 'semantic' ? 'negative' : extra.kind,
+      expectation: extra.kind === 'negative' ? 'rejected' : extra.kind === 'semantic' ? 'semantic' : 'success',
       fixture: needsFixture ? 'shared' : 'none',
       request: requestFrom(base(), extra),
       expect: extra.expect ?? [],
