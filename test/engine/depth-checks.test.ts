@@ -15,7 +15,7 @@ import { HttpClient } from '../../src/runner/http/client.ts';
 import { redactText } from '../../src/runner/http/redact.ts';
 import type { CaseResult, CheckId, Contract, Exchange, Operation, RecordedResponse, Severity } from '../../src/runner/model.ts';
 import type { Expectation_ } from '../../src/runner/plan/cases.ts';
-import { comparableFields, createOf, listOf, ownerField, readersOfCreated, recordSchema } from '../../src/runner/plan/relations.ts';
+import { comparableFields, createOf, listOf, notAcceptedOnUpdate, ownerField, readersOfCreated, recordSchema } from '../../src/runner/plan/relations.ts';
 import { loadContract } from '../../src/runner/spec/load.ts';
 import { loadProfile, type Profile } from '../../src/runner/spec/profile.ts';
 import { ROOT } from './support.ts';
@@ -310,5 +310,36 @@ describe('semantic-expectation: what the interface states an answer means', () =
   });
   test('a server error is not-a-server-error, not a semantic failure', () => {
     expect(judgeSemantic(500, { message: 'boom' })).toEqual(['not-a-server-error:error']);
+  });
+});
+
+describe('an update: fields it does not accept are neither applied nor required', () => {
+  // An address type with a reader, as a fuller contract would describe it (this one has no GET by id).
+  const record = { type: 'object', properties: { id: { type: 'string', format: 'uuid' }, code: { type: 'string' }, name: { type: 'string' }, isActive: { type: 'boolean' } } };
+  const update = (): Operation => ({ ...op('update-address-type') });
+  const reader = (): Operation => ({
+    ...op('update-address-type'),
+    operationId: 'get-address-type',
+    method: 'GET',
+    responses: [{ status: '200', contentTypes: ['application/json'], schema: record, pointer: '/x' }],
+  });
+  test('the record fields absent from the update schema are found, ids left out', () => {
+    expect(notAcceptedOnUpdate(update(), reader(), { id: A, code: 'HOME', name: 'Home', isActive: true })).toEqual({ code: 'HOME' });
+  });
+  const judgeUpdate = (readBody: unknown) =>
+    runChecks({
+      exchange: ex('/x', res(200, {})),
+      operation: op('update-address-type'),
+      profile,
+      validator,
+      expectation: 'update-persisted',
+      expect: [],
+      lifecycle: { sent: { name: 'Work', isActive: false }, readBack: ex('/x', res(200, readBody)), notAccepted: { code: 'HOME' } },
+    }).findings.map((f) => f.message);
+  test('code applied by the update fails', () => {
+    expect(judgeUpdate({ id: A, code: 'HOME-changed', name: 'Work', isActive: false })).toEqual([expect.stringMatching(/applied code/)]);
+  });
+  test('code left as it was, the rest persisted: nothing', () => {
+    expect(judgeUpdate({ id: A, code: 'HOME', name: 'Work', isActive: false })).toEqual([]);
   });
 });

@@ -13,7 +13,12 @@ export interface CheckContext {
   /** Values the response must carry (from contract/examples.yaml). */
   expect: Expectation[];
   /** Lifecycle chains: what was sent by the update, and the read that followed the update or delete. */
-  lifecycle?: { sent?: unknown; readBack: Exchange & { response: RecordedResponse } };
+  lifecycle?: {
+    sent?: unknown;
+    readBack: Exchange & { response: RecordedResponse };
+    /** Fields the update does not accept, with the values they held before it (sent changed: must not apply). */
+    notAccepted?: Record<string, unknown>;
+  };
   /** Reads of related operations that must serve what the case wrote (read-your-writes, ownership). */
   reads?: RelatedRead[];
   /** Secrets the case's flow verifies (raw values, never reported), and every exchange of the case. */

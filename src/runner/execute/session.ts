@@ -3,7 +3,7 @@ import { answersAsUnknownRoute } from '../checks/operation-present.ts';
 import { runChecks } from '../checks/registry.ts';
 import { SchemaValidator } from '../checks/schema.ts';
 import type { CheckContext, RelatedRead } from '../checks/types.ts';
-import { listOf, readersOfCreated } from '../plan/relations.ts';
+import { listOf, notAcceptedOnUpdate, readersOfCreated } from '../plan/relations.ts';
 import { authorization, derivedSecrets } from '../http/auth-variants.ts';
 import { HttpClient } from '../http/client.ts';
 import type { CaseResult, Contract, Exchange, Finding, Operation, RecordedResponse } from '../model.ts';
@@ -439,7 +439,11 @@ export class Session {
     exchanges.push(before);
     if (!is2xx(before)) return result({ outcome: 'skipped', skipReason: `${reader.operationId} answered ${before.response?.status ?? before.error?.message} before the ${op.method}` });
     const sent = op.method === 'PUT' ? this.changedBody(request.body, before.response?.json) : undefined;
-    const action = await this.call(op, { ...request, ...(sent !== undefined ? { body: sent } : {}) });
+    // Fields the update does not accept go along, changed: they must be neither applied nor required.
+    const notAccepted = op.method === 'PUT' ? notAcceptedOnUpdate(op, reader, before.response?.json) : {};
+    const extra = this.changedBody(notAccepted, notAccepted) as Record<string, unknown>;
+    const toSend = sent !== undefined && Object.keys(extra).length > 0 && typeof sent === 'object' ? { ...extra, ...(sent as object) } : sent;
+    const action = await this.call(op, { ...request, ...(toSend !== undefined ? { body: toSend } : {}) });
     exchanges.push(action);
     if (!is2xx(action)) {
       return result({ outcome: 'skipped', skipReason: `${op.operationId} answered ${action.response?.status ?? action.error?.message} (see its positive case)` });
@@ -463,7 +467,7 @@ export class Session {
       exchanges.push(listed);
       if (answered(listed)) reads.push({ operation: list, role: 'list', exchange: listed, id: request.pathParams[deletedId] ?? '', parentIds: request.pathParams });
     }
-    return this.judge(op, planned, action, result, { sent, readBack: after }, reads);
+    return this.judge(op, planned, action, result, { sent, readBack: after, ...(Object.keys(notAccepted).length > 0 ? { notAccepted } : {}) }, reads);
   }
 
   /** True when a successful exchange of the operation passes every check that applies to a success. */
