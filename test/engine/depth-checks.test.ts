@@ -343,3 +343,15 @@ describe('an update: fields it does not accept are neither applied nor required'
     expect(judgeUpdate({ id: A, code: 'HOME', name: 'Work', isActive: false })).toEqual([]);
   });
 });
+
+describe('a broken reader is not blamed on the create', () => {
+  const sent = { fieldKey: 'street', isMandatory: true, sequenceNumber: 1 };
+  const judgeCreate = (reads: RelatedRead[]) => judge('create-address-type-field', 'created-readable', res(200, field(F1, A)), reads);
+  test('an undocumented 404 with the envelope is the reader’s', () => {
+    expect(judgeCreate([read('get-address-type-field-by-id', 'item', 404, { error: { code: 'ERR_PLAT_4' } })])).toEqual([]);
+  });
+  test('a reader body that breaks its own schema is the reader’s', () => {
+    expect(judgeCreate([read('get-address-type-field-by-id', 'item', 200, field(F1, A, { sequenceNumber: '1' }), { sent })])).toEqual([]);
+    expect(judgeCreate([read('get-address-type-field-by-id', 'item', 200, field('field-1', A), { sent })])).toEqual([]);
+  });
+});

@@ -1,6 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { comparableFields, recordSchema } from '../plan/relations.ts';
+import { responseFor } from '../spec/load.ts';
 import type { Profile } from '../spec/profile.ts';
+import type { SchemaValidator } from './schema.ts';
 import { answersAsUnknownRoute } from './operation-present.ts';
 import type { Check, RelatedRead } from './types.ts';
 import { finding } from './types.ts';
@@ -11,9 +13,19 @@ export function listRecords(body: unknown): Array<Record<string, unknown>> {
   return items.filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null && !Array.isArray(r));
 }
 
-/** The read's own failures (5xx, or an unknown route) are its operation's, not the writer's. */
-export function readerAtFault(read: RelatedRead, profile: Profile): boolean {
-  return read.exchange.response.status >= 500 || answersAsUnknownRoute(read.exchange.response, profile);
+/**
+ * The read's own failures are its operation's, not the writer's: a 5xx, an unknown route, a status the
+ * reader does not document, or a success body that does not conform to the reader's own schema.
+ */
+export function readerAtFault(read: RelatedRead, profile: Profile, validator?: SchemaValidator): boolean {
+  const { response } = read.exchange;
+  if (response.status >= 500 || answersAsUnknownRoute(response, profile)) return true;
+  const spec = responseFor(read.operation, response.status);
+  if (!spec) return true;
+  if (validator && response.status < 300 && spec.schema !== undefined && response.json !== undefined) {
+    return validator.validate(`${read.operation.specFile}#${spec.pointer}`, spec.schema, response.json).length > 0;
+  }
+  return false;
 }
 
 /** Fields sent that read back different, as {field: [sent, read]}. */
@@ -37,7 +49,7 @@ export const createdResourceReadable: Check = {
   run(ctx) {
     const out = [];
     for (const read of ctx.reads ?? []) {
-      if (readerAtFault(read, ctx.profile)) continue;
+      if (readerAtFault(read, ctx.profile, ctx.validator)) continue;
       const { status, json } = read.exchange.response;
       const where = `${read.operation.method} ${new URL(read.exchange.request.url).pathname}`;
       if (status < 200 || status > 299) {
