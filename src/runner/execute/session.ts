@@ -4,8 +4,9 @@ import { runChecks } from '../checks/registry.ts';
 import { SchemaValidator } from '../checks/schema.ts';
 import type { CheckContext, RelatedRead } from '../checks/types.ts';
 import { listOf, notAcceptedOnUpdate, readersOfCreated } from '../plan/relations.ts';
-import { authorization, derivedSecrets } from '../http/auth-variants.ts';
-import { HttpClient } from '../http/client.ts';
+import { authorization } from '../http/auth-variants.ts';
+import { defaultClientOptions } from '../http/client-options.ts';
+import { GatewayClient } from '../http/gateway-client.ts';
 import type { CaseResult, Contract, Exchange, Finding, Operation, RecordedResponse } from '../model.ts';
 import {
   pathParamNames,
@@ -55,7 +56,7 @@ function is2xx(e: Exchange): boolean {
  */
 export class Session {
   readonly validator = new SchemaValidator();
-  private readonly client: HttpClient;
+  private readonly client: GatewayClient;
   private readonly presence = new Map<string, Promise<Exchange>>();
   private readonly fixtures = new Map<string, Promise<Record<string, string>>>();
   private readonly ledger: LedgerEntry[] = [];
@@ -67,12 +68,14 @@ export class Session {
     readonly profile: Profile,
     readonly examples: Examples,
   ) {
-    this.client = new HttpClient({
+    this.client = new GatewayClient({
       timeoutMs: config.timeoutMs,
       bodyCapBytes: config.bodyCapBytes,
       connections: Math.max(2, config.concurrency),
-      secrets: derivedSecrets(config.token),
-      secretHeaders: [profile.auth.header],
+      client: config.client ?? defaultClientOptions(config.runId, randomBytes(16).toString('hex')),
+      authHeader: profile.auth.header,
+      token: { token: config.token },
+      onToken: (token) => (config.token = token),
     });
     this.byId = new Map(contract.operations.map((o) => [o.operationId, o]));
   }
@@ -142,8 +145,10 @@ export class Session {
     // A documented transient failure is retried once, after a back-off, before it is judged.
     if (exchange.response && isDocumentedTransient(op, exchange.response, this.profile)) {
       const first = exchange.response;
-      await new Promise((resolve) => setTimeout(resolve, backoffMs(first.headers)));
-      exchange = { ...(await send()), retriedAfter: [{ status: first.status, durationMs: exchange.durationMs }] };
+      const waitedMs = backoffMs(first.headers);
+      await new Promise((resolve) => setTimeout(resolve, waitedMs));
+      const again = await send();
+      exchange = { ...again, retries: [...(exchange.retries ?? []), { attempt: 1, reason: `documented transient ${first.status}`, waitedMs }, ...(again.retries ?? [])] };
     }
     this.record(op, exchange, request.pathParams ?? {});
     return exchange;
@@ -304,15 +309,24 @@ export class Session {
   // ------------------------------------------------------------------------------------------------------
   // Cases
 
-  /** Runs one planned case and says what happened. Never throws for the deployment's behaviour. */
+  /** Operations with a failed case so far (in this worker), for --max-failures. */
+  private readonly failedOperations = new Set<string>();
+
+  /** Runs one planned case and says what happened; with --max-failures, stops once enough operations failed. */
   async runCase(planned: PlannedCase): Promise<CaseResult> {
+    const max = this.config.maxFailures;
+    if (max !== undefined && this.failedOperations.size >= max && !this.failedOperations.has(planned.operationId)) {
+      return { name: planned.name, kind: planned.kind, outcome: 'skipped', skipReason: `not run: --max-failures ${max} reached (${this.failedOperations.size} operations failed)`, durationMs: 0, checks: [], findings: [], exchanges: [] };
+    }
     const secrets: string[] = [];
-    const done = await this.runCaseWith(planned, secrets);
-    redactFlowSecrets(done.exchanges, secrets);
-    return done;
+    const result = await this.runPlannedCase(planned, secrets);
+    redactFlowSecrets(result.exchanges, secrets);
+    if (result.outcome === 'failed' || result.outcome === 'flaky') this.failedOperations.add(planned.operationId);
+    return result;
   }
 
-  private async runCaseWith(planned: PlannedCase, secrets: string[]): Promise<CaseResult> {
+  /** Runs one planned case and says what happened. Never throws for the deployment's behaviour. */
+  private async runPlannedCase(planned: PlannedCase, secrets: string[]): Promise<CaseResult> {
     const started = performance.now();
     const op = this.operation(planned.operationId);
     const exchanges: Exchange[] = [];
@@ -323,6 +337,7 @@ export class Session {
       findings: [],
       exchanges,
       durationMs: Math.round(performance.now() - started),
+      ...(exchanges.some((e) => e.retries?.length) ? { retried: true } : {}),
       ...over,
     });
     if (planned.skip) return result({ outcome: 'skipped', skipReason: planned.skip });

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { Agent, errors, request as undiciRequest } from 'undici';
+import { Agent, errors, request as undiciRequest, type Dispatcher } from 'undici';
 import type { Exchange, HttpMethod, RecordedResponse, TransportErrorKind } from '../model.ts';
 import { redactHeaders, redactText, type Secret } from './redact.ts';
 
@@ -13,6 +13,8 @@ export interface HttpOptions {
   connections: number;
   /** Secrets that must never appear in a recorded exchange (the bearer token). */
   secrets: readonly Secret[];
+  /** Dispatcher to send through (proxy, TLS: see dispatcher.ts); default a plain keep-alive agent. */
+  dispatcher?: Dispatcher;
   /** Headers whose values are credentials, redacted by name (Authorization always is). */
   secretHeaders?: readonly string[];
 }
@@ -26,10 +28,10 @@ export interface OutgoingRequest {
 
 /** Sends requests with undici through one keep-alive agent and records redacted exchanges. */
 export class HttpClient {
-  private readonly agent: Agent;
+  private readonly agent: Dispatcher;
 
   constructor(private readonly options: HttpOptions) {
-    this.agent = new Agent({
+    this.agent = options.dispatcher ?? new Agent({
       connections: options.connections,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
