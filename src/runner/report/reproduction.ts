@@ -33,8 +33,8 @@ export interface ReproductionOptions {
 /** Values shorter than this are not treated as ids carried from one answer into a later call. */
 const MIN_VALUE_LENGTH = 8;
 
-/** Headers curl computes from what it sends. */
-const DERIVED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'host']);
+/** Headers curl computes from what it sends (and accept-encoding: curl would not decode what it asked for). */
+const DERIVED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'host', 'accept-encoding']);
 
 type Part = { text: string } | { variable: string };
 
