@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { answersAsUnknownRoute } from '../checks/operation-present.ts';
 import { runChecks } from '../checks/registry.ts';
-import { SchemaValidator } from '../checks/schema.ts';
+import { SchemaCompileError, SchemaValidator } from '../checks/schema.ts';
 import type { CheckContext } from '../checks/types.ts';
 import { HttpClient } from '../http/client.ts';
 import type { CaseResult, Contract, Exchange, Finding, Operation, RecordedResponse } from '../model.ts';
@@ -18,7 +18,7 @@ import {
 import { Random } from '../plan/random.ts';
 import type { Examples, SetupStep } from '../spec/examples.ts';
 import { loadExamples } from '../spec/examples.ts';
-import { loadContract } from '../spec/load.ts';
+import { loadContract, responseFor } from '../spec/load.ts';
 import { loadProfile, sideEffectOf, type Profile } from '../spec/profile.ts';
 import type { RunConfig } from './config.ts';
 import { createdIds } from './created.ts';
@@ -36,6 +36,11 @@ interface LedgerEntry {
   done: boolean;
 }
 
+/** "<file>#<pointer>" of the documented response for a status (what a tool error about its schema names). */
+export function responseLocation(op: Operation, status: number): string {
+  return `${op.specFile}#${responseFor(op, status)?.pointer ?? `${op.pointer}/responses`}`;
+}
+
 function answered(e: Exchange): e is Answered {
   return e.response !== undefined;
 }
@@ -49,7 +54,7 @@ function is2xx(e: Exchange): boolean {
  * cleanup ledger, and turns each case into a CaseResult (findings from the registered checks).
  */
 export class Session {
-  readonly validator = new SchemaValidator();
+  readonly validator: SchemaValidator;
   private readonly client: HttpClient;
   private readonly presence = new Map<string, Promise<Exchange>>();
   private readonly fixtures = new Map<string, Promise<Record<string, string>>>();
@@ -69,6 +74,7 @@ export class Session {
       secrets: [config.token],
     });
     this.byId = new Map(contract.operations.map((o) => [o.operationId, o]));
+    this.validator = new SchemaValidator(contract.services.flatMap((s) => (s.validationDocument ? [s.validationDocument] : [])));
   }
 
   static async create(config: RunConfig): Promise<Session> {
@@ -336,15 +342,23 @@ export class Session {
       }
       return result({ outcome: 'errored', errorMessage: exchange.error?.message ?? 'no response' });
     }
-    const { checks, findings } = runChecks({
-      exchange,
-      operation: op,
-      profile: this.profile,
-      validator: this.validator,
-      expectation: planned.expectation,
-      expect: planned.expect,
-      ...(lifecycle ? { lifecycle } : {}),
-    });
+    let judged: ReturnType<typeof runChecks>;
+    try {
+      judged = runChecks({
+        exchange,
+        operation: op,
+        profile: this.profile,
+        validator: this.validator,
+        expectation: planned.expectation,
+        expect: planned.expect,
+        ...(lifecycle ? { lifecycle } : {}),
+      });
+    } catch (error) {
+      // The tool cannot judge this response (e.g. a schema ajv cannot compile): not the service's fault.
+      if (error instanceof SchemaCompileError) return result({ outcome: 'errored', errorMessage: `${responseLocation(op, exchange.response.status)}: ${error.message}` });
+      throw error;
+    }
+    const { checks, findings } = judged;
     checks.unshift({ id: 'response-timeout', status: 'passed' });
     const failed = findings.some((f) => f.severity === 'error');
     const absent = findings.some((f) => f.check === 'operation-present' && f.severity === 'error');
@@ -387,8 +401,13 @@ export class Session {
   /** True when a successful exchange of the operation passes every check that applies to a success. */
   private conforms(op: Operation, exchange: Exchange): boolean {
     if (!answered(exchange)) return false;
-    const { findings } = runChecks({ exchange, operation: op, profile: this.profile, validator: this.validator, expectation: 'success', expect: [] });
-    return !findings.some((f) => f.severity === 'error');
+    try {
+      const { findings } = runChecks({ exchange, operation: op, profile: this.profile, validator: this.validator, expectation: 'success', expect: [] });
+      return !findings.some((f) => f.severity === 'error');
+    } catch (error) {
+      if (error instanceof SchemaCompileError) return false;
+      throw error;
+    }
   }
 
   /** The update body with every value made different from what the record holds now (so a no-op update shows). */

@@ -7,6 +7,7 @@
 import { getCurrentTest } from '@vitest/runner';
 import { expect, inject, type TestContext } from 'vitest';
 import { runChecks } from '../checks/registry.ts';
+import { SchemaCompileError } from '../checks/schema.ts';
 import type { RunConfig } from '../execute/config.ts';
 import { Session } from '../execute/session.ts';
 import type { CaseResult, Exchange, Finding, RecordedResponse } from '../model.ts';
@@ -94,14 +95,21 @@ expect.extend({
     if (!exchange.response) {
       return { pass: false, message: () => `${operationId}: no response (${exchange.error?.message ?? 'unknown error'})` };
     }
-    const { checks, findings } = runChecks({
-      exchange: exchange as Exchange & { response: RecordedResponse },
-      operation: s.operation(operationId),
-      profile: s.profile,
-      validator: s.validator,
-      expectation,
-      expect: [],
-    });
+    let judged: ReturnType<typeof runChecks>;
+    try {
+      judged = runChecks({
+        exchange: exchange as Exchange & { response: RecordedResponse },
+        operation: s.operation(operationId),
+        profile: s.profile,
+        validator: s.validator,
+        expectation,
+        expect: [],
+      });
+    } catch (error) {
+      if (!(error instanceof SchemaCompileError)) throw error;
+      return { pass: false, message: () => `${operationId}: the tool cannot judge the response: ${error.message}` };
+    }
+    const { checks, findings } = judged;
     const errors = findings.filter((f) => f.severity === 'error');
     const task = getCurrentTest();
     if (task) {
