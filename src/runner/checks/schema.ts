@@ -54,6 +54,8 @@ export class SchemaValidator {
   private readonly cache = new Map<string, ValidateFunction | SchemaCompileError>();
   private readonly documents = new Map<string, ValidationDocument>();
   private readonly added = new Set<string>();
+  /** Per document: true when the whole document is within MAX_SCHEMA_NODES (then every schema in it is). */
+  private readonly small = new Map<string, boolean>();
   /** Exact digits of the unsafe integers of the body being validated, by instance path. */
   private exact: Map<string, string> | undefined;
 
@@ -118,11 +120,14 @@ export class SchemaValidator {
     let fn = this.cache.get(ref);
     if (!fn) {
       fn = this.compile(() => {
-        const size = schemaSize(doc.document, ref.slice(ref.indexOf('#') + 1), MAX_SCHEMA_NODES);
-        if (size > MAX_SCHEMA_NODES) throw new Error(`the schema and what it references exceed ${MAX_SCHEMA_NODES} nodes`);
         if (!this.added.has(doc.id)) {
           this.ajv.addSchema(doc.document, doc.id);
           this.added.add(doc.id);
+          this.small.set(doc.id, objectCount(doc.document, MAX_SCHEMA_NODES) <= MAX_SCHEMA_NODES);
+        }
+        // Only in a document larger than the bound can one schema's closure exceed it: count it there.
+        if (!this.small.get(doc.id) && schemaSize(doc.document, ref.slice(ref.indexOf('#') + 1), MAX_SCHEMA_NODES) > MAX_SCHEMA_NODES) {
+          throw new Error(`the schema and what it references exceed ${MAX_SCHEMA_NODES} nodes`);
         }
         return this.ajv.compile({ $ref: ref });
       });
@@ -160,6 +165,19 @@ function run(fn: ValidateFunction, data: unknown): SchemaErrorDetail[] {
       e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty: string }).additionalProperty)})` : ''
     }`,
   }));
+}
+
+/** Objects in a JSON tree, counted up to just past `limit`. */
+function objectCount(root: unknown, limit: number): number {
+  let count = 0;
+  const stack: unknown[] = [root];
+  while (stack.length > 0 && count <= limit) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null) continue;
+    count++;
+    for (const v of Array.isArray(node) ? node : Object.values(node)) if (typeof v === 'object' && v !== null) stack.push(v);
+  }
+  return count;
 }
 
 /** Instance paths (as ajv writes them) of the numbers in a JSON text that a double cannot hold exactly. */

@@ -16,7 +16,7 @@ import { coverage, loadCatalog, notDescribedResults, type Catalog } from '../spe
 import { InputError } from '../spec/errors.ts';
 import { loadExamples } from '../spec/examples.ts';
 import { loadContract, loadDescription, describe as describeApi } from '../spec/load.ts';
-import { loadProfile } from '../spec/profile.ts';
+import { loadProfiles, profileFor } from '../spec/profiles.ts';
 import { startReferenceService, type ReferenceService } from '../../reference-service/index.ts';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -61,7 +61,8 @@ const TOOL = { name: 'customer-service-conformance', version: '0.1.0' };
 export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
-  const [contract, profile] = await Promise.all([loadContract(options.specs), loadProfile(options.profile)]);
+  const contract = await loadContract(options.specs);
+  const profiles = await loadProfiles(options.profile, contract);
   const examples = await loadExamples(options.examples);
   const catalog: Catalog | undefined = options.catalog ? await loadCatalog(options.catalog) : undefined;
   const waivers: Waiver[] = options.waivers ? await loadWaivers(options.waivers, { knownChecks: [...CHECKS.keys(), 'response-timeout'] }) : [];
@@ -73,7 +74,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
 
   let embedded: ReferenceService | undefined;
   let token = options.token;
-  let servers = options.servers;
+  let servers = singleServiceBaseUrl(options.servers, contract);
   let otpSourceUrl = options.otpSourceUrl;
   let allowIrreversible = options.allowIrreversible;
   if (Object.keys(servers).length === 0) {
@@ -114,7 +115,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     };
     const selected = selectOperations(contract.operations, config);
     const planOptions = { seed: options.seed, readOnly: options.readOnly, allowIrreversible, otpSource: otpSourceUrl !== undefined };
-    const plannedCases = Object.fromEntries(selected.map((op) => [op.operationId, planOperation(contract, op, profile, examples, planOptions).cases.length]));
+    const plannedCases = Object.fromEntries(selected.map((op) => [op.operationId, planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions).cases.length]));
     const deploymentDiff = options.deploymentSpec ? await diffDeployment(contract, options.deploymentSpec) : undefined;
 
     const startedAt = new Date();
@@ -237,6 +238,18 @@ function buildResults(input: {
     expiredWaivers: [],
   };
   return results;
+}
+
+/**
+ * `--base-url` names the customer service; for a contract with one service that is not it, the base URL is that
+ * service's. (Other services are named with --server <id>=<url>.)
+ */
+export function singleServiceBaseUrl(servers: Record<string, string>, contract: Pick<Contract, 'services'>): Record<string, string> {
+  const only = contract.services.length === 1 ? contract.services[0]?.id : undefined;
+  const base = servers['customer-service'];
+  if (!only || only === 'customer-service' || base === undefined || servers[only] !== undefined) return servers;
+  const { ['customer-service']: _moved, ...rest } = servers;
+  return { ...rest, [only]: base };
 }
 
 /** A target that refuses connections is a run that cannot happen (exit 2), not 300 errored cases. */

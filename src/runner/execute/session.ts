@@ -19,7 +19,8 @@ import { Random } from '../plan/random.ts';
 import type { Examples, SetupStep } from '../spec/examples.ts';
 import { loadExamples } from '../spec/examples.ts';
 import { loadContract, responseFor } from '../spec/load.ts';
-import { loadProfile, sideEffectOf, type Profile } from '../spec/profile.ts';
+import { sideEffectOf, type Profile } from '../spec/profile.ts';
+import { loadProfiles, profileFor, type Profiles } from '../spec/profiles.ts';
 import type { RunConfig } from './config.ts';
 import { createdIds } from './created.ts';
 import { selectOperations } from './select.ts';
@@ -55,6 +56,8 @@ function is2xx(e: Exchange): boolean {
  */
 export class Session {
   readonly validator: SchemaValidator;
+  /** The profile of the contract's first service (each operation is judged by profileOf). */
+  readonly profile: Profile;
   private readonly client: HttpClient;
   private readonly presence = new Map<string, Promise<Exchange>>();
   private readonly fixtures = new Map<string, Promise<Record<string, string>>>();
@@ -64,7 +67,7 @@ export class Session {
   private constructor(
     readonly config: RunConfig,
     readonly contract: Contract,
-    readonly profile: Profile,
+    readonly profiles: Profiles,
     readonly examples: Examples,
   ) {
     this.client = new HttpClient({
@@ -74,16 +77,18 @@ export class Session {
       secrets: [config.token],
     });
     this.byId = new Map(contract.operations.map((o) => [o.operationId, o]));
+    this.profile = profileFor(profiles, contract.services[0]?.id ?? '');
     this.validator = new SchemaValidator(contract.services.flatMap((s) => (s.validationDocument ? [s.validationDocument] : [])));
   }
 
   static async create(config: RunConfig): Promise<Session> {
-    const [contract, profile, examples] = await Promise.all([
-      loadContract(config.contractFiles),
-      loadProfile(config.profileFile),
-      loadExamples(config.examplesFile),
-    ]);
-    return new Session(config, contract, profile, examples);
+    const [contract, examples] = await Promise.all([loadContract(config.contractFiles), loadExamples(config.examplesFile)]);
+    return new Session(config, contract, await loadProfiles(config.profileFile, contract), examples);
+  }
+
+  /** The profile the operation's service is judged by (its platform's, else the generic one). */
+  profileOf(op: Operation): Profile {
+    return profileFor(this.profiles, op.service);
   }
 
   /** The plans of the operations selected by --include/--exclude/--shard, in canonical order. */
@@ -95,7 +100,7 @@ export class Session {
       otpSource: this.config.otpSourceUrl !== undefined,
     };
     return selectOperations(this.contract.operations, this.config).map((op) =>
-      planOperation(this.contract, op, this.profile, this.examples, options),
+      planOperation(this.contract, op, this.profileOf(op), this.examples, options),
     );
   }
 
@@ -120,10 +125,10 @@ export class Session {
     return `${base.replace(/\/+$/, '')}${path}${qs ? `?${qs}` : ''}`;
   }
 
-  headers(auth: RequestPlan['auth'], hasBody: boolean): Record<string, string> {
+  headers(auth: RequestPlan['auth'], hasBody: boolean, op?: Operation): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (hasBody) headers['content-type'] = 'application/json';
-    const name = this.profile.auth.header.toLowerCase();
+    const name = (op ? this.profileOf(op) : this.profile).auth.header.toLowerCase();
     if (auth === 'valid') headers[name] = `Bearer ${this.config.token}`;
     else if (auth === 'malformed') headers[name] = 'Bearer not a valid token';
     else if (auth === 'wrong') headers[name] = `Bearer ${randomBytes(24).toString('hex')}`;
@@ -136,7 +141,7 @@ export class Session {
     const exchange = await this.client.send({
       method: op.method,
       url: this.url(op, request.pathParams ?? {}, request.query),
-      headers: this.headers(request.auth ?? 'valid', body !== undefined),
+      headers: this.headers(request.auth ?? 'valid', body !== undefined, op),
       ...(body !== undefined ? { body } : {}),
     });
     this.record(op, exchange, request.pathParams ?? {});
@@ -145,7 +150,7 @@ export class Session {
 
   /** Whatever a create answered with success goes into the cleanup ledger, whichever case sent it. */
   private record(op: Operation, exchange: Exchange, pathParams: Record<string, string>): void {
-    const effect = sideEffectOf(this.profile, op.operationId);
+    const effect = sideEffectOf(this.profileOf(op), op.operationId);
     if (effect?.class !== 'reversible' || !effect.undo || !is2xx(exchange)) return;
     const id = createdIds(exchange.response?.json)[0];
     const undo = this.byId.get(effect.undo);
@@ -170,7 +175,7 @@ export class Session {
       const exchange = await this.client.send({
         method: entry.undo.method,
         url: this.url(entry.undo, entry.pathParams),
-        headers: this.headers('valid', false),
+        headers: this.headers('valid', false, entry.undo),
       });
       entry.done = true;
       if (is2xx(exchange)) deleted++;
@@ -198,8 +203,8 @@ export class Session {
     return probe;
   }
 
-  isMissing(exchange: Exchange): boolean {
-    return exchange.response !== undefined && answersAsUnknownRoute(exchange.response, this.profile);
+  isMissing(exchange: Exchange, op?: Operation): boolean {
+    return exchange.response !== undefined && answersAsUnknownRoute(exchange.response, op ? this.profileOf(op) : this.profile);
   }
 
   /** Creates (through the API) the records an operation's path ids name; `fresh` makes new ones. */
@@ -292,7 +297,7 @@ export class Session {
       exchanges.push(probe);
       return this.judge(op, planned, probe, result);
     }
-    if (probe.response && this.isMissing(probe)) {
+    if (probe.response && this.isMissing(probe, op)) {
       return result({ outcome: 'skipped', skipReason: 'the operation is missing from the deployment (see its presence case)' });
     }
     try {
@@ -347,7 +352,7 @@ export class Session {
       judged = runChecks({
         exchange,
         operation: op,
-        profile: this.profile,
+        profile: this.profileOf(op),
         validator: this.validator,
         expectation: planned.expectation,
         expect: planned.expect,
@@ -402,7 +407,7 @@ export class Session {
   private conforms(op: Operation, exchange: Exchange): boolean {
     if (!answered(exchange)) return false;
     try {
-      const { findings } = runChecks({ exchange, operation: op, profile: this.profile, validator: this.validator, expectation: 'success', expect: [] });
+      const { findings } = runChecks({ exchange, operation: op, profile: this.profileOf(op), validator: this.validator, expectation: 'success', expect: [] });
       return !findings.some((f) => f.severity === 'error');
     } catch (error) {
       if (error instanceof SchemaCompileError) return false;

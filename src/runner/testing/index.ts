@@ -12,8 +12,7 @@ import type { RunConfig } from '../execute/config.ts';
 import { Session } from '../execute/session.ts';
 import type { CaseResult, Exchange, Finding, RecordedResponse } from '../model.ts';
 import type { Expectation_ } from '../plan/cases.ts';
-import type { ConformanceMeta } from './meta.ts';
-import './meta.ts';
+import { UNMET_OPERATIONS, type ConformanceMeta } from './meta.ts';
 
 export type { ConformanceMeta } from './meta.ts';
 
@@ -30,6 +29,16 @@ export function runConfig(): RunConfig {
 export function session(): Promise<Session> {
   shared ??= Session.create(runConfig());
   return shared;
+}
+
+/**
+ * What a scenario suite declares it needs: the reason to skip it when the run's contract lacks any of these
+ * operations, else undefined. Use it in beforeEach: `if (unmet) skip(unmet)`.
+ */
+export async function unmetOperations(...operationIds: string[]): Promise<string | undefined> {
+  const s = await session();
+  const lacking = operationIds.filter((id) => !s.contract.operations.some((o) => o.operationId === id));
+  return lacking.length > 0 ? `${UNMET_OPERATIONS}${lacking.join(', ')}` : undefined;
 }
 
 export interface CallResult {
@@ -100,7 +109,7 @@ expect.extend({
       judged = runChecks({
         exchange: exchange as Exchange & { response: RecordedResponse },
         operation: s.operation(operationId),
-        profile: s.profile,
+        profile: s.profileOf(s.operation(operationId)),
         validator: s.validator,
         expectation,
         expect: [],
