@@ -11,7 +11,8 @@ const unmetPassword = await unmetOperations('send-forget-password-otp', 'verify-
 const unmetReference = await unmetOperations('get-foreign-trade-reference-number', 'validate-reference-number');
 let api: ConformanceClient;
 
-describe.skipIf(config.readOnly || !config.allowIrreversible)('forgot password', () => {
+// A contract without these operations reports the suite skipped with that reason (beforeEach), whatever the flags.
+describe.skipIf(!unmetPassword && (config.readOnly || !config.allowIrreversible))('forgot password', () => {
   let transactionId = '';
   let username = '';
 
@@ -50,7 +51,7 @@ describe.skipIf(config.readOnly || !config.allowIrreversible)('forgot password',
   });
 });
 
-describe.skipIf(config.readOnly || !config.allowIrreversible)('foreign-trade reference numbers', () => {
+describe.skipIf(!unmetReference && (config.readOnly || !config.allowIrreversible))('foreign-trade reference numbers', () => {
   beforeAll(async () => {
     api = await conformanceClient();
   });

@@ -35,6 +35,17 @@ describe.each(['3.0', '3.1'] as const)('OpenAPI %s', (version) => {
     const results = requireResults(cli);
     expect(Object.fromEntries(ids.map((id) => [id, operation(results, id).outcome]))).toEqual(Object.fromEntries(ids.map((id) => [id, 'passed'])));
     expect(cli.code).toBe(0);
+    // A foreign contract: the generic profile, the catalog counts its own operations only, and the Customer
+    // scenario suites are skipped because the contract lacks what they need.
+    expect(results.coverage).toMatchObject({ catalogTotal: results.coverage.described, notDescribed: 0 });
+    expect(results.operations.filter((o) => o.outcome === 'not-described')).toEqual([]);
+    const scenarios = results.operations.filter((o) => o.operationId.startsWith('scenario: '));
+    expect(scenarios.map((o) => [o.operationId, o.outcome])).toEqual([
+      ['scenario: address type lifecycle', 'skipped'],
+      ['scenario: forgot password', 'skipped'],
+      ['scenario: foreign-trade reference numbers', 'skipped'],
+    ]);
+    expect(scenarios.every((o) => o.cases[0]?.skipReason?.startsWith('the contract does not describe '))).toBe(true);
   });
 
   test('a faulty server fails every construct through response-schema-conformance only (exit 1)', async () => {

@@ -82,8 +82,13 @@ export class Session {
   }
 
   static async create(config: RunConfig): Promise<Session> {
-    const [contract, examples] = await Promise.all([loadContract(config.contractFiles), loadExamples(config.examplesFile)]);
-    return new Session(config, contract, await loadProfiles(config.profileFile, contract), examples);
+    return Session.forContract(config, await loadContract(config.contractFiles));
+  }
+
+  /** A session over a contract that is already loaded. */
+  static async forContract(config: RunConfig, contract: Contract): Promise<Session> {
+    const [profiles, examples] = await Promise.all([loadProfiles(config.profileFile, contract), loadExamples(config.examplesFile)]);
+    return new Session(config, contract, profiles, examples);
   }
 
   /** The profile the operation's service is judged by (its platform's, else the generic one). */
