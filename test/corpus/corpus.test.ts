@@ -101,6 +101,8 @@ function renderFigures(): string {
 /** A reason with the varying parts (ids, numbers, names in braces or quotes) taken out, to count alike reasons. */
 function reasonKind(reason: string): string {
   return reason
+    .replace(/^setup: .+? answered \d+/, 'setup: <producer> answered N')
+    .replace(/^.+ does not conform \(see its cases\), so it cannot show whether .+ worked$/, '<reader> does not conform, so it cannot show whether <writer> worked')
     .replace(/\{[^}]*\}/g, '{…}')
     .replace(/"[^"]*"/g, '"…"')
     .replace(/\/tmp\/\S+|\S*node_modules\S*/g, '<file>')
