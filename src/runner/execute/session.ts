@@ -75,6 +75,7 @@ export class Session {
       bodyCapBytes: config.bodyCapBytes,
       connections: Math.max(2, config.concurrency),
       secrets: [config.token],
+      secretHeaders: [...new Set(Object.values(profiles).map((p) => p.auth.header))],
     });
     this.byId = new Map(contract.operations.map((o) => [o.operationId, o]));
     this.profile = profileFor(profiles, contract.services[0]?.id ?? '');
