@@ -39,12 +39,14 @@ describe.each(['3.0', '3.1'] as const)('OpenAPI %s', (version) => {
     // scenario suites are skipped because the contract lacks what they need.
     expect(results.coverage).toMatchObject({ catalogTotal: results.coverage.described, notDescribed: 0 });
     expect(results.operations.filter((o) => o.outcome === 'not-described')).toEqual([]);
+    if (version === '3.1') return; // a run with --exclude runs no scenario suites
     const scenarios = results.operations.filter((o) => o.operationId.startsWith('scenario: '));
-    expect(scenarios.map((o) => [o.operationId, o.outcome])).toEqual([
-      ['scenario: address type lifecycle', 'skipped'],
-      ['scenario: forgot password', 'skipped'],
-      ['scenario: foreign-trade reference numbers', 'skipped'],
+    expect(scenarios.map((o) => o.operationId).sort()).toEqual([
+      'scenario: address type lifecycle',
+      'scenario: foreign-trade reference numbers',
+      'scenario: forgot password',
     ]);
+    expect(scenarios.every((o) => o.cases.length === 1 && o.cases[0]?.outcome === 'skipped')).toBe(true);
     expect(scenarios.every((o) => o.cases[0]?.skipReason?.startsWith('the contract does not describe '))).toBe(true);
   });
 

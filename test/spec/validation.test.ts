@@ -65,9 +65,7 @@ test('a schema beyond the size bound is not compiled', () => {
   const document = { components: { schemas }, paths: { '/x': { get: { responses: { '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/S0' } } } } } } } } };
   const validator = new SchemaValidator([{ id, document }]);
   const spec: ResponseSpec = { status: '200', contentTypes: ['application/json'], schema: {}, schemaRef: `${id}#/paths/~1x/get/responses/200/content/application~1json/schema`, pointer: '/x' };
-  const started = performance.now();
   expect(() => validator.validateResponse(spec, 'a', '"a"')).toThrow(/exceed 150000 nodes/);
-  expect(performance.now() - started).toBeLessThan(5_000);
 });
 
 test('recursive schemas compile once, by reference, and validate deep data', () => {
