@@ -60,6 +60,8 @@ export interface Operation {
   secured: boolean;
   /** Vendor extensions of the operation object (x-*), kept verbatim. */
   extensions: Record<string, unknown>;
+  /** The operation object's tags. */
+  tags?: string[];
 }
 
 export interface ServiceSpec {
@@ -104,8 +106,10 @@ export interface RecordedResponse {
   json?: unknown;
   /** True when the body was cut at the body cap. */
   truncated: boolean;
-  /** Full size in bytes as received (before truncation). */
+  /** Full size in bytes as received (before truncation), after content decoding. */
   size: number;
+  /** The body bytes are not valid UTF-8 (the text holds replacement characters). */
+  invalidUtf8?: boolean;
   /** Why a body declared as JSON (or that looks like JSON) could not be used as JSON: invalid, nested too deep. */
   jsonError?: string;
 }
@@ -118,6 +122,8 @@ export interface Exchange {
   /** Set when no response could be read: a tool or network problem, never the service's fault. */
   error?: { kind: TransportErrorKind; message: string };
   durationMs: number;
+  /** Re-sends before this answer (network errors on idempotent calls, 429 back-off, a refreshed token). */
+  retries?: Array<{ attempt: number; reason: string; waitedMs: number }>;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -137,6 +143,12 @@ export type CheckId =
   | 'update-persisted'
   | 'operation-present'
   | 'property-casing'
+  | 'created-resource-readable'
+  | 'ownership'
+  | 'json-wellformed'
+  | 'success-not-error-envelope'
+  | 'secret-not-exposed'
+  | 'semantic-expectation'
   | 'response-timeout'
   | 'response-body-readable';
 
@@ -200,6 +212,8 @@ export interface CaseResult {
   exchanges: Exchange[];
   /** curl command reproducing the last exchange, token as $CONFORMANCE_TOKEN. */
   curl?: string;
+  /** True when one of its requests had to be sent again (see the exchanges' retries). */
+  retried?: boolean;
 }
 
 export interface OperationResult {

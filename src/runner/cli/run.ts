@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
+import { RUN_ID_HEADER, type ClientOptions } from '../http/client-options.ts';
+import { buildDispatcher } from '../http/dispatcher.ts';
+import { runTokenCommand, TokenCommandError } from '../http/token-command.ts';
 import { createVitest } from 'vitest/node';
 import { CHECKS } from '../checks/registry.ts';
 import type { RunConfig } from '../execute/config.ts';
@@ -48,6 +51,14 @@ export interface RunOptions {
   failOnUntested?: boolean;
   quiet: boolean;
   deploymentSpec?: string;
+  /** Headers, proxy, TLS, retries, rate limit, token command, run id (see http/client-options.ts). */
+  client?: ClientOptions;
+  /** Unique id of the run, sent with every request. */
+  runId?: string;
+  /** Stop running cases once this many operations have failed. */
+  maxFailures?: number;
+  /** Directories of the user's own scenario suites, run with the bundled ones. */
+  suites?: string[];
   /** Where the console goes (default process.stdout / stderr). */
   stdout?: NodeJS.WritableStream & { isTTY?: boolean };
   stderr?: NodeJS.WritableStream & { isTTY?: boolean };
@@ -72,7 +83,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   const waivers: Waiver[] = options.waivers ? await loadWaivers(options.waivers, { knownChecks: [...CHECKS.keys(), 'response-timeout'] }) : [];
   for (const pattern of [...options.include, ...options.exclude]) {
     if (!contract.operations.some((o) => matchesSelector(o, pattern))) {
-      throw new InputError(`--include/--exclude "${pattern}" names no operationId, group or service of the contract`);
+      throw new InputError(`--include/--exclude "${pattern}" matches no operation of the contract (selectors: operationId, group, service, tag:NAME, method, path glob)`);
     }
   }
 
@@ -91,8 +102,16 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     otpSourceUrl ??= `${embedded.url}/__reference/otp/{transactionId}`;
     allowIrreversible = true;
   }
+  // The embedded service is on this machine: never through a proxy, never with the user's token command.
+  const client: ClientOptions | undefined =
+    embedded && options.client ? { ...options.client, httpProxy: '', httpsProxy: '', tokenCommand: undefined } as ClientOptions : options.client;
+  if (client && client.tokenCommand === undefined) delete client.tokenCommand;
+  let dispatcher: Dispatcher | undefined;
+  const config0RunId = options.runId ?? `conf${Date.now().toString(36)}`;
   try {
-    if (!token) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token)');
+    dispatcher = buildClientDispatcher({ ...options, ...(client ? { client } : {}) });
+    if (!token && client?.tokenCommand) token = await initialToken(client.tokenCommand);
+    if (!token) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token or --token-command)');
     // Only the services the selection touches need a base URL (--include customer-service runs alone).
     const needed = contract.services.filter((s) =>
       contract.operations.some(
@@ -109,7 +128,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     }
     const unknown = Object.keys(servers).filter((id) => !contract.services.some((s) => s.id === id));
     if (unknown.length > 0) throw new InputError(`--server names no service of the contract: ${unknown.join(', ')}`);
-    await Promise.all(needed.map((s) => assertReachable(servers[s.id]!, options.timeoutMs)));
+    await Promise.all(needed.map((s) => assertReachable(servers[s.id]!, options.timeoutMs, dispatcher!, probeHeaders(client, config0RunId))));
 
     const config: RunConfig = {
       contractFiles: options.specs,
@@ -127,7 +146,9 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       include: options.include,
       exclude: options.exclude,
       ...(options.shard ? { shard: options.shard } : {}),
-      runId: `conf${Date.now().toString(36)}`,
+      runId: config0RunId,
+      ...(client ? { client } : {}),
+      ...(options.maxFailures ? { maxFailures: options.maxFailures } : {}),
     };
     const selected = selectOperations(contract.operations, config);
     const planOptions = { seed: options.seed, readOnly: options.readOnly, allowIrreversible, otpSource: otpSourceUrl !== undefined };
@@ -141,10 +162,21 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       const summarised = summarise(applyWaivers({ ...diagnosed, contract: { ...diagnosed.contract, hash } }, waivers, localDate()));
       const files = await writeReports(summarised, options.out);
       stdout.write(`${renderSummary(summarised, files, { color: isInteractive(stdout) })}\n`);
+      if (client) stdout.write(`Run id: ${client.runId} (header ${RUN_ID_HEADER}; traceparent trace id ${client.traceId})\n`);
       return summarised;
     };
     // Credentials the deployment rejects across the board: stop before the run (reports still written).
-    const rejected = await preflightCredentials({ operations: preflightOperations(contract, selected), baseUrls: servers, token, profile: profileFor(profiles, selected[0]?.service ?? contract.services[0]?.id ?? ''), timeoutMs: options.timeoutMs });
+    const preflight = (t: string) =>
+      preflightCredentials({ operations: preflightOperations(contract, selected), baseUrls: servers, token: t, profile: profileFor(profiles, selected[0]?.service ?? contract.services[0]?.id ?? ''), timeoutMs: options.timeoutMs, dispatcher: dispatcher!, headers: probeHeaders(client, config0RunId) });
+    let rejected = await preflight(token);
+    if (rejected && client?.tokenCommand) {
+      // An expired token given with --token-command: ask the command for a fresh one before giving up.
+      const fresh = await initialToken(client.tokenCommand);
+      if (fresh !== token) {
+        rejected = await preflight(fresh);
+        if (!rejected) config.token = token = fresh;
+      }
+    }
     if (rejected) {
       const operations: OperationResult[] = selected.map((op) => ({
         operationId: op.operationId, method: op.method, path: op.path, group: op.group, service: op.service,
@@ -180,7 +212,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
         config: false,
         root: ROOT,
         watch: false,
-        include: scenarios ? ['suites/**/*.test.ts'] : ['suites/generated/**/*.test.ts'],
+        include: scenarios ? ['suites/**/*.test.ts', ...(options.suites ?? []).map((d) => `${d.replace(/\\/g, '/')}/**/*.test.{ts,js,mjs}`)] : ['suites/generated/**/*.test.ts'],
         exclude: ['suites/pact/**', '**/node_modules/**'],
         reporters: [collector],
         provide: { conformance: config },
@@ -222,12 +254,42 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     if (endErrors.length > 0 && final.operations.every((o) => o.cases.length === 0)) {
       return { exitCode: 2, results: final, message: `the suites could not run: ${endErrors[0]}` };
     }
+    if (options.maxFailures && final.operations.some((o) => o.cases.some((c) => c.skipReason?.startsWith('not run: --max-failures')))) {
+      stderr.write(`conformance: stopped after ${options.maxFailures} failed operation(s) (--max-failures); the cases after that were not run\n`);
+    }
     // One verdict everywhere: the exit code is the verdict's (report/outcomes.ts).
     const exitCode = exitCodeOf(final.verdict);
     if (exitCode === 2) return { exitCode, results: final, message: `${(final.verdictLine ?? final.verdict).replace(/^incomplete: /, '')}; reports written` };
     return { exitCode, results: final };
   } finally {
+    await dispatcher?.close();
     await embedded?.close();
+  }
+}
+
+/** The dispatcher of the CLI's own requests (the reachability probe): same proxy and TLS as the suites. */
+function buildClientDispatcher(options: RunOptions) {
+  try {
+    return buildDispatcher(options.client ?? { headers: [], httpProxy: '', httpsProxy: '', noProxy: '', insecure: false, retries: 0, rateLimit: 0, runId: '', traceId: '' }, { timeoutMs: options.timeoutMs, connections: 2 });
+  } catch (error) {
+    throw new InputError((error as Error).message);
+  }
+}
+
+/** The user's headers and the run id go with the reachability probe too (a gateway may require them). */
+function probeHeaders(client: ClientOptions | undefined, runId: string): Record<string, string> {
+  const headers: Record<string, string> = Object.fromEntries((client?.headers ?? []).filter((h) => h.name.toLowerCase() !== 'authorization').map((h) => [h.name, h.value]));
+  headers[RUN_ID_HEADER] = runId;
+  if (client?.traceId) headers['traceparent'] = `00-${client.traceId}-${randomBytes(8).toString('hex')}-01`;
+  return headers;
+}
+
+async function initialToken(command: string): Promise<string> {
+  try {
+    return (await runTokenCommand(command)).token;
+  } catch (error) {
+    if (error instanceof TokenCommandError) throw new InputError(error.message);
+    throw error;
   }
 }
 
@@ -281,7 +343,7 @@ export function singleServiceBaseUrl(servers: Record<string, string>, contract: 
 }
 
 /** A target that refuses connections is a run that cannot happen (exit 2), not 300 errored cases. */
-async function assertReachable(baseUrl: string, timeoutMs: number): Promise<void> {
+async function assertReachable(baseUrl: string, timeoutMs: number, dispatcher: Dispatcher, headers: Record<string, string>): Promise<void> {
   let url: URL;
   try {
     url = new URL(baseUrl);
@@ -289,7 +351,7 @@ async function assertReachable(baseUrl: string, timeoutMs: number): Promise<void
     throw new InputError(`not a URL: ${baseUrl}`);
   }
   try {
-    const res = await request(url, { method: 'HEAD', headersTimeout: Math.min(timeoutMs, 10_000), bodyTimeout: Math.min(timeoutMs, 10_000) });
+    const res = await request(url, { dispatcher, headers, method: 'HEAD', headersTimeout: Math.min(timeoutMs, 10_000), bodyTimeout: Math.min(timeoutMs, 10_000) });
     await res.body.dump();
   } catch (error) {
     const code = (error as { code?: string }).code ?? (error as Error).name;

@@ -130,6 +130,7 @@ export function describe(api: Obj, source: string, bundled?: Obj): { service: Se
         responses: responsesOf(op['responses'], `${pointer}/responses`, toSchema, validation),
         secured: security.some((req) => isObj(req) && Object.keys(req).length > 0),
         extensions: Object.fromEntries(Object.entries(op).filter(([k]) => k.startsWith('x-'))),
+        tags: tags.filter((t): t is string => typeof t === 'string'),
       });
     }
   }
