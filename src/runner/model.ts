@@ -22,8 +22,13 @@ export interface ResponseSpec {
   status: string;
   /** Declared media types; empty when the response declares no content (body undeclared). */
   contentTypes: string[];
-  /** Schema of the JSON media type, when one is declared. */
+  /** Schema of the JSON media type, when one is declared (dereferenced; may be a cyclic graph). */
   schema?: JsonSchema;
+  /**
+   * The same schema by reference into its description's validation document ("<document id>#<pointer>"),
+   * what response validation compiles (recursive schemas stay finite). Absent for hand-built operations.
+   */
+  schemaRef?: string;
   pointer: string;
 }
 
@@ -70,6 +75,10 @@ export interface ServiceSpec {
   serverTemplate: string;
   /** Named component schemas, dereferenced. */
   schemas: Record<string, JsonSchema>;
+  /** The description as response validation reads it: refs kept, schemas in 2020-12 under its own version. */
+  validationDocument?: { id: string; document: Record<string, unknown> };
+  /** `x-platform` of the description's info (or root): the platform whose profile applies to it. */
+  platform?: string;
 }
 
 export interface Contract {

@@ -23,7 +23,7 @@ import { coverage, loadCatalog, notDescribedResults, type Catalog } from '../spe
 import { InputError } from '../spec/errors.ts';
 import { loadExamples } from '../spec/examples.ts';
 import { loadContract, loadDescription, describe as describeApi } from '../spec/load.ts';
-import { loadProfile } from '../spec/profile.ts';
+import { loadProfiles, profileFor } from '../spec/profiles.ts';
 import { startReferenceService, type ReferenceService } from '../../reference-service/index.ts';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -80,7 +80,8 @@ const TOOL = { name: 'customer-service-conformance', version: '0.1.0' };
 export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
-  const [contract, profile] = await Promise.all([loadContract(options.specs), loadProfile(options.profile)]);
+  const contract = await loadContract(options.specs);
+  const profiles = await loadProfiles(options.profile, contract);
   const examples = await loadExamples(options.examples);
   const catalog: Catalog | undefined = options.catalog ? await loadCatalog(options.catalog) : undefined;
   const waivers: Waiver[] = options.waivers ? await loadWaivers(options.waivers, { knownChecks: [...CHECKS.keys(), 'response-timeout'] }) : [];
@@ -93,9 +94,12 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
 
   let embedded: ReferenceService | undefined;
   let token = options.token;
-  let servers = options.servers;
+  let servers = singleServiceBaseUrl(options.servers, contract);
   let otpSourceUrl = options.otpSourceUrl;
   let allowIrreversible = options.allowIrreversible;
+  if (Object.keys(servers).length === 0 && !contract.services.some((s) => s.id === 'customer-service' || s.id === 'foreign-trade-service')) {
+    throw new InputError('no base URL: pass --base-url <url> (or --server <id>=<url>); the embedded reference service serves only the Customer contract');
+  }
   if (Object.keys(servers).length === 0) {
     token = randomBytes(24).toString('base64url');
     embedded = await startReferenceService({ token });
@@ -153,7 +157,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     };
     const selected = selectOperations(contract.operations, config);
     const planOptions = { seed: options.seed, readOnly: options.readOnly, allowIrreversible, otpSource: otpSourceUrl !== undefined };
-    const plannedCases = Object.fromEntries(selected.map((op) => [op.operationId, planOperation(contract, op, profile, examples, planOptions).cases.length]));
+    const plannedCases = Object.fromEntries(selected.map((op) => [op.operationId, planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions).cases.length]));
     const deploymentDiff = options.deploymentSpec ? await diffDeployment(contract, options.deploymentSpec) : undefined;
 
     const startedAt = new Date();
@@ -169,7 +173,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     };
     // Credentials the deployment rejects across the board: stop before the run (reports still written).
     const preflight = (t: string) =>
-      preflightCredentials({ operations: preflightOperations(contract, selected), baseUrls: servers, token: t, profile, timeoutMs: options.timeoutMs, dispatcher: dispatcher!, headers: probeHeaders(client, config0RunId) });
+      preflightCredentials({ operations: preflightOperations(contract, selected), baseUrls: servers, token: t, profile: profileFor(profiles, selected[0]?.service ?? contract.services[0]?.id ?? ''), timeoutMs: options.timeoutMs, dispatcher: dispatcher!, headers: probeHeaders(client, config0RunId) });
     let rejected = await preflight(token);
     if (rejected && client?.tokenCommand) {
       // An expired token given with --token-command: ask the command for a fresh one before giving up.
@@ -335,6 +339,18 @@ function buildResults(input: {
     expiredWaivers: [],
   };
   return results;
+}
+
+/**
+ * `--base-url` names the customer service; for a contract with one service that is not it, the base URL is that
+ * service's. (Other services are named with --server <id>=<url>.)
+ */
+export function singleServiceBaseUrl(servers: Record<string, string>, contract: Pick<Contract, 'services'>): Record<string, string> {
+  const only = contract.services.length === 1 ? contract.services[0]?.id : undefined;
+  const base = servers['customer-service'];
+  if (!only || only === 'customer-service' || base === undefined || servers[only] !== undefined) return servers;
+  const { ['customer-service']: _moved, ...rest } = servers;
+  return { ...rest, [only]: base };
 }
 
 /** A target that refuses connections is a run that cannot happen (exit 2), not 300 errored cases. */
