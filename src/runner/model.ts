@@ -97,8 +97,10 @@ export interface RecordedResponse {
   json?: unknown;
   /** True when the body was cut at the body cap. */
   truncated: boolean;
-  /** Full size in bytes as received (before truncation). */
+  /** Full size in bytes as received (before truncation), after content decoding. */
   size: number;
+  /** The body bytes are not valid UTF-8 (the text holds replacement characters). */
+  invalidUtf8?: boolean;
   /** Why a body declared as JSON (or that looks like JSON) could not be used as JSON: invalid, nested too deep. */
   jsonError?: string;
 }
@@ -132,6 +134,12 @@ export type CheckId =
   | 'update-persisted'
   | 'operation-present'
   | 'property-casing'
+  | 'created-resource-readable'
+  | 'ownership'
+  | 'json-wellformed'
+  | 'success-not-error-envelope'
+  | 'secret-not-exposed'
+  | 'semantic-expectation'
   | 'response-timeout'
   | 'response-body-readable';
 

@@ -103,7 +103,7 @@ Examples:
   $ conformance                                         # everything, against the embedded reference service
   $ CONFORMANCE_TOKEN=… conformance --base-url https://gw.example/customer-service \\
       --foreign-trade-base-url https://gw.example/foreign-trade-service --proxy http://proxy:3128 -H 'X-Tenant:acme'
-  $ conformance plan --include tag:address-types --include 'method:GET'   # what would run, sending nothing
+  $ conformance plan --read-only --include '/address-types/*'   # what would run and what would be skipped, sending nothing
 `;
 
 /** Runs the CLI and returns the exit code. Bad input is one line on stderr and exit 2, never a stack trace. */

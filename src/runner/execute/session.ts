@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { answersAsUnknownRoute } from '../checks/operation-present.ts';
 import { runChecks } from '../checks/registry.ts';
 import { SchemaValidator } from '../checks/schema.ts';
-import type { CheckContext } from '../checks/types.ts';
+import type { CheckContext, RelatedRead } from '../checks/types.ts';
+import { listOf, notAcceptedOnUpdate, readersOfCreated } from '../plan/relations.ts';
+import { authorization } from '../http/auth-variants.ts';
 import { defaultClientOptions } from '../http/client-options.ts';
 import { GatewayClient } from '../http/gateway-client.ts';
 import type { CaseResult, Contract, Exchange, Finding, Operation, RecordedResponse } from '../model.ts';
@@ -23,6 +25,9 @@ import { loadContract } from '../spec/load.ts';
 import { loadProfile, sideEffectOf, type Profile } from '../spec/profile.ts';
 import type { RunConfig } from './config.ts';
 import { createdIds } from './created.ts';
+import { redactFlowSecrets, secretFieldValues } from './flow-secrets.ts';
+import { readCreated, readOwnership, RelationUnmet, type RelationsHost } from './relations-run.ts';
+import { ATTEMPTS, backoffMs, combineAttempts, isDocumentedTransient, repeatPolicy } from './repeat.ts';
 import { selectOperations } from './select.ts';
 import { resolveTemplates } from './templates.ts';
 
@@ -121,22 +126,30 @@ export class Session {
   headers(auth: RequestPlan['auth'], hasBody: boolean): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (hasBody) headers['content-type'] = 'application/json';
-    const name = this.profile.auth.header.toLowerCase();
-    if (auth === 'valid') headers[name] = `Bearer ${this.config.token}`;
-    else if (auth === 'malformed') headers[name] = 'Bearer not a valid token';
-    else if (auth === 'wrong') headers[name] = `Bearer ${randomBytes(24).toString('hex')}`;
+    const value = authorization(auth, this.config.token);
+    if (value !== undefined) headers[this.profile.auth.header.toLowerCase()] = value;
     return headers;
   }
 
   /** Sends one request of an operation with the run's token. */
   async call(op: Operation, request: { pathParams?: Record<string, string>; query?: Record<string, unknown>; body?: unknown; rawBody?: string; auth?: RequestPlan['auth'] }): Promise<Exchange> {
     const body = request.rawBody ?? (request.body === undefined ? undefined : JSON.stringify(request.body));
-    const exchange = await this.client.send({
-      method: op.method,
-      url: this.url(op, request.pathParams ?? {}, request.query),
-      headers: this.headers(request.auth ?? 'valid', body !== undefined),
-      ...(body !== undefined ? { body } : {}),
-    });
+    const send = () =>
+      this.client.send({
+        method: op.method,
+        url: this.url(op, request.pathParams ?? {}, request.query),
+        headers: this.headers(request.auth ?? 'valid', body !== undefined),
+        ...(body !== undefined ? { body } : {}),
+      });
+    let exchange = await send();
+    // A documented transient failure is retried once, after a back-off, before it is judged.
+    if (exchange.response && isDocumentedTransient(op, exchange.response, this.profile)) {
+      const first = exchange.response;
+      const waitedMs = backoffMs(first.headers);
+      await new Promise((resolve) => setTimeout(resolve, waitedMs));
+      const again = await send();
+      exchange = { ...again, retries: [...(exchange.retries ?? []), { attempt: 1, reason: `documented transient ${first.status}`, waitedMs }, ...(again.retries ?? [])] };
+    }
     this.record(op, exchange, request.pathParams ?? {});
     return exchange;
   }
@@ -224,13 +237,40 @@ export class Session {
       if (!is2xx(exchange) || !id) {
         throw new Unmet(`setup: ${producer.operationId} answered ${exchange.response?.status ?? exchange.error?.message} without a record id`);
       }
+      // A created id that its reader does not serve would fail the dependant, not the producer: skip instead.
+      const reader = readersOfCreated(this.contract, producer).find((r) => r.role !== 'list');
+      if (reader?.param) {
+        const check = await this.call(reader.operation, { pathParams: { ...ids, [reader.param]: id } });
+        trail.push(check);
+        const status = check.response?.status;
+        const documented = status !== undefined && reader.operation.responses.some((r) => r.status === String(status));
+        if (status !== undefined && status >= 400 && status < 500 && documented && !this.isMissing(check)) {
+          throw new Unmet(`setup: the id ${producer.operationId} answered is not served by ${reader.operation.operationId} (${status}); see ${producer.operationId}'s created-record case`);
+        }
+      }
       ids[param] = id;
     }
     return ids;
   }
 
-  private scope(steps: Record<string, unknown>) {
-    return { unique: `${this.config.runId}-${randomBytes(3).toString('hex')}`, steps, otp: (tx: string) => this.readOtp(tx) };
+  /** What the relation cases need of the session. */
+  private get host(): RelationsHost {
+    return {
+      contract: this.contract,
+      call: (op, request) => this.call(op, request),
+      freshIds: (op, trail) => this.buildFixture(op, trail),
+      positiveBody: (op) => resolveTemplates(positiveBody(op, this.examples, new Random(`${this.config.seed}:${op.operationId}:related`)), this.scope({})),
+    };
+  }
+
+  /** Template scope; one-time passwords read through it are kept in `secrets` (the case's flow secrets). */
+  private scope(steps: Record<string, unknown>, secrets?: string[]) {
+    const otp = async (tx: string) => {
+      const value = await this.readOtp(tx);
+      secrets?.push(value);
+      return value;
+    };
+    return { unique: `${this.config.runId}-${randomBytes(3).toString('hex')}`, steps, otp };
   }
 
   /** Reads a one-time password from the configured OTP source. */
@@ -278,13 +318,15 @@ export class Session {
     if (max !== undefined && this.failedOperations.size >= max && !this.failedOperations.has(planned.operationId)) {
       return { name: planned.name, kind: planned.kind, outcome: 'skipped', skipReason: `not run: --max-failures ${max} reached (${this.failedOperations.size} operations failed)`, durationMs: 0, checks: [], findings: [], exchanges: [] };
     }
-    const result = await this.runPlannedCase(planned);
-    if (result.outcome === 'failed') this.failedOperations.add(planned.operationId);
+    const secrets: string[] = [];
+    const result = await this.runPlannedCase(planned, secrets);
+    redactFlowSecrets(result.exchanges, secrets);
+    if (result.outcome === 'failed' || result.outcome === 'flaky') this.failedOperations.add(planned.operationId);
     return result;
   }
 
   /** Runs one planned case and says what happened. Never throws for the deployment's behaviour. */
-  private async runPlannedCase(planned: PlannedCase): Promise<CaseResult> {
+  private async runPlannedCase(planned: PlannedCase, secrets: string[]): Promise<CaseResult> {
     const started = performance.now();
     const op = this.operation(planned.operationId);
     const exchanges: Exchange[] = [];
@@ -309,20 +351,44 @@ export class Session {
       return result({ outcome: 'skipped', skipReason: 'the operation is missing from the deployment (see its presence case)' });
     }
     try {
+      if (planned.expectation === 'ownership') {
+        const reads = await readOwnership(this.host, op, exchanges);
+        if (!reads[0]) return result({ outcome: 'skipped', skipReason: `${op.operationId} could not be read` });
+        return this.judge(op, planned, reads[0].exchange, result, undefined, reads);
+      }
       const steps = await this.runSetup(planned.request.setup, exchanges);
-      const scope = this.scope(steps);
+      const scope = this.scope(steps, secrets);
       const ids = planned.fixture === 'none' ? {} : await this.fixture(op, planned.fixture === 'fresh', exchanges);
       const pathParams = { ...this.randomIds(op), ...ids, ...planned.request.pathParams };
       const body = await resolveTemplates(planned.request.body, scope);
       const query = (await resolveTemplates(planned.request.query, scope)) as Record<string, unknown>;
+      // A positive call sends the real secret in its secret fields (a negative one sends a wrong value).
+      if (planned.kind === 'positive') secrets.push(...secretFieldValues(body, this.profile.secretFields ?? []));
       const request = { pathParams, query, body, auth: planned.request.auth, ...(planned.request.rawBody ? { rawBody: planned.request.rawBody } : {}) };
+      if (planned.expectation === 'created-readable') {
+        const action = await this.call(op, request);
+        exchanges.push(action);
+        const reads = await readCreated(this.host, op, pathParams, body, action, exchanges);
+        return this.judge(op, planned, action, result, undefined, reads);
+      }
       if (planned.kind === 'lifecycle') return await this.lifecycle(op, planned, request, exchanges, result);
       const exchange = await this.call(op, request);
       exchanges.push(exchange);
       if (op.method === 'DELETE' && is2xx(exchange)) this.markDeleted(op, pathParams);
-      return this.judge(op, planned, exchange, result);
+      const judged = this.judge(op, planned, exchange, result, undefined, undefined, { secrets, exchanges });
+      if (planned.kind !== 'positive') return judged;
+      // Identical calls that disagree make the operation flaky (the counts are reported).
+      const policy = repeatPolicy(op, this.profile);
+      if (policy === 'never' || judged.outcome === 'missing' || judged.outcome === 'errored' || (policy === 'on-failure' && judged.outcome !== 'failed')) return judged;
+      const attempts = [judged];
+      while (attempts.length < ATTEMPTS) {
+        const again = await this.call(op, request);
+        exchanges.push(again);
+        attempts.push(this.judge(op, planned, again, result));
+      }
+      return combineAttempts(attempts);
     } catch (error) {
-      if (error instanceof Unmet) return result({ outcome: 'skipped', skipReason: error.message });
+      if (error instanceof Unmet || error instanceof RelationUnmet) return result({ outcome: 'skipped', skipReason: error.message });
       throw error;
     }
   }
@@ -338,6 +404,8 @@ export class Session {
     exchange: Exchange,
     result: (over: Partial<CaseResult> & Pick<CaseResult, 'outcome'>) => CaseResult,
     lifecycle?: CheckContext['lifecycle'],
+    reads?: RelatedRead[],
+    flow?: { secrets: string[]; exchanges: Exchange[] },
   ): CaseResult {
     if (!answered(exchange)) {
       if (exchange.error?.kind === 'timeout') {
@@ -363,6 +431,8 @@ export class Session {
       expectation: planned.expectation,
       expect: planned.expect,
       ...(lifecycle ? { lifecycle } : {}),
+      ...(reads ? { reads } : {}),
+      ...(flow ? { secrets: flow.secrets, caseExchanges: flow.exchanges } : {}),
     });
     checks.unshift({ id: 'response-timeout', status: 'passed' });
     const failed = findings.some((f) => f.severity === 'error');
@@ -385,7 +455,11 @@ export class Session {
     exchanges.push(before);
     if (!is2xx(before)) return result({ outcome: 'skipped', skipReason: `${reader.operationId} answered ${before.response?.status ?? before.error?.message} before the ${op.method}` });
     const sent = op.method === 'PUT' ? this.changedBody(request.body, before.response?.json) : undefined;
-    const action = await this.call(op, { ...request, ...(sent !== undefined ? { body: sent } : {}) });
+    // Fields the update does not accept go along, changed: they must be neither applied nor required.
+    const notAccepted = op.method === 'PUT' ? notAcceptedOnUpdate(op, reader, before.response?.json) : {};
+    const extra = this.changedBody(notAccepted, notAccepted) as Record<string, unknown>;
+    const toSend = sent !== undefined && Object.keys(extra).length > 0 && typeof sent === 'object' ? { ...extra, ...(sent as object) } : sent;
+    const action = await this.call(op, { ...request, ...(toSend !== undefined ? { body: toSend } : {}) });
     exchanges.push(action);
     if (!is2xx(action)) {
       return result({ outcome: 'skipped', skipReason: `${op.operationId} answered ${action.response?.status ?? action.error?.message} (see its positive case)` });
@@ -400,7 +474,16 @@ export class Session {
       return result({ outcome: 'skipped', skipReason: `${reader.operationId} does not conform (see its cases), so it cannot show whether ${op.operationId} worked` });
     }
     if (!answered(action)) return result({ outcome: 'errored', errorMessage: 'no response' });
-    return this.judge(op, planned, action, result, { sent, readBack: after });
+    // A deleted record is gone from its parent's list too.
+    const list = op.method === 'DELETE' ? listOf(this.contract, op) : undefined;
+    const reads: RelatedRead[] = [];
+    const deletedId = pathParamNames(op).at(-1);
+    if (list && deletedId) {
+      const listed = await this.call(list, { pathParams: request.pathParams });
+      exchanges.push(listed);
+      if (answered(listed)) reads.push({ operation: list, role: 'list', exchange: listed, id: request.pathParams[deletedId] ?? '', parentIds: request.pathParams });
+    }
+    return this.judge(op, planned, action, result, { sent, readBack: after, ...(Object.keys(notAccepted).length > 0 ? { notAccepted } : {}) }, reads);
   }
 
   /** True when a successful exchange of the operation passes every check that applies to a success. */

@@ -7,7 +7,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Exchange } from '../model.ts';
+import { derivedSecrets } from './auth-variants.ts';
 import { HttpClient, type OutgoingRequest } from './client.ts';
+import type { Secret } from './redact.ts';
 import { RUN_ID_HEADER, secretValues, type ClientOptions } from './client-options.ts';
 import { buildDispatcher } from './dispatcher.ts';
 import { RateLimiter, retryAfterMs, sleep } from './rate-limit.ts';
@@ -45,6 +47,8 @@ export const REDACTED = '[redacted]';
 export class GatewayClient {
   private readonly http: HttpClient;
   private readonly secrets: string[] = [];
+  /** What reports must not show: every token and the tokens the auth matrix derives from it. */
+  private readonly redactions: Secret[] = [];
   private readonly hidden: string[];
   private readonly hiddenNames: Set<string>;
   private readonly limiter: RateLimiter;
@@ -55,7 +59,10 @@ export class GatewayClient {
     this.hidden = secretValues(client);
     this.hiddenNames = new Set(client.headers.filter((h) => h.secret).map((h) => h.name.toLowerCase()));
     this.tokens = new TokenSource(options.token, client.tokenCommand, (token) => {
-      if (!this.secrets.includes(token)) this.secrets.push(token);
+      if (!this.secrets.includes(token)) {
+        this.secrets.push(token);
+        this.redactions.push(...derivedSecrets(token));
+      }
       options.onToken?.(token);
     });
     this.limiter = new RateLimiter(client.rateLimit);
@@ -63,7 +70,7 @@ export class GatewayClient {
       timeoutMs: options.timeoutMs,
       bodyCapBytes: options.bodyCapBytes,
       connections: options.connections,
-      secrets: this.secrets,
+      secrets: this.redactions,
       secretHeaders: [options.authHeader],
       dispatcher: buildDispatcher(client, { timeoutMs: options.timeoutMs, connections: options.connections }),
     });

@@ -25,6 +25,8 @@ export interface Profile {
   sideEffects: Array<{ operation: string; class: 'reversible' | 'irreversible' | 'mutating'; undo?: string; effect: string }>;
   propertyCasing?: { caseSensitive: boolean; mismatchSeverity: 'warning' | 'error' | 'info' };
   anomalies?: Array<{ id: string; operation: string; message: string }>;
+  /** Request fields whose values are secrets a flow verifies: no response of the case may carry them. */
+  secretFields?: string[];
 }
 
 export const PROFILE_SCHEMA = fileURLToPath(new URL('../../../contract/profile.schema.json', import.meta.url));
