@@ -118,6 +118,7 @@ export interface RunFlags {
   failOn?: string[];
   quiet?: boolean;
   deploymentSpec?: string;
+  baseline?: string;
   dryRun?: boolean;
 }
 
@@ -128,7 +129,7 @@ export const SECRET_OPTIONS = new Set(['token']);
 export function addRunOptions(cmd: Command): Command {
   return cmd
     .option('--config <file>', 'config file (default: conformance.config.yaml in the working directory, when present)')
-    .option('--base-url <url>', 'customer-service base URL, e.g. https://gw.example/customer-service')
+    .option('--base-url <url>', 'customer-service base URL, e.g. https://gw.example/customer-service (or the one service of a single-service --spec)')
     .option('--foreign-trade-base-url <url>', 'foreign-trade-service base URL')
     .option('--server <id=url>', 'base URL of any service of the contract (repeatable)', parseServer)
     .option('--token <token>', 'bearer token (prefer CONFORMANCE_TOKEN; never printed)')
@@ -144,7 +145,7 @@ export function addRunOptions(cmd: Command): Command {
     .option('--rate-limit <n/s>', 'at most n requests per second (or n/m per minute); a 429 always waits its Retry-After', rate)
     .option('--spec <file|url>', 'OpenAPI 3.0/3.1 description (repeatable; default: the bundled contract/*.openapi.yaml)', collect)
     .option('--suites <dir>', 'also run the scenario suites (*.test.ts) in this directory (repeatable)', collect)
-    .option('--profile <file>', 'service profile (default: the bundled contract/profile.yaml)')
+    .option('--profile <file|generic>', "platform profile (default: the bundled contract/profile.yaml): applies to the services it claims, the generic profile to the others ('generic': to all)")
     .option('--examples <file>', 'request examples (default: the bundled contract/examples.yaml)')
     .option('--catalog <file>', 'operation catalog (default: the bundled contract/catalog.yaml)')
     .option('--waivers <file>', 'known deviations (default: the bundled contract/waivers.yaml)')
@@ -162,6 +163,7 @@ export function addRunOptions(cmd: Command): Command {
     .option('--fail-on <levels>', 'what else fails the run besides errors: warning, untested (comma-separated)', parseFailOn)
     .option('--quiet', 'print only the summary')
     .option('--deployment-spec <file|url>', "the deployment's own OpenAPI: list what it serves that the contract lacks, and the reverse")
+    .option('--baseline <results.json>', 'an earlier run: report what is new, fixed and unchanged, and fail only on what is new')
     .option('--dry-run', 'print the plan (same as `conformance plan`) and send nothing');
 }
 
@@ -285,6 +287,7 @@ export function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv): RunOption
     ...(flags.failOn?.includes('untested') ? { failOnUntested: true } : {}),
     quiet: flags.quiet ?? false,
     ...(flags.deploymentSpec ? { deploymentSpec: flags.deploymentSpec } : {}),
+    ...(flags.baseline ? { baseline: flags.baseline } : {}),
     client: clientOptions(flags, env, runId),
     runId,
     ...(flags.maxFailures ? { maxFailures: flags.maxFailures } : {}),

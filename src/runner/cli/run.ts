@@ -15,13 +15,15 @@ import { countOutcomes, exitCodeOf, summarise } from '../report/outcomes.ts';
 import { contractHash } from '../report/run-identity.ts';
 import { diagnoseResults, preflightCredentials, preflightOperations } from '../execute/diagnose.ts';
 import { applyWaivers, loadWaivers, localDate, type Waiver } from '../report/waivers.ts';
+import { baselineExitCode, baselineLine, compareWithBaseline } from '../report/baseline.ts';
+import { readBaseline } from '../report/baseline-file.ts';
 import { ConformanceCollector } from '../report/vitest-reporter.ts';
 import { writeReports } from '../report/write.ts';
 import { coverage, loadCatalog, notDescribedResults, type Catalog } from '../spec/catalog.ts';
 import { InputError } from '../spec/errors.ts';
 import { loadExamples } from '../spec/examples.ts';
 import { loadContract, loadDescription, describe as describeApi } from '../spec/load.ts';
-import { loadProfile } from '../spec/profile.ts';
+import { loadProfiles, profileFor } from '../spec/profiles.ts';
 import { startReferenceService, type ReferenceService } from '../../reference-service/index.ts';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -51,6 +53,8 @@ export interface RunOptions {
   failOnUntested?: boolean;
   quiet: boolean;
   deploymentSpec?: string;
+  /** results.json of an earlier run (or its directory): fail only on what is new against it. */
+  baseline?: string;
   /** Headers, proxy, TLS, retries, rate limit, token command, run id (see http/client-options.ts). */
   client?: ClientOptions;
   /** Unique id of the run, sent with every request. */
@@ -76,10 +80,12 @@ const TOOL = { name: 'customer-service-conformance', version: '0.1.0' };
 export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
-  const [contract, profile] = await Promise.all([loadContract(options.specs), loadProfile(options.profile)]);
+  const contract = await loadContract(options.specs);
+  const profiles = await loadProfiles(options.profile, contract);
   const examples = await loadExamples(options.examples);
   const catalog: Catalog | undefined = options.catalog ? await loadCatalog(options.catalog) : undefined;
   const waivers: Waiver[] = options.waivers ? await loadWaivers(options.waivers, { knownChecks: [...CHECKS.keys(), 'response-timeout'] }) : [];
+  const baseline = options.baseline ? await readBaseline(options.baseline) : undefined;
   for (const pattern of [...options.include, ...options.exclude]) {
     if (!contract.operations.some((o) => matchesSelector(o, pattern))) {
       throw new InputError(`--include/--exclude "${pattern}" matches no operation of the contract (selectors: operationId, group, service, tag:NAME, method, path glob)`);
@@ -88,9 +94,12 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
 
   let embedded: ReferenceService | undefined;
   let token = options.token;
-  let servers = options.servers;
+  let servers = singleServiceBaseUrl(options.servers, contract);
   let otpSourceUrl = options.otpSourceUrl;
   let allowIrreversible = options.allowIrreversible;
+  if (Object.keys(servers).length === 0 && !contract.services.some((s) => s.id === 'customer-service' || s.id === 'foreign-trade-service')) {
+    throw new InputError('no base URL: pass --base-url <url> (or --server <id>=<url>); the embedded reference service serves only the Customer contract');
+  }
   if (Object.keys(servers).length === 0) {
     token = randomBytes(24).toString('base64url');
     embedded = await startReferenceService({ token });
@@ -148,14 +157,15 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     };
     const selected = selectOperations(contract.operations, config);
     const planOptions = { seed: options.seed, readOnly: options.readOnly, allowIrreversible, otpSource: otpSourceUrl !== undefined };
-    const plannedCases = Object.fromEntries(selected.map((op) => [op.operationId, planOperation(contract, op, profile, examples, planOptions).cases.length]));
+    const plannedCases = Object.fromEntries(selected.map((op) => [op.operationId, planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions).cases.length]));
     const deploymentDiff = options.deploymentSpec ? await diffDeployment(contract, options.deploymentSpec) : undefined;
 
     const startedAt = new Date();
     const hash = contractHash(contract);
     const finish = async (built: RunResults): Promise<RunResults> => {
       const diagnosed = built.stopped ? built : { ...built, ...(diagnoseResults(built) ? { stopped: diagnoseResults(built) } : {}) };
-      const summarised = summarise(applyWaivers({ ...diagnosed, contract: { ...diagnosed.contract, hash } }, waivers, localDate()));
+      let summarised = summarise(applyWaivers({ ...diagnosed, contract: { ...diagnosed.contract, hash } }, waivers, localDate()));
+      if (baseline && options.baseline) summarised = { ...summarised, baseline: compareWithBaseline(summarised, baseline, options.baseline) };
       const files = await writeReports(summarised, options.out);
       stdout.write(`${renderSummary(summarised, files, { color: isInteractive(stdout) })}\n`);
       if (client) stdout.write(`Run id: ${client.runId} (header ${RUN_ID_HEADER}; traceparent trace id ${client.traceId})\n`);
@@ -163,7 +173,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     };
     // Credentials the deployment rejects across the board: stop before the run (reports still written).
     const preflight = (t: string) =>
-      preflightCredentials({ operations: preflightOperations(contract, selected), baseUrls: servers, token: t, profile, timeoutMs: options.timeoutMs, dispatcher: dispatcher!, headers: probeHeaders(client, config0RunId) });
+      preflightCredentials({ operations: preflightOperations(contract, selected), baseUrls: servers, token: t, profile: profileFor(profiles, selected[0]?.service ?? contract.services[0]?.id ?? ''), timeoutMs: options.timeoutMs, dispatcher: dispatcher!, headers: probeHeaders(client, config0RunId) });
     let rejected = await preflight(token);
     if (rejected && client?.tokenCommand) {
       // An expired token given with --token-command: ask the command for a fresh one before giving up.
@@ -253,6 +263,11 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     if (options.maxFailures && final.operations.some((o) => o.cases.some((c) => c.skipReason?.startsWith('not run: --max-failures')))) {
       stderr.write(`conformance: stopped after ${options.maxFailures} failed operation(s) (--max-failures); the cases after that were not run\n`);
     }
+    // Against a baseline, only what is new fails a not-conformant run (report/baseline.ts).
+    const gate = baselineExitCode(final, final.baseline);
+    if (gate !== undefined && final.baseline) {
+      return { exitCode: gate, results: final, ...(gate === 0 ? { message: `not conformant, but nothing new: ${baselineLine(final.baseline)}` } : {}) };
+    }
     // One verdict everywhere: the exit code is the verdict's (report/outcomes.ts).
     const exitCode = exitCodeOf(final.verdict);
     if (exitCode === 2) return { exitCode, results: final, message: `${(final.verdictLine ?? final.verdict).replace(/^incomplete: /, '')}; reports written` };
@@ -324,6 +339,18 @@ function buildResults(input: {
     expiredWaivers: [],
   };
   return results;
+}
+
+/**
+ * `--base-url` names the customer service; for a contract with one service that is not it, the base URL is that
+ * service's. (Other services are named with --server <id>=<url>.)
+ */
+export function singleServiceBaseUrl(servers: Record<string, string>, contract: Pick<Contract, 'services'>): Record<string, string> {
+  const only = contract.services.length === 1 ? contract.services[0]?.id : undefined;
+  const base = servers['customer-service'];
+  if (!only || only === 'customer-service' || base === undefined || servers[only] !== undefined) return servers;
+  const { ['customer-service']: _moved, ...rest } = servers;
+  return { ...rest, [only]: base };
 }
 
 /** A target that refuses connections is a run that cannot happen (exit 2), not 300 errored cases. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { answersAsUnknownRoute } from '../checks/operation-present.ts';
 import { runChecks } from '../checks/registry.ts';
-import { SchemaValidator } from '../checks/schema.ts';
+import { SchemaCompileError, SchemaValidator } from '../checks/schema.ts';
 import type { CheckContext, RelatedRead } from '../checks/types.ts';
 import { listOf, notAcceptedOnUpdate, readersOfCreated } from '../plan/relations.ts';
 import { authorization } from '../http/auth-variants.ts';
@@ -21,9 +21,11 @@ import {
 import { Random } from '../plan/random.ts';
 import type { Examples, SetupStep } from '../spec/examples.ts';
 import { loadExamples } from '../spec/examples.ts';
-import { loadContract } from '../spec/load.ts';
-import { loadProfile, sideEffectOf, type Profile } from '../spec/profile.ts';
+import { loadContract, responseFor } from '../spec/load.ts';
+import { sideEffectOf, type Profile } from '../spec/profile.ts';
+import { loadProfiles, profileFor, type Profiles } from '../spec/profiles.ts';
 import type { RunConfig } from './config.ts';
+import { CreatedRecords, withReproduction } from './chain.ts';
 import { createdIds } from './created.ts';
 import { redactFlowSecrets, secretFieldValues } from './flow-secrets.ts';
 import { readCreated, readOwnership, RelationUnmet, type RelationsHost } from './relations-run.ts';
@@ -42,6 +44,11 @@ interface LedgerEntry {
   done: boolean;
 }
 
+/** "<file>#<pointer>" of the documented response for a status (what a tool error about its schema names). */
+export function responseLocation(op: Operation, status: number): string {
+  return `${op.specFile}#${responseFor(op, status)?.pointer ?? `${op.pointer}/responses`}`;
+}
+
 function answered(e: Exchange): e is Answered {
   return e.response !== undefined;
 }
@@ -55,17 +62,20 @@ function is2xx(e: Exchange): boolean {
  * cleanup ledger, and turns each case into a CaseResult (findings from the registered checks).
  */
 export class Session {
-  readonly validator = new SchemaValidator();
+  readonly validator: SchemaValidator;
+  /** The profile of the contract's first service (each operation is judged by profileOf). */
+  readonly profile: Profile;
   private readonly client: GatewayClient;
   private readonly presence = new Map<string, Promise<Exchange>>();
   private readonly fixtures = new Map<string, Promise<Record<string, string>>>();
   private readonly ledger: LedgerEntry[] = [];
+  private readonly created = new CreatedRecords();
   private readonly byId: Map<string, Operation>;
 
   private constructor(
     readonly config: RunConfig,
     readonly contract: Contract,
-    readonly profile: Profile,
+    readonly profiles: Profiles,
     readonly examples: Examples,
   ) {
     this.client = new GatewayClient({
@@ -73,20 +83,28 @@ export class Session {
       bodyCapBytes: config.bodyCapBytes,
       connections: Math.max(2, config.concurrency),
       client: config.client ?? defaultClientOptions(config.runId, randomBytes(16).toString('hex')),
-      authHeader: profile.auth.header,
+      authHeader: profileFor(profiles, contract.services[0]?.id ?? '').auth.header,
       token: { token: config.token },
       onToken: (token) => (config.token = token),
     });
     this.byId = new Map(contract.operations.map((o) => [o.operationId, o]));
+    this.profile = profileFor(profiles, contract.services[0]?.id ?? '');
+    this.validator = new SchemaValidator(contract.services.flatMap((s) => (s.validationDocument ? [s.validationDocument] : [])));
   }
 
   static async create(config: RunConfig): Promise<Session> {
-    const [contract, profile, examples] = await Promise.all([
-      loadContract(config.contractFiles),
-      loadProfile(config.profileFile),
-      loadExamples(config.examplesFile),
-    ]);
-    return new Session(config, contract, profile, examples);
+    return Session.forContract(config, await loadContract(config.contractFiles));
+  }
+
+  /** A session over a contract that is already loaded. */
+  static async forContract(config: RunConfig, contract: Contract): Promise<Session> {
+    const [profiles, examples] = await Promise.all([loadProfiles(config.profileFile, contract), loadExamples(config.examplesFile)]);
+    return new Session(config, contract, profiles, examples);
+  }
+
+  /** The profile the operation's service is judged by (its platform's, else the generic one). */
+  profileOf(op: Operation): Profile {
+    return profileFor(this.profiles, op.service);
   }
 
   /** The plans of the operations selected by --include/--exclude/--shard, in canonical order. */
@@ -98,7 +116,7 @@ export class Session {
       otpSource: this.config.otpSourceUrl !== undefined,
     };
     return selectOperations(this.contract.operations, this.config).map((op) =>
-      planOperation(this.contract, op, this.profile, this.examples, options),
+      planOperation(this.contract, op, this.profileOf(op), this.examples, options),
     );
   }
 
@@ -123,11 +141,11 @@ export class Session {
     return `${base.replace(/\/+$/, '')}${path}${qs ? `?${qs}` : ''}`;
   }
 
-  headers(auth: RequestPlan['auth'], hasBody: boolean): Record<string, string> {
+  headers(auth: RequestPlan['auth'], hasBody: boolean, op?: Operation): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (hasBody) headers['content-type'] = 'application/json';
     const value = authorization(auth, this.config.token);
-    if (value !== undefined) headers[this.profile.auth.header.toLowerCase()] = value;
+    if (value !== undefined) headers[(op ? this.profileOf(op) : this.profile).auth.header.toLowerCase()] = value;
     return headers;
   }
 
@@ -138,12 +156,12 @@ export class Session {
       this.client.send({
         method: op.method,
         url: this.url(op, request.pathParams ?? {}, request.query),
-        headers: this.headers(request.auth ?? 'valid', body !== undefined),
+        headers: this.headers(request.auth ?? 'valid', body !== undefined, op),
         ...(body !== undefined ? { body } : {}),
       });
     let exchange = await send();
     // A documented transient failure is retried once, after a back-off, before it is judged.
-    if (exchange.response && isDocumentedTransient(op, exchange.response, this.profile)) {
+    if (exchange.response && isDocumentedTransient(op, exchange.response, this.profileOf(op))) {
       const first = exchange.response;
       const waitedMs = backoffMs(first.headers);
       await new Promise((resolve) => setTimeout(resolve, waitedMs));
@@ -156,7 +174,12 @@ export class Session {
 
   /** Whatever a create answered with success goes into the cleanup ledger, whichever case sent it. */
   private record(op: Operation, exchange: Exchange, pathParams: Record<string, string>): void {
-    const effect = sideEffectOf(this.profile, op.operationId);
+    const effect = sideEffectOf(this.profileOf(op), op.operationId);
+    const undoOp = effect?.class === 'reversible' && effect.undo ? this.byId.get(effect.undo) : undefined;
+    const undoParam = undoOp ? pathParamNames(undoOp).at(-1) : undefined;
+    this.created.note(exchange, (id) =>
+      undoOp && undoParam ? { method: undoOp.method, url: this.url(undoOp, { ...pathParams, [undoParam]: id }) } : undefined,
+    );
     if (effect?.class !== 'reversible' || !effect.undo || !is2xx(exchange)) return;
     const id = createdIds(exchange.response?.json)[0];
     const undo = this.byId.get(effect.undo);
@@ -181,7 +204,7 @@ export class Session {
       const exchange = await this.client.send({
         method: entry.undo.method,
         url: this.url(entry.undo, entry.pathParams),
-        headers: this.headers('valid', false),
+        headers: this.headers('valid', false, entry.undo),
       });
       entry.done = true;
       if (is2xx(exchange)) deleted++;
@@ -209,8 +232,8 @@ export class Session {
     return probe;
   }
 
-  isMissing(exchange: Exchange): boolean {
-    return exchange.response !== undefined && answersAsUnknownRoute(exchange.response, this.profile);
+  isMissing(exchange: Exchange, op?: Operation): boolean {
+    return exchange.response !== undefined && answersAsUnknownRoute(exchange.response, op ? this.profileOf(op) : this.profile);
   }
 
   /** Creates (through the API) the records an operation's path ids name; `fresh` makes new ones. */
@@ -322,7 +345,8 @@ export class Session {
     const result = await this.runPlannedCase(planned, secrets);
     redactFlowSecrets(result.exchanges, secrets);
     if (result.outcome === 'failed' || result.outcome === 'flaky') this.failedOperations.add(planned.operationId);
-    return result;
+    // The chain is built from the redacted exchanges, so the script carries no flow secret either.
+    return withReproduction(result, this.created, `${planned.operationId} › ${planned.name}`);
   }
 
   /** Runs one planned case and says what happened. Never throws for the deployment's behaviour. */
@@ -347,7 +371,7 @@ export class Session {
       exchanges.push(probe);
       return this.judge(op, planned, probe, result);
     }
-    if (probe.response && this.isMissing(probe)) {
+    if (probe.response && this.isMissing(probe, op)) {
       return result({ outcome: 'skipped', skipReason: 'the operation is missing from the deployment (see its presence case)' });
     }
     try {
@@ -363,7 +387,7 @@ export class Session {
       const body = await resolveTemplates(planned.request.body, scope);
       const query = (await resolveTemplates(planned.request.query, scope)) as Record<string, unknown>;
       // A positive call sends the real secret in its secret fields (a negative one sends a wrong value).
-      if (planned.kind === 'positive') secrets.push(...secretFieldValues(body, this.profile.secretFields ?? []));
+      if (planned.kind === 'positive') secrets.push(...secretFieldValues(body, this.profileOf(op).secretFields ?? []));
       const request = { pathParams, query, body, auth: planned.request.auth, ...(planned.request.rawBody ? { rawBody: planned.request.rawBody } : {}) };
       if (planned.expectation === 'created-readable') {
         const action = await this.call(op, request);
@@ -378,7 +402,7 @@ export class Session {
       const judged = this.judge(op, planned, exchange, result, undefined, undefined, { secrets, exchanges });
       if (planned.kind !== 'positive') return judged;
       // Identical calls that disagree make the operation flaky (the counts are reported).
-      const policy = repeatPolicy(op, this.profile);
+      const policy = repeatPolicy(op, this.profileOf(op));
       if (policy === 'never' || judged.outcome === 'missing' || judged.outcome === 'errored' || (policy === 'on-failure' && judged.outcome !== 'failed')) return judged;
       const attempts = [judged];
       while (attempts.length < ATTEMPTS) {
@@ -423,17 +447,25 @@ export class Session {
       }
       return result({ outcome: 'errored', errorMessage: exchange.error?.message ?? 'no response' });
     }
-    const { checks, findings } = runChecks({
-      exchange,
-      operation: op,
-      profile: this.profile,
-      validator: this.validator,
-      expectation: planned.expectation,
-      expect: planned.expect,
-      ...(lifecycle ? { lifecycle } : {}),
-      ...(reads ? { reads } : {}),
-      ...(flow ? { secrets: flow.secrets, caseExchanges: flow.exchanges } : {}),
-    });
+    let judged: ReturnType<typeof runChecks>;
+    try {
+      judged = runChecks({
+        exchange,
+        operation: op,
+        profile: this.profileOf(op),
+        validator: this.validator,
+        expectation: planned.expectation,
+        expect: planned.expect,
+        ...(lifecycle ? { lifecycle } : {}),
+        ...(reads ? { reads } : {}),
+        ...(flow ? { secrets: flow.secrets, caseExchanges: flow.exchanges } : {}),
+      });
+    } catch (error) {
+      // The tool cannot judge this response (e.g. a schema ajv cannot compile): not the service's fault.
+      if (error instanceof SchemaCompileError) return result({ outcome: 'errored', errorMessage: `${responseLocation(op, exchange.response.status)}: ${error.message}` });
+      throw error;
+    }
+    const { checks, findings } = judged;
     checks.unshift({ id: 'response-timeout', status: 'passed' });
     const failed = findings.some((f) => f.severity === 'error');
     const absent = findings.some((f) => f.check === 'operation-present' && f.severity === 'error');
@@ -489,8 +521,13 @@ export class Session {
   /** True when a successful exchange of the operation passes every check that applies to a success. */
   private conforms(op: Operation, exchange: Exchange): boolean {
     if (!answered(exchange)) return false;
-    const { findings } = runChecks({ exchange, operation: op, profile: this.profile, validator: this.validator, expectation: 'success', expect: [] });
-    return !findings.some((f) => f.severity === 'error');
+    try {
+      const { findings } = runChecks({ exchange, operation: op, profile: this.profileOf(op), validator: this.validator, expectation: 'success', expect: [] });
+      return !findings.some((f) => f.severity === 'error');
+    } catch (error) {
+      if (error instanceof SchemaCompileError) return false;
+      throw error;
+    }
   }
 
   /** The update body with every value made different from what the record holds now (so a no-op update shows). */

@@ -5,6 +5,10 @@ import { readValidatedYaml } from './yaml-file.ts';
 export interface Profile {
   title: string;
   contractVersion: string;
+  /** The platform the profile belongs to (matched against a description's x-platform). */
+  platform?: string;
+  /** Service ids the profile applies to; without services and platform it applies to every service. */
+  services?: string[];
   errorEnvelope: { codePointer: string; appliesTo: string[] };
   statuses: Array<{ status: number; codes: string[]; envelope: 'required' | 'optional'; meaning?: string }>;
   unknownCode: 'warning' | 'error' | 'info';
