@@ -158,6 +158,8 @@ export interface SchemaErrorDetail {
   instancePath: string;
   schemaPath: string;
   message: string;
+  /** The schema the failing keyword belongs to, compacted (e.g. { type: 'boolean' }). */
+  expected?: unknown;
 }
 
 export interface Finding {
@@ -212,6 +214,11 @@ export interface CaseResult {
   exchanges: Exchange[];
   /** curl command reproducing the last exchange, token as $CONFORMANCE_TOKEN. */
   curl?: string;
+  /**
+   * A bash script reproducing the whole chain when the case needed setup calls: the creates (ids captured
+   * from their answers), the call, then the clean-up; token from $CONFORMANCE_TOKEN.
+   */
+  reproduction?: string;
   /** True when one of its requests had to be sent again (see the exchanges' retries). */
   retried?: boolean;
 }
@@ -273,6 +280,28 @@ export interface RunResults {
   pact?: { mode: 'verify' | 'check'; interactions: PactInteractionResult[] };
   /** Waivers that expired (each fails the run). */
   expiredWaivers: Array<{ operationId: string; check: string; reason: string; expires: string }>;
+  /** With --baseline: the failures that are new, fixed and unchanged against an earlier run. */
+  baseline?: BaselineComparison;
+}
+
+export interface BaselineEntry {
+  /** "<service> <operationId> › <case> › <check>": what identifies a failure across runs. */
+  key: string;
+  operationId: string;
+  caseName: string;
+  check: string;
+  /** The message of this run's failure (of the baseline's, for fixed ones). */
+  message: string;
+}
+
+export interface BaselineComparison {
+  /** The baseline file as the user gave it. */
+  file: string;
+  /** When the baseline run started. */
+  startedAt: string;
+  new: BaselineEntry[];
+  fixed: BaselineEntry[];
+  unchanged: BaselineEntry[];
 }
 
 export interface PactInteractionResult {

@@ -56,7 +56,7 @@ describe('publish → verify from the broker → can-i-deploy (the CLI, as a pip
     );
 
     for (const provider of ['customer-service', 'foreign-trade-service']) {
-      const recorded = await runConformance(['pact', 'record-deployment', '--pacticipant', provider, '--version', 'p1', '--environment', 'production'], env());
+      const recorded = await runConformance(['pact', 'record-deployment', '--pacticipant', provider, '--pacticipant-version', 'p1', '--environment', 'production'], env());
       expect(recorded.code, recorded.stderr).toBe(0);
       expect(recorded.stdout).toBe(`Recorded the deployment of ${provider} p1 to production\n`);
     }
@@ -65,7 +65,7 @@ describe('publish → verify from the broker → can-i-deploy (the CLI, as a pip
       { pacticipant: 'foreign-trade-service', version: 'p1', environment: 'production' },
     ]);
 
-    const can = await runConformance(['pact', 'can-i-deploy', '--pacticipant', 'onboarding-portal', '--version', 'c1', '--to-environment', 'production'], env());
+    const can = await runConformance(['pact', 'can-i-deploy', '--pacticipant', 'onboarding-portal', '--pacticipant-version', 'c1', '--to-environment', 'production'], env());
     expect(can.code, can.stderr).toBe(0);
     expect(can.stdout).toMatch(/^can-i-deploy onboarding-portal c1 to production: yes: /);
     expect(can.stdout).toContain('verified   onboarding-portal c1 → customer-service p1');
@@ -103,7 +103,7 @@ describe('publish → verify from the broker → can-i-deploy (the CLI, as a pip
       // The provider version that failed is the one in production.
       await recordDeployment({ broker: connection, pacticipant: 'customer-service', version: 'p1', environment: 'production' });
 
-      const can = await runConformance(['pact', 'can-i-deploy', '--pacticipant', 'onboarding-portal', '--version', 'c2', '--to-environment', 'production'], env());
+      const can = await runConformance(['pact', 'can-i-deploy', '--pacticipant', 'onboarding-portal', '--pacticipant-version', 'c2', '--to-environment', 'production'], env());
       expect(can.code).toBe(1);
       expect(can.stderr).toBe('');
       expect(can.stdout).toMatch(/^can-i-deploy onboarding-portal c2 to production: no: /);
@@ -196,7 +196,7 @@ describe('broker failures: one line naming the cause', () => {
     const publish = await runConformance(['pact', 'publish', '--broker-url', refusedUrl, '--consumer-app-version', 'c1']);
     expect(publish.code).toBe(2);
     expect(publish.stderr).toBe(`conformance: publish: the Pact Broker at ${refusedUrl} is unreachable (ECONNREFUSED)\n`);
-    const noBroker = await runConformance(['pact', 'can-i-deploy', '--pacticipant', 'x', '--version', '1']);
+    const noBroker = await runConformance(['pact', 'can-i-deploy', '--pacticipant', 'x', '--pacticipant-version', '1']);
     expect(noBroker.code).toBe(2);
     expect(noBroker.stderr).toBe('conformance: no Pact Broker: pass --broker-url or set PACT_BROKER_BASE_URL\n');
   });

@@ -17,7 +17,7 @@ export const responseSchemaConformance: Check = {
     if (!spec?.schema || response.truncated || response.jsonError || response.body.trim() === '') return [];
     const location = `${ctx.operation.specFile}#${spec.pointer}`;
     if (response.json === undefined) {
-      return [finding(ctx, 'response-schema-conformance', 'error', `Response ${response.status} body is not JSON.`, { specLocation: location, actual: response.body.slice(0, 200) })];
+      return [finding(ctx, 'response-schema-conformance', 'error', `Response ${response.status} body is not JSON.`, { specLocation: location, expected: 'a JSON body', actual: response.body.slice(0, 200) })];
     }
     const errors = ctx.validator.validateResponse(spec, response.json, response.body);
     if (errors.length === 0) return [];
@@ -25,6 +25,7 @@ export const responseSchemaConformance: Check = {
       finding(ctx, 'response-schema-conformance', 'error', `Response ${response.status} does not match the schema: ${errors[0]?.message}${errors.length > 1 ? ` (+${errors.length - 1} more)` : ''}.`, {
         specLocation: location,
         schemaErrors: errors.slice(0, 20),
+        ...(errors[0]?.expected !== undefined ? { expected: errors[0].expected } : {}),
         actual: response.json,
       }),
     ];

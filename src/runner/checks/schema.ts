@@ -5,6 +5,7 @@ import addFormatsModule from 'ajv-formats';
 import { isSafeNumber, LosslessNumber, parse as parseLossless } from 'lossless-json';
 import type { JsonSchema, ResponseSpec, SchemaErrorDetail } from '../model.ts';
 import { INT64_KEYWORD, schemaSize, type ValidationDocument } from '../spec/validation-document.ts';
+import { schemaFragment } from './schema-fragment.ts';
 
 // ajv-formats is CommonJS; its default export arrives as the module namespace under some loaders.
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
@@ -65,6 +66,8 @@ export class SchemaValidator {
       allErrors: true,
       strict: false,
       validateFormats: true,
+      // verbose: the failing keyword's schema (parentSchema) is shown as the expected fragment in reports.
+      verbose: true,
       validateSchema: false,
       inlineRefs: false,
       logger: false,
@@ -165,13 +168,19 @@ function run(fn: ValidateFunction, data: unknown): SchemaErrorDetail[] {
     return [{ instancePath: '', schemaPath: '', message: `(root) could not be validated: ${(error as Error).message}` }];
   }
   if (valid) return [];
-  return (fn.errors ?? []).map((e) => ({
-    instancePath: e.instancePath,
-    schemaPath: e.schemaPath,
-    message: `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${
-      e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty: string }).additionalProperty)})` : ''
-    }`,
-  }));
+  return (fn.errors ?? []).map((e) => {
+    const detail: SchemaErrorDetail = {
+      instancePath: e.instancePath,
+      schemaPath: e.schemaPath,
+      message: `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${
+        e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty: string }).additionalProperty)})` : ''
+      }`,
+    };
+    // The schema the failing keyword belongs to (ajv's verbose parentSchema), compacted for reports.
+    const expected = schemaFragment(e.parentSchema);
+    if (expected !== undefined) detail.expected = expected;
+    return detail;
+  });
 }
 
 /** Objects in a JSON tree, counted up to just past `limit`. */

@@ -16,7 +16,7 @@ export const DEFAULT_CONFIG_FILE = 'conformance.config.yaml';
 const ALIASES: Record<string, string> = { servers: 'server', headers: 'header', secretHeaders: 'secretHeader' };
 
 /** Keys whose values are file paths, resolved against the config file's directory. */
-const PATHS = new Set(['clientCert', 'clientKey', 'caCert', 'profile', 'examples', 'catalog', 'waivers', 'out', 'suites', 'spec', 'deploymentSpec']);
+const PATHS = new Set(['clientCert', 'clientKey', 'caCert', 'profile', 'examples', 'catalog', 'waivers', 'out', 'suites', 'spec', 'deploymentSpec', 'baseline']);
 
 export interface ConfigFile {
   path: string;

@@ -138,11 +138,13 @@ export function addPactWorkflowCommands(pact: Command, env: NodeJS.ProcessEnv, s
 
   brokerOptions(pact.command('can-i-deploy').description('Ask the Pact Broker whether a version can be deployed (exit 0 yes, 1 no).'))
     .requiredOption('--pacticipant <name>', 'the application to deploy')
-    .option('--version <version>', 'its version (default: its latest)')
+    .option('--pacticipant-version <version>', 'its version (default: its latest)')
     .option('--to-environment <env>', 'the environment to deploy to')
     .option('--retry-while-unknown <n>', 'poll while verification results are missing', (v) => Number(v))
     .option('--retry-interval <seconds>', 'seconds between polls', (v) => Number(v))
-    .action(async (flags: BrokerFlags & { pacticipant: string; version?: string; toEnvironment?: string; retryWhileUnknown?: number; retryInterval?: number }) => {
+    .action(async (options: BrokerFlags & { pacticipant: string; pacticipantVersion?: string; toEnvironment?: string; retryWhileUnknown?: number; retryInterval?: number }) => {
+      // `--version` belongs to the program (it prints the tool's version), hence --pacticipant-version.
+      const flags = { ...options, version: options.pacticipantVersion };
       const answer = await canIDeploy({
         broker: connection(flags, env),
         pacticipant: flags.pacticipant,
@@ -162,10 +164,11 @@ export function addPactWorkflowCommands(pact: Command, env: NodeJS.ProcessEnv, s
 
   brokerOptions(pact.command('record-deployment').description('Record in the Pact Broker that a version was deployed to an environment.'))
     .requiredOption('--pacticipant <name>', 'the application deployed')
-    .requiredOption('--version <version>', 'its version')
+    .requiredOption('--pacticipant-version <version>', 'its version')
     .requiredOption('--environment <env>', 'the environment it was deployed to')
     .option('--application-instance <name>', 'which instance, where several run in one environment')
-    .action(async (flags: BrokerFlags & { pacticipant: string; version: string; environment: string; applicationInstance?: string }) => {
+    .action(async (options: BrokerFlags & { pacticipant: string; pacticipantVersion: string; environment: string; applicationInstance?: string }) => {
+      const flags = { ...options, version: options.pacticipantVersion };
       await recordDeployment({
         broker: connection(flags, env),
         pacticipant: flags.pacticipant,

@@ -193,8 +193,9 @@ async function report(
     `Pact ${pact.mode}: ${pact.interactions.length} interactions, ${pact.interactions.length - failed.length} passed, ${failed.length} failed (${results.durationMs} ms)`,
     ...failed.map((i) => `  ${i.outcome.toUpperCase()} ${i.consumer} › ${i.description}: ${i.mismatches[0]?.message ?? ''}${i.mismatches[0]?.location ? ` (${i.mismatches[0].location})` : ''}`),
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
-  if (!flags.quiet) process.stdout.write(`${renderSummary(results, files, { color: isInteractive(process.stdout) })}\n`);
+  // Quiet: the short lines; otherwise the summary, which leads with the same interactions.
+  if (flags.quiet) process.stdout.write(`${lines.join('\n')}\n`);
+  else process.stdout.write(`${renderSummary(results, files, { color: isInteractive(process.stdout) })}\n`);
   // One verdict everywhere: a failed interaction is exit 1, an errored one (tool or network) exit 2.
   return exitCodeOf(results.verdict);
 }

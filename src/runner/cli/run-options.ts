@@ -118,6 +118,7 @@ export interface RunFlags {
   failOn?: string[];
   quiet?: boolean;
   deploymentSpec?: string;
+  baseline?: string;
   dryRun?: boolean;
 }
 
@@ -162,6 +163,7 @@ export function addRunOptions(cmd: Command): Command {
     .option('--fail-on <levels>', 'what else fails the run besides errors: warning, untested (comma-separated)', parseFailOn)
     .option('--quiet', 'print only the summary')
     .option('--deployment-spec <file|url>', "the deployment's own OpenAPI: list what it serves that the contract lacks, and the reverse")
+    .option('--baseline <results.json>', 'an earlier run: report what is new, fixed and unchanged, and fail only on what is new')
     .option('--dry-run', 'print the plan (same as `conformance plan`) and send nothing');
 }
 
@@ -285,6 +287,7 @@ export function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv): RunOption
     ...(flags.failOn?.includes('untested') ? { failOnUntested: true } : {}),
     quiet: flags.quiet ?? false,
     ...(flags.deploymentSpec ? { deploymentSpec: flags.deploymentSpec } : {}),
+    ...(flags.baseline ? { baseline: flags.baseline } : {}),
     client: clientOptions(flags, env, runId),
     runId,
     ...(flags.maxFailures ? { maxFailures: flags.maxFailures } : {}),

@@ -15,6 +15,8 @@ import { countOutcomes, exitCodeOf, summarise } from '../report/outcomes.ts';
 import { contractHash } from '../report/run-identity.ts';
 import { diagnoseResults, preflightCredentials, preflightOperations } from '../execute/diagnose.ts';
 import { applyWaivers, loadWaivers, localDate, type Waiver } from '../report/waivers.ts';
+import { baselineExitCode, baselineLine, compareWithBaseline } from '../report/baseline.ts';
+import { readBaseline } from '../report/baseline-file.ts';
 import { ConformanceCollector } from '../report/vitest-reporter.ts';
 import { writeReports } from '../report/write.ts';
 import { coverage, loadCatalog, notDescribedResults, type Catalog } from '../spec/catalog.ts';
@@ -51,6 +53,8 @@ export interface RunOptions {
   failOnUntested?: boolean;
   quiet: boolean;
   deploymentSpec?: string;
+  /** results.json of an earlier run (or its directory): fail only on what is new against it. */
+  baseline?: string;
   /** Headers, proxy, TLS, retries, rate limit, token command, run id (see http/client-options.ts). */
   client?: ClientOptions;
   /** Unique id of the run, sent with every request. */
@@ -81,6 +85,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   const examples = await loadExamples(options.examples);
   const catalog: Catalog | undefined = options.catalog ? await loadCatalog(options.catalog) : undefined;
   const waivers: Waiver[] = options.waivers ? await loadWaivers(options.waivers, { knownChecks: [...CHECKS.keys(), 'response-timeout'] }) : [];
+  const baseline = options.baseline ? await readBaseline(options.baseline) : undefined;
   for (const pattern of [...options.include, ...options.exclude]) {
     if (!contract.operations.some((o) => matchesSelector(o, pattern))) {
       throw new InputError(`--include/--exclude "${pattern}" matches no operation of the contract (selectors: operationId, group, service, tag:NAME, method, path glob)`);
@@ -159,7 +164,8 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     const hash = contractHash(contract);
     const finish = async (built: RunResults): Promise<RunResults> => {
       const diagnosed = built.stopped ? built : { ...built, ...(diagnoseResults(built) ? { stopped: diagnoseResults(built) } : {}) };
-      const summarised = summarise(applyWaivers({ ...diagnosed, contract: { ...diagnosed.contract, hash } }, waivers, localDate()));
+      let summarised = summarise(applyWaivers({ ...diagnosed, contract: { ...diagnosed.contract, hash } }, waivers, localDate()));
+      if (baseline && options.baseline) summarised = { ...summarised, baseline: compareWithBaseline(summarised, baseline, options.baseline) };
       const files = await writeReports(summarised, options.out);
       stdout.write(`${renderSummary(summarised, files, { color: isInteractive(stdout) })}\n`);
       if (client) stdout.write(`Run id: ${client.runId} (header ${RUN_ID_HEADER}; traceparent trace id ${client.traceId})\n`);
@@ -256,6 +262,11 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     }
     if (options.maxFailures && final.operations.some((o) => o.cases.some((c) => c.skipReason?.startsWith('not run: --max-failures')))) {
       stderr.write(`conformance: stopped after ${options.maxFailures} failed operation(s) (--max-failures); the cases after that were not run\n`);
+    }
+    // Against a baseline, only what is new fails a not-conformant run (report/baseline.ts).
+    const gate = baselineExitCode(final, final.baseline);
+    if (gate !== undefined && final.baseline) {
+      return { exitCode: gate, results: final, ...(gate === 0 ? { message: `not conformant, but nothing new: ${baselineLine(final.baseline)}` } : {}) };
     }
     // One verdict everywhere: the exit code is the verdict's (report/outcomes.ts).
     const exitCode = exitCodeOf(final.verdict);

@@ -25,6 +25,7 @@ import { loadContract, responseFor } from '../spec/load.ts';
 import { sideEffectOf, type Profile } from '../spec/profile.ts';
 import { loadProfiles, profileFor, type Profiles } from '../spec/profiles.ts';
 import type { RunConfig } from './config.ts';
+import { CreatedRecords, withReproduction } from './chain.ts';
 import { createdIds } from './created.ts';
 import { redactFlowSecrets, secretFieldValues } from './flow-secrets.ts';
 import { readCreated, readOwnership, RelationUnmet, type RelationsHost } from './relations-run.ts';
@@ -68,6 +69,7 @@ export class Session {
   private readonly presence = new Map<string, Promise<Exchange>>();
   private readonly fixtures = new Map<string, Promise<Record<string, string>>>();
   private readonly ledger: LedgerEntry[] = [];
+  private readonly created = new CreatedRecords();
   private readonly byId: Map<string, Operation>;
 
   private constructor(
@@ -173,6 +175,11 @@ export class Session {
   /** Whatever a create answered with success goes into the cleanup ledger, whichever case sent it. */
   private record(op: Operation, exchange: Exchange, pathParams: Record<string, string>): void {
     const effect = sideEffectOf(this.profileOf(op), op.operationId);
+    const undoOp = effect?.class === 'reversible' && effect.undo ? this.byId.get(effect.undo) : undefined;
+    const undoParam = undoOp ? pathParamNames(undoOp).at(-1) : undefined;
+    this.created.note(exchange, (id) =>
+      undoOp && undoParam ? { method: undoOp.method, url: this.url(undoOp, { ...pathParams, [undoParam]: id }) } : undefined,
+    );
     if (effect?.class !== 'reversible' || !effect.undo || !is2xx(exchange)) return;
     const id = createdIds(exchange.response?.json)[0];
     const undo = this.byId.get(effect.undo);
@@ -338,7 +345,8 @@ export class Session {
     const result = await this.runPlannedCase(planned, secrets);
     redactFlowSecrets(result.exchanges, secrets);
     if (result.outcome === 'failed' || result.outcome === 'flaky') this.failedOperations.add(planned.operationId);
-    return result;
+    // The chain is built from the redacted exchanges, so the script carries no flow secret either.
+    return withReproduction(result, this.created, `${planned.operationId} › ${planned.name}`);
   }
 
   /** Runs one planned case and says what happened. Never throws for the deployment's behaviour. */
@@ -379,7 +387,7 @@ export class Session {
       const body = await resolveTemplates(planned.request.body, scope);
       const query = (await resolveTemplates(planned.request.query, scope)) as Record<string, unknown>;
       // A positive call sends the real secret in its secret fields (a negative one sends a wrong value).
-      if (planned.kind === 'positive') secrets.push(...secretFieldValues(body, this.profile.secretFields ?? []));
+      if (planned.kind === 'positive') secrets.push(...secretFieldValues(body, this.profileOf(op).secretFields ?? []));
       const request = { pathParams, query, body, auth: planned.request.auth, ...(planned.request.rawBody ? { rawBody: planned.request.rawBody } : {}) };
       if (planned.expectation === 'created-readable') {
         const action = await this.call(op, request);
@@ -394,7 +402,7 @@ export class Session {
       const judged = this.judge(op, planned, exchange, result, undefined, undefined, { secrets, exchanges });
       if (planned.kind !== 'positive') return judged;
       // Identical calls that disagree make the operation flaky (the counts are reported).
-      const policy = repeatPolicy(op, this.profile);
+      const policy = repeatPolicy(op, this.profileOf(op));
       if (policy === 'never' || judged.outcome === 'missing' || judged.outcome === 'errored' || (policy === 'on-failure' && judged.outcome !== 'failed')) return judged;
       const attempts = [judged];
       while (attempts.length < ATTEMPTS) {

@@ -7,7 +7,10 @@
  * summary. Colour and layout belong here only: the results carry none.
  */
 import type { OperationResult, RunResults } from '../model.ts';
+import { baselineSummary } from './baseline.ts';
+import { findingEvidence } from './failures.ts';
 import { blockingFindings, OUTCOMES, unwaivedWarnings, verdictLine } from './outcomes.ts';
+import { pactSummaryLines } from './pact-summary.ts';
 import { formatDuration } from './text.ts';
 
 export interface ProgressStream {
@@ -157,10 +160,23 @@ function firstProblem(op: OperationResult, failOn: RunResults['failOn']): string
   return op.reason;
 }
 
+/** "at /0/isMandatory expected {"type":"boolean"} got "yes"" for the first failing finding, when it says. */
+function firstEvidence(op: OperationResult, failOn: RunResults['failOn']): string | undefined {
+  for (const c of op.cases) {
+    const f = blockingFindings(c, failOn)[0];
+    if (!f) continue;
+    const e = findingEvidence(f);
+    if (e.expected === undefined) return undefined;
+    return `${e.at ? `at ${e.at} ` : ''}expected ${e.expected}${e.actual !== undefined ? ` got ${e.actual}` : ''}`;
+  }
+  return undefined;
+}
+
 /** The closing summary: verdict, counts, failing operations with their first finding, slowest, reports. */
 export function renderSummary(results: RunResults, paths: ReportPaths, options: { color: boolean }): string {
   const c = options.color ? paint : { red: plain, green: plain, yellow: plain, blue: plain, dim: plain, bold: plain };
   const lines: string[] = [];
+  if (results.pact && results.operations.length === 0) return pactSummaryLines(results, paths, c).join('\n') + '\n';
   const verdictText = results.verdict.replace('-', ' ').toUpperCase();
   const verdictPaint = results.verdict === 'conformant' ? c.green : results.verdict === 'not-conformant' ? c.red : c.yellow;
   lines.push(
@@ -193,6 +209,8 @@ export function renderSummary(results: RunResults, paths: ReportPaths, options: 
       lines.push(`  ${painter(op.outcome.padEnd(7))}  ${op.operationId}${route ? `  ${c.dim(route)}` : ''}`);
       const first = firstProblem(op, results.failOn);
       if (first) lines.push(`           ${first.split('\n')[0]}`);
+      const evidence = firstEvidence(op, results.failOn);
+      if (evidence) lines.push(`           ${c.dim(evidence)}`);
     }
   }
   const untested = results.operations.filter((op) => op.outcome === 'untested');
@@ -220,6 +238,7 @@ export function renderSummary(results: RunResults, paths: ReportPaths, options: 
       if (m) lines.push(`           ${m.message}`);
     }
   }
+  if (results.baseline) lines.push('', ...baselineSummary(results.baseline, c));
   if (results.expiredWaivers.length > 0) {
     lines.push('', c.bold(c.red('Expired waivers (each fails the run; remove or renew them):')));
     for (const w of results.expiredWaivers) lines.push(`  ${w.operationId} / ${w.check}  expired ${w.expires}: ${w.reason}`);
