@@ -61,7 +61,8 @@ export async function loadConfigFile(named: string | undefined, cwd: string): Pr
   for (const [key, value] of Object.entries(doc as Record<string, unknown>)) {
     const attribute = ALIASES[key] ?? key;
     if (attribute in values) throw new InputError(`${shown}: ${key}: given twice (also as ${keys[attribute]})`);
-    values[attribute] = PATHS.has(attribute) ? (Array.isArray(value) ? value.map(rel) : rel(value)) : value;
+    // `profile: generic` names the built-in generic profile, not a file.
+    values[attribute] = PATHS.has(attribute) && !(attribute === 'profile' && value === 'generic') ? (Array.isArray(value) ? value.map(rel) : rel(value)) : value;
     keys[attribute] = key;
   }
   return { path: shown, values, keys };
