@@ -14,6 +14,10 @@ export interface CheckContext {
   expect: Expectation[];
   /** Lifecycle chains: what was sent by the update, and the read that followed the update or delete. */
   lifecycle?: { sent?: unknown; readBack: Exchange & { response: RecordedResponse } };
+  /** Presence: the deployment's answer to a route that surely does not exist (same method), and its path. */
+  unknownRoute?: { path: string; response: RecordedResponse };
+  /** Coverage: the exchange is the smallest schema-valid request found to fail; what it varies, and how many were sent. */
+  coverage?: { label: string; sent: number };
 }
 
 export interface Check {

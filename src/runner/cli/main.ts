@@ -21,6 +21,14 @@ function positiveInt(name: string) {
   };
 }
 
+function nonNegativeInt(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a whole number, 0 or above`);
+    return n;
+  };
+}
+
 function collect(value: string, previous: string[]): string[] {
   return [...previous, ...value.split(',').map((v) => v.trim()).filter(Boolean)];
 }
@@ -58,6 +66,7 @@ interface RunFlags {
   otpSourceUrl?: string;
   out: string;
   seed: number;
+  maxExamples?: number;
   shard?: { index: number; count: number };
   failOn: 'error' | 'warning';
   quiet?: boolean;
@@ -86,6 +95,7 @@ function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv): RunOptions {
     ...(flags.otpSourceUrl ? { otpSourceUrl: flags.otpSourceUrl } : {}),
     out: flags.out,
     seed: flags.seed,
+    ...(flags.maxExamples !== undefined ? { maxExamples: flags.maxExamples } : {}),
     ...(flags.shard ? { shard: flags.shard } : {}),
     failOn: flags.failOn,
     quiet: flags.quiet ?? false,
@@ -122,6 +132,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
     .option('--otp-source-url <url>', 'URL template with {transactionId} that answers the one-time password')
     .option('--out <dir>', 'report directory', 'reports')
     .option('--seed <n>', 'seed of the generated requests', positiveInt('--seed'), 1)
+    .option('--max-examples <n>', 'requests of the coverage phase per operation (0: none; default 10)', nonNegativeInt('--max-examples'))
     .option('--shard <i/n>', 'run a deterministic i-th of n parts of the operations', parseShard)
     .addOption(new Option('--fail-on <level>', 'what fails the run').choices(['error', 'warning']).default('error'))
     .option('--quiet', 'print only the summary')

@@ -40,6 +40,7 @@ export interface RunOptions {
   otpSourceUrl?: string;
   out: string;
   seed: number;
+  maxExamples?: number;
   shard?: { index: number; count: number };
   failOn: 'error' | 'warning';
   quiet: boolean;
@@ -107,13 +108,20 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       allowIrreversible,
       ...(otpSourceUrl ? { otpSourceUrl } : {}),
       seed: options.seed,
+      ...(options.maxExamples !== undefined ? { maxExamples: options.maxExamples } : {}),
       include: options.include,
       exclude: options.exclude,
       ...(options.shard ? { shard: options.shard } : {}),
       runId: `conf${Date.now().toString(36)}`,
     };
     const selected = selectOperations(contract.operations, config);
-    const planOptions = { seed: options.seed, readOnly: options.readOnly, allowIrreversible, otpSource: otpSourceUrl !== undefined };
+    const planOptions = {
+      seed: options.seed,
+      readOnly: options.readOnly,
+      allowIrreversible,
+      otpSource: otpSourceUrl !== undefined,
+      ...(options.maxExamples !== undefined ? { maxExamples: options.maxExamples } : {}),
+    };
     const plannedCases = Object.fromEntries(selected.map((op) => [op.operationId, planOperation(contract, op, profile, examples, planOptions).cases.length]));
     const deploymentDiff = options.deploymentSpec ? await diffDeployment(contract, options.deploymentSpec) : undefined;
 
