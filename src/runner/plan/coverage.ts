@@ -44,11 +44,9 @@ export function boundaryValues(schema: JsonSchema, random: Random): unknown[] {
   if (type === 'integer') {
     const range = integerRange(schema);
     if (range) {
-      const b = numericBounds(schema);
       out.push(range.lo, range.hi);
       if (range.lo <= 0 && range.hi >= 0) out.push(0);
       if (range.lo <= -1 && range.hi >= -1) out.push(-1);
-      if (b.min === undefined && b.max === undefined && schemaFormat(schema) === 'int32') out.push(2147483647, -2147483648);
     }
   } else if (type === 'number') {
     const b = numericBounds(schema);

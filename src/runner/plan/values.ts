@@ -173,8 +173,13 @@ export function numericBounds(schema: Record<string, unknown>): { min?: number; 
 export function integerRange(schema: Record<string, unknown>): { lo: number; hi: number; step: number } | undefined {
   const b = numericBounds(schema);
   const step = typeof schema['multipleOf'] === 'number' && Number.isInteger(schema['multipleOf']) && schema['multipleOf'] > 0 ? schema['multipleOf'] : 1;
-  let lo = b.min === undefined ? Number.MIN_SAFE_INTEGER : b.exclusiveMin ? Math.floor(b.min) + 1 : Math.ceil(b.min);
-  let hi = b.max === undefined ? Number.MAX_SAFE_INTEGER : b.exclusiveMax ? Math.ceil(b.max) - 1 : Math.floor(b.max);
+  const int32 = schema['format'] === 'int32';
+  let lo = b.min === undefined ? (int32 ? -2147483648 : Number.MIN_SAFE_INTEGER) : b.exclusiveMin ? Math.floor(b.min) + 1 : Math.ceil(b.min);
+  let hi = b.max === undefined ? (int32 ? INT32_MAX : Number.MAX_SAFE_INTEGER) : b.exclusiveMax ? Math.ceil(b.max) - 1 : Math.floor(b.max);
+  if (int32) {
+    lo = Math.max(lo, -2147483648);
+    hi = Math.min(hi, INT32_MAX);
+  }
   lo = Math.ceil(lo / step) * step;
   hi = Math.floor(hi / step) * step;
   return lo <= hi ? { lo, hi, step } : undefined;
@@ -200,14 +205,15 @@ function numberValue(schema: Record<string, unknown>, random: Random): Generated
   return Math.round((lo + random.next() * (hi - lo)) * 100) / 100;
 }
 
-function stringValue(schema: Record<string, unknown>, random: Random): string {
+function stringValue(schema: Record<string, unknown>, random: Random): Generated {
   const min = typeof schema['minLength'] === 'number' ? schema['minLength'] : 0;
   const max = typeof schema['maxLength'] === 'number' ? schema['maxLength'] : Math.max(min, 24);
   const byFormat = formatValue(schemaFormat(schema), random);
   if (byFormat !== undefined) return byFormat;
   if (typeof schema['pattern'] === 'string') {
     const matched = patternValue(schema['pattern'], random, min, max);
-    if (matched !== undefined) return matched;
+    // No value is invented that the pattern may reject: the case says the body cannot be built.
+    return matched ?? UNKNOWN;
   }
   const word = `conf-${random.word(8)}`;
   return word.length > max ? word.slice(0, Math.max(min, max)) : word.padEnd(min, 'x');
@@ -258,9 +264,19 @@ export function patternValue(pattern: string, random: Random, min = 0, max = Num
       return undefined;
     }
   }
+  // randexp knows no Unicode property escapes: draw from ASCII stand-ins, then confirm with the real pattern.
+  const drawable = asciiStandIns(pattern);
+  let source = regex;
+  if (drawable !== pattern) {
+    try {
+      source = new RegExp(drawable);
+    } catch {
+      return undefined;
+    }
+  }
   for (let attempt = 0; attempt < 10; attempt++) {
     try {
-      const gen = new RandExp(regex);
+      const gen = new RandExp(source);
       gen.max = Math.min(8, max);
       gen.randInt = (a: number, b: number) => random.int(a, b);
       gen.defaultRange.subtract(0, 31);
@@ -272,6 +288,45 @@ export function patternValue(pattern: string, random: Random, min = 0, max = Num
     }
   }
   return undefined;
+}
+
+const STAND_INS: Record<string, string> = {
+  Lu: 'A-Z',
+  Uppercase_Letter: 'A-Z',
+  Ll: 'a-z',
+  Lowercase_Letter: 'a-z',
+  L: 'a-zA-Z',
+  Letter: 'a-zA-Z',
+  Alphabetic: 'a-zA-Z',
+  N: '0-9',
+  Nd: '0-9',
+  Number: '0-9',
+  Decimal_Number: '0-9',
+};
+
+/** The pattern with \p{...} escapes replaced by ASCII ranges (inside a class) or classes (outside one). */
+function asciiStandIns(pattern: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      const m = /^\\p\{([A-Za-z_]+)\}/.exec(pattern.slice(i));
+      const range = m?.[1] ? STAND_INS[m[1]] : undefined;
+      if (m && range) {
+        out += inClass ? range : `[${range}]`;
+        i += m[0].length - 1;
+        continue;
+      }
+      out += pattern.slice(i, i + 2);
+      i++;
+      continue;
+    }
+    if (c === '[') inClass = true;
+    else if (c === ']') inClass = false;
+    out += c;
+  }
+  return out;
 }
 
 /** A JSON value of another type than the schema declares, or UNKNOWN when the schema declares no type. */
