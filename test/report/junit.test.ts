@@ -185,7 +185,8 @@ describe('renderJunit', () => {
       {
         suite: '/caches',
         name: 'customer-refresh-cache › positive',
-        check: (c) => expect(c.skipped?.[0]?.message).toBe('irreversible: refreshes a shared cache (use --allow-irreversible)'),
+        // The operation is untested: its positive case is skipped with the reason, marked as what made it untested.
+        check: (c) => expect(c.skipped?.[0]?.message).toBe('untested: irreversible: refreshes a shared cache (use --allow-irreversible)'),
       },
     ],
     [
@@ -304,6 +305,18 @@ describe('renderJunit', () => {
       { name: 'check', value: 'response-schema-conformance' },
       { name: 'check', value: 'create-shape' },
     ]);
+  });
+
+  test('a flaky case is a <failure> typed flaky with its attempts; the operation, the counts and the verdict say flaky', () => {
+    const raw = rawRun();
+    const op = raw.operations.find((o) => o.operationId === 'create-address-type')!;
+    op.cases[0] = { ...op.cases[0]!, outcome: 'flaky', flaky: { attempts: 3, failed: 1 } };
+    const results = summarise(raw);
+    expect(results.operations.find((o) => o.operationId === 'create-address-type')?.outcome).toBe('flaky');
+    expect(results.counts.flaky).toBe(1);
+    expect(results.verdict).toBe('not-conformant');
+    const xml = renderJunit(results);
+    expect(xml).toMatch(/<failure message="flaky: 1 of 3 identical attempts failed[^"]*" type="flaky"/);
   });
 
   test('hostile text arrives as text: the XML has no raw markup from the service', () => {

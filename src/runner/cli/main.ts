@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { resolve } from 'node:path';
 import { isInteractive, renderSummary } from '../report/console.ts';
+import { exitCodeOf } from '../report/outcomes.ts';
 import { mergeResults, readResultsDir, ResultsInputError } from '../report/merge.ts';
 import { WaiverFileError } from '../report/waivers.ts';
 import { writeReports } from '../report/write.ts';
@@ -41,6 +42,16 @@ function parseShard(value: string): { index: number; count: number } {
   return { index, count };
 }
 
+const FAIL_ON = ['error', 'warning', 'untested'] as const;
+
+/** --fail-on takes one level or a comma-separated list (repeatable): error (default), warning, untested. */
+function parseFailOn(value: string, previous: string[]): string[] {
+  const levels = value.split(',').map((v) => v.trim()).filter(Boolean);
+  const unknown = levels.filter((l) => !(FAIL_ON as readonly string[]).includes(l));
+  if (unknown.length > 0 || levels.length === 0) throw new InvalidArgumentError(`--fail-on takes ${FAIL_ON.join(', ')} (or a comma-separated list)`);
+  return [...previous, ...levels];
+}
+
 function parseServer(value: string, previous: Record<string, string>): Record<string, string> {
   const at = value.indexOf('=');
   if (at < 1) throw new InvalidArgumentError('--server takes <service-id>=<url>, e.g. customer-service=https://gw/customer-service');
@@ -68,7 +79,7 @@ interface RunFlags {
   seed: number;
   maxExamples?: number;
   shard?: { index: number; count: number };
-  failOn: 'error' | 'warning';
+  failOn: string[];
   quiet?: boolean;
   deploymentSpec?: string;
 }
@@ -97,7 +108,8 @@ function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv): RunOptions {
     seed: flags.seed,
     ...(flags.maxExamples !== undefined ? { maxExamples: flags.maxExamples } : {}),
     ...(flags.shard ? { shard: flags.shard } : {}),
-    failOn: flags.failOn,
+    failOn: flags.failOn.includes('warning') ? 'warning' : 'error',
+    ...(flags.failOn.includes('untested') ? { failOnUntested: true } : {}),
     quiet: flags.quiet ?? false,
     ...(flags.deploymentSpec ? { deploymentSpec: flags.deploymentSpec } : {}),
   };
@@ -134,7 +146,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
     .option('--seed <n>', 'seed of the generated requests', positiveInt('--seed'), 1)
     .option('--max-examples <n>', 'requests of the coverage phase per operation (0: none; default 10)', nonNegativeInt('--max-examples'))
     .option('--shard <i/n>', 'run a deterministic i-th of n parts of the operations', parseShard)
-    .addOption(new Option('--fail-on <level>', 'what fails the run').choices(['error', 'warning']).default('error'))
+    .option('--fail-on <levels>', 'what else fails the run besides errors: warning, untested (comma-separated)', parseFailOn, [])
     .option('--quiet', 'print only the summary')
     .option('--deployment-spec <file|url>', "the deployment's own OpenAPI: list what it serves that the contract lacks, and the reverse")
     .action(async (flags: RunFlags) => {
@@ -153,7 +165,8 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
       const merged = mergeResults(parts);
       const files = await writeReports(merged, flags.out);
       process.stdout.write(`${renderSummary(merged, files, { color: isInteractive(process.stdout) })}\n`);
-      setExit(merged.verdict === 'conformant' ? 0 : merged.verdict === 'not-conformant' ? 1 : 2);
+      if (merged.verdict === 'incomplete') process.stderr.write(`conformance: ${(merged.verdictLine ?? 'incomplete').replace(/^incomplete: /, '')}\n`);
+      setExit(exitCodeOf(merged.verdict));
     });
 
   addPactCommands(program, { specs: DEFAULT_SPECS.map(fromRoot), catalog: fromRoot('contract/catalog.yaml') }, env, setExit);

@@ -6,7 +6,7 @@ import { checkPacts } from '../pact/check.ts';
 import { verifyPacts } from '../pact/verify.ts';
 import type { BrokerSource } from '../pact/worker-protocol.ts';
 import { isInteractive, renderSummary } from '../report/console.ts';
-import { summarise } from '../report/outcomes.ts';
+import { exitCodeOf, summarise } from '../report/outcomes.ts';
 import { writeReports } from '../report/write.ts';
 import { coverage, loadCatalog } from '../spec/catalog.ts';
 import { InputError } from '../spec/errors.ts';
@@ -185,5 +185,6 @@ async function report(
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   if (!flags.quiet) process.stdout.write(`${renderSummary(results, files, { color: isInteractive(process.stdout) })}\n`);
-  return failed.length > 0 ? 1 : 0;
+  // One verdict everywhere: a failed interaction is exit 1, an errored one (tool or network) exit 2.
+  return exitCodeOf(results.verdict);
 }

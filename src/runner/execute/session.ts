@@ -71,6 +71,7 @@ export class Session {
       bodyCapBytes: config.bodyCapBytes,
       connections: Math.max(2, config.concurrency),
       secrets: [config.token, encodeURIComponent(config.token), Buffer.from(config.token).toString('base64'), Buffer.from(`${config.token}:`).toString('base64')],
+      secretHeaders: [profile.auth.header, ...contract.operations.flatMap((o) => (o.auth ?? []).flatMap((a) => (a.kind === 'apiKey' && a.in === 'header' ? [a.parameter] : [])))],
     });
     this.byId = new Map(contract.operations.map((o) => [o.operationId, o]));
   }
