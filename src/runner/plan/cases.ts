@@ -5,7 +5,7 @@ import { isIrreversible, sideEffectOf, type Profile } from '../spec/profile.ts';
 import { Random } from './random.ts';
 import { DEFAULT_MAX_EXAMPLES } from './coverage.ts';
 import { parameterValues, stringValues, withoutReadOnly } from './parameters.ts';
-import { producerFor, readerFor } from './resources.ts';
+import { createsItself, producerFor, readerFor } from './resources.ts';
 import { generate, INT32_MAX, isOmitted, UNKNOWN, wrongTypeValue } from './values.ts';
 
 export type AuthMode = 'valid' | 'none' | 'malformed' | 'wrong';
@@ -92,7 +92,8 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
   const random = new Random(`${options.seed}:${op.operationId}`);
   const example = examples.operations[op.operationId] ?? {};
   const body = positiveBody(op, examples, random);
-  const params = pathParamNames(op);
+  // A PUT that creates the record it names (no other operation produces the id) needs no record first.
+  const params = pathParamNames(op).filter((p) => !createsItself(contract, op, p));
   const explicitParams = example.pathParams ?? {};
   const needsFixture = params.some((p) => !(p in explicitParams));
   const safe = SAFE_METHODS.has(op.method);
@@ -179,7 +180,8 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
   const fixture: PlannedCase['fixture'] = needsFixture ? 'shared' : 'none';
   const negative = (name: string, request: RequestPlan) =>
     add({ name: `negative: ${name}`, kind: 'negative', expectation: 'rejected', fixture, request });
-  if (op.requestBody && isPlainObject(body)) {
+  // Wrong JSON types only mean something in a JSON body (a form field is text whatever it holds).
+  if (op.requestBody && /json/i.test(op.requestBody.contentType) && isPlainObject(body)) {
     const schema = op.requestBody.schema;
     for (const field of schemaRequired(schema)) {
       if (!(field in body)) continue;

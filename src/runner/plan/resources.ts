@@ -67,6 +67,13 @@ function linkProducer(contract: Contract, op: Operation, param: string): Produce
   return undefined;
 }
 
+/** True for a PUT on an item path whose id no other operation produces: the PUT creates the record it names. */
+export function createsItself(contract: Contract, op: Operation, param: string): boolean {
+  if (op.method !== 'PUT' || op.requestBody === undefined) return false;
+  const segments = normalisePath(op.path).split('/');
+  return segments.at(-1) === `{${param}}` && producerFor(contract, op, param) === undefined;
+}
+
 /** The GET of the same record (trailing slashes normalised). */
 export function readerFor(contract: Contract, op: Operation): Operation | undefined {
   const target = shape(op.path);
