@@ -327,6 +327,7 @@ describe('plan', () => {
       /^negative: (missing body field|wrong type for body field|int32 out of range in body field|non-uuid path id|int32 out of range in query) \S+$/,
       /^negative: .+$/,
       /^lifecycle: (update persisted|use after delete)$/,
+      /^coverage$/,
     ];
     for (const p of plans()) for (const c of p.cases) expect(forms.some((f) => f.test(c.name)), c.name).toBe(true);
   });
