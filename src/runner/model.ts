@@ -41,8 +41,13 @@ export interface ResponseSpec {
   status: string;
   /** Declared media types; empty when the response declares no content (body undeclared). */
   contentTypes: string[];
-  /** Schema of the JSON media type, when one is declared. */
+  /** Schema of the JSON media type, when one is declared (dereferenced; may be a cyclic graph). */
   schema?: JsonSchema;
+  /**
+   * The same schema by reference into its description's validation document ("<document id>#<pointer>"),
+   * what response validation compiles (recursive schemas stay finite). Absent for hand-built operations.
+   */
+  schemaRef?: string;
   pointer: string;
 }
 
@@ -80,6 +85,8 @@ export interface Operation {
   secured: boolean;
   /** Vendor extensions of the operation object (x-*), kept verbatim. */
   extensions: Record<string, unknown>;
+  /** The operation object's tags. */
+  tags?: string[];
 }
 
 export interface ServiceSpec {
@@ -93,6 +100,10 @@ export interface ServiceSpec {
   serverTemplate: string;
   /** Named component schemas, dereferenced. */
   schemas: Record<string, JsonSchema>;
+  /** The description as response validation reads it: refs kept, schemas in 2020-12 under its own version. */
+  validationDocument?: { id: string; document: Record<string, unknown> };
+  /** `x-platform` of the description's info (or root): the platform whose profile applies to it. */
+  platform?: string;
 }
 
 export interface Contract {
@@ -120,8 +131,10 @@ export interface RecordedResponse {
   json?: unknown;
   /** True when the body was cut at the body cap. */
   truncated: boolean;
-  /** Full size in bytes as received (before truncation). */
+  /** Full size in bytes as received (before truncation), after content decoding. */
   size: number;
+  /** The body bytes are not valid UTF-8 (the text holds replacement characters). */
+  invalidUtf8?: boolean;
   /** Why a body declared as JSON (or that looks like JSON) could not be used as JSON: invalid, nested too deep. */
   jsonError?: string;
 }
@@ -134,6 +147,8 @@ export interface Exchange {
   /** Set when no response could be read: a tool or network problem, never the service's fault. */
   error?: { kind: TransportErrorKind; message: string };
   durationMs: number;
+  /** Re-sends before this answer (network errors on idempotent calls, 429 back-off, a refreshed token). */
+  retries?: Array<{ attempt: number; reason: string; waitedMs: number }>;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -153,6 +168,12 @@ export type CheckId =
   | 'update-persisted'
   | 'operation-present'
   | 'property-casing'
+  | 'created-resource-readable'
+  | 'ownership'
+  | 'json-wellformed'
+  | 'success-not-error-envelope'
+  | 'secret-not-exposed'
+  | 'semantic-expectation'
   | 'response-timeout'
   | 'response-body-readable';
 
@@ -162,6 +183,8 @@ export interface SchemaErrorDetail {
   instancePath: string;
   schemaPath: string;
   message: string;
+  /** The schema the failing keyword belongs to, compacted (e.g. { type: 'boolean' }). */
+  expected?: unknown;
 }
 
 export interface Finding {
@@ -216,6 +239,13 @@ export interface CaseResult {
   exchanges: Exchange[];
   /** curl command reproducing the last exchange, token as $CONFORMANCE_TOKEN. */
   curl?: string;
+  /**
+   * A bash script reproducing the whole chain when the case needed setup calls: the creates (ids captured
+   * from their answers), the call, then the clean-up; token from $CONFORMANCE_TOKEN.
+   */
+  reproduction?: string;
+  /** True when one of its requests had to be sent again (see the exchanges' retries). */
+  retried?: boolean;
 }
 
 export interface OperationResult {
@@ -275,6 +305,28 @@ export interface RunResults {
   pact?: { mode: 'verify' | 'check'; interactions: PactInteractionResult[] };
   /** Waivers that expired (each fails the run). */
   expiredWaivers: Array<{ operationId: string; check: string; reason: string; expires: string }>;
+  /** With --baseline: the failures that are new, fixed and unchanged against an earlier run. */
+  baseline?: BaselineComparison;
+}
+
+export interface BaselineEntry {
+  /** "<service> <operationId> › <case> › <check>": what identifies a failure across runs. */
+  key: string;
+  operationId: string;
+  caseName: string;
+  check: string;
+  /** The message of this run's failure (of the baseline's, for fixed ones). */
+  message: string;
+}
+
+export interface BaselineComparison {
+  /** The baseline file as the user gave it. */
+  file: string;
+  /** When the baseline run started. */
+  startedAt: string;
+  new: BaselineEntry[];
+  fixed: BaselineEntry[];
+  unchanged: BaselineEntry[];
 }
 
 export interface PactInteractionResult {

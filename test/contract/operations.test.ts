@@ -63,7 +63,7 @@ const seedTable: SeedRow[] = [
     operationId: 'create-address-type', method: 'post', path: '/address-types', file: A, assigned: false,
     pathParams: [], query: [],
     body: { kind: 'fields', fields: ['code', 'name', 'country'], required: ['code', 'name'] },
-    response: { kind: 'create-shape', record: 'CreatedRecord' },
+    response: { kind: 'create-shape', record: 'AddressType' },
   },
   {
     operationId: 'update-address-type', method: 'put', path: '/address-types/{id}', file: A, assigned: false,
@@ -88,7 +88,7 @@ const seedTable: SeedRow[] = [
       fields: ['fieldKey', 'isMandatory', 'sequenceNumber', 'isVisible', 'separatorMark'],
       required: ['fieldKey', 'isMandatory', 'sequenceNumber'],
     },
-    response: { kind: 'create-shape', record: 'CreatedRecord' },
+    response: { kind: 'create-shape', record: 'CreatedAddressTypeField' },
   },
   {
     operationId: 'get-address-type-field-by-id', method: 'get', path: '/address-types/{id}/fields/{fieldId}',

@@ -323,10 +323,11 @@ describe('plan', () => {
     const forms = [
       /^presence$/,
       /^positive(: .+)?$/,
-      /^auth: (no token|malformed token|wrong token)$/,
-      /^negative: (missing body field|wrong type for body field|int32 out of range in body field|non-uuid path id|int32 out of range in query) \S+$/,
+      /^auth: (no token|empty bearer token|Basic scheme|malformed token|wrong token|valid token truncated|valid token with one character changed)$/,
+      /^negative: (missing body field|wrong type for body field|int32 (out of|below) range in body field|non-uuid path id|int32 (out of|below) range in query) \S+$/,
       /^negative: .+$/,
-      /^lifecycle: (update persisted|use after delete)$/,
+      /^semantic: .+$/,
+      /^lifecycle: (update persisted|use after delete|created record readable|ownership)$/,
       /^coverage$/,
     ];
     for (const p of plans()) for (const c of p.cases) expect(forms.some((f) => f.test(c.name)), c.name).toBe(true);
@@ -393,7 +394,7 @@ describe('plan', () => {
       expect(JSON.stringify(c.request.body), c.name).not.toContain('{{');
     }
     // The example case with its own reference inherits no setup; the positive case proper keeps it.
-    expect(cases.find((c) => c.name === 'positive: unknown reference is not valid')?.request.setup).toEqual([]);
+    expect(cases.find((c) => c.name === 'semantic: unknown reference is not valid')?.request.setup).toEqual([]);
     expect(cases.find((c) => c.name === 'positive')?.request.setup.map((s) => s.as)).toEqual(['generated']);
     expect(cases.find((c) => c.name === 'positive')?.skip).toMatch(/irreversible/);
   });

@@ -315,7 +315,15 @@ const FAULTS: Array<[string, Fault]> = [
       check: 'auth-enforced',
       more: (results) => {
         const auth = operation(results, 'get-address-type-field-list').cases.filter((c) => c.kind === 'auth');
-        expect(auth.map((c) => c.name)).toEqual(['auth: no token', 'auth: malformed token', 'auth: wrong token']);
+        expect(auth.map((c) => c.name)).toEqual([
+          'auth: no token',
+          'auth: empty bearer token',
+          'auth: Basic scheme',
+          'auth: malformed token',
+          'auth: wrong token',
+          'auth: valid token truncated',
+          'auth: valid token with one character changed',
+        ]);
         expect(auth.every((c) => c.outcome === 'failed')).toBe(true);
       },
     },

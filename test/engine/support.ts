@@ -12,6 +12,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { startReferenceService, type ReferenceService, type Reply, type Variant } from '../../src/reference-service/index.ts';
+import { changedToken, truncatedToken } from '../../src/runner/http/auth-variants.ts';
 import type { CheckId, Finding, OperationResult, Outcome, RunResults } from '../../src/runner/model.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -121,6 +122,8 @@ export interface CliOptions {
   onSpawn?: (child: ChildProcess) => void;
   /** Kill the child after this long (a safety net; default 150 s). */
   killAfterMs?: number;
+  /** Working directory of the child (default the repository root). */
+  cwd?: string;
   /** Start the CLI in its own process group and report what is left in the group after it exits. */
   ownGroup?: boolean;
 }
@@ -153,7 +156,7 @@ export async function runCli(args: string[], options: CliOptions = {}): Promise<
   const out = options.noOut ? '' : await tempDir();
   const argv = [BIN, ...args, ...(options.noOut ? [] : ['--out', out])];
   const started = performance.now();
-  const child = spawn(process.execPath, argv, { cwd: ROOT, env: childEnv(options.env ?? {}), stdio: ['ignore', 'pipe', 'pipe'], detached: options.ownGroup === true });
+  const child = spawn(process.execPath, argv, { cwd: options.cwd ?? ROOT, env: childEnv(options.env ?? {}), stdio: ['ignore', 'pipe', 'pipe'], detached: options.ownGroup === true });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -245,13 +248,16 @@ export function summary(results: RunResults): string[] {
 
 /** Where the token shows up in a run's outputs (stdout, stderr and the three reports): empty when nowhere. */
 export async function tokenLeaks(run: CliRun, token = TOKEN): Promise<string[]> {
+  // The token, and the tokens the auth matrix derives from it (truncated, one character changed).
+  const secrets = [token, truncatedToken(token), changedToken(token)];
   const leaks: string[] = [];
-  if (run.stdout.includes(token)) leaks.push('stdout');
-  if (run.stderr.includes(token)) leaks.push('stderr');
+  const has = (text: string) => secrets.some((s) => text.includes(s));
+  if (has(run.stdout)) leaks.push('stdout');
+  if (has(run.stderr)) leaks.push('stderr');
   for (const file of ['results.json', 'junit.xml', 'index.html']) {
     const path = join(run.out, file);
     if (!existsSync(path)) continue;
-    if ((await readFile(path, 'utf8')).includes(token)) leaks.push(file);
+    if (has(await readFile(path, 'utf8'))) leaks.push(file);
   }
   return leaks;
 }

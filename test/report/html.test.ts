@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { renderHtml } from '../../src/runner/report/html.ts';
 import { summarise } from '../../src/runner/report/outcomes.ts';
-import { fixtureRun, HOSTILE, HOSTILE_HEADER, rawRun } from './fixtures/run-results.ts';
+import { fixtureRun, HOSTILE, HOSTILE_HEADER, rawOperations, rawRun } from './fixtures/run-results.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAS_CHROMIUM = existsSync(CHROMIUM);
@@ -84,9 +84,67 @@ describe('renderHtml (as text)', () => {
   });
 
   test('failures show expected vs actual, schema paths, the spec location and the curl line', () => {
-    expect(html).toContain('<td><code>/0/isMandatory</code></td><td>must be boolean</td><td><code>#/items/properties/isMandatory/type</code></td>');
+    expect(html).toContain(
+      '<td><code>/0/isMandatory</code></td><td>must be boolean</td><td><code class="expected">{&quot;type&quot;:&quot;boolean&quot;}</code></td><td><code class="actual">&quot;yes&quot;</code></td><td><code>#/items/properties/isMandatory/type</code></td>',
+    );
     expect(html).toContain('contract/customer-service.openapi.yaml#/paths/~1address-types~1{id}~1fields/get/responses/200');
     expect(html).toContain(escapeHtml(`-H "authorization: Bearer $CONFORMANCE_TOKEN"`));
+  });
+
+  test('what failed comes first, grouped by reason, before the operations table', () => {
+    const failures = html.indexOf('<section id="failures"');
+    expect(failures).toBeGreaterThan(html.indexOf('<section class="summary"'));
+    expect(failures).toBeLessThan(html.indexOf('<section id="operations"'));
+    const section = html.slice(failures, html.indexOf('</section>', failures));
+    const reasons = [...section.matchAll(/data-reason="([^"]*)"/g)].map((m) => m[1]);
+    expect(reasons).toEqual(['operation-present', 'pact', 'response-schema-conformance', 'errored']);
+    // A failed pact interaction links to the interactions table.
+    expect(section).toContain('<td>mobile-app › create an address type</td>');
+    expect(section).toContain('<a href="#pact"><code>create-address-type</code></a>');
+    // One row per failing case: the operation (linked), the case, one line of why and the evidence.
+    expect(section).toContain('<a href="#op-customer-service-get-address-type-field-list"><code>get-address-type-field-list</code></a>');
+    expect(section).toContain('<span class="why">The 200 response body does not match the declared schema.</span>');
+    expect(section).toContain('at <code>/0/isMandatory</code> expected <code class="expected">{&quot;type&quot;:&quot;boolean&quot;}</code> got <code class="actual">&quot;yes&quot;</code>');
+    // Warnings that do not fail the run are not listed as failures.
+    expect(section).not.toContain('auth-enforced');
+  });
+
+  test('no empty Expected or Actual box: a finding with only one of them shows one column', () => {
+    const [op] = rawOperations().filter((o) => o.operationId === 'get-address-type-field-list');
+    const { expected: _dropped, ...noExpected } = op!.cases[0]!.findings[0]!;
+    const run = summarise(rawRun([{ ...op!, cases: [{ ...op!.cases[0]!, findings: [noExpected] }] }]));
+    const page = renderHtml(run);
+    expect(page).not.toMatch(/<pre class="(expected|actual)"><\/pre>/);
+    expect(page).toContain('<div class="diff single">');
+    // The schema fragment still shows per schema error, from the error itself.
+    expect(renderHtml(fixtureRun())).not.toMatch(/<pre class="(expected|actual)"><\/pre>/);
+  });
+
+  test('a case with a reproduction script shows it with a copy button instead of the lone curl line', () => {
+    const [op] = rawOperations().filter((o) => o.operationId === 'get-address-type-field-list');
+    const script = '#!/usr/bin/env bash\n# Reproduces x\ncall 1 \'<script>alert(1)</script>\'\n';
+    const page = renderHtml(summarise(rawRun([{ ...op!, cases: [{ ...op!.cases[0]!, reproduction: script }] }])));
+    expect(page).toContain('Reproduce the whole chain');
+    expect(page).toContain(escapeHtml(script));
+    expect(page).toMatch(/<button type="button" class="copy" data-copy="repro-1">Copy<\/button>/);
+    expect(page).not.toContain('<script>alert(1)</script>');
+  });
+
+  test('a pact run without operations leads with the interactions and speaks of them', () => {
+    const pactRun = summarise({ ...rawRun([]), expiredWaivers: [] });
+    const page = renderHtml(pactRun);
+    expect(page).not.toContain('<section id="operations"');
+    expect(page).not.toContain('Operations');
+    expect(page).not.toContain('broke the contract');
+    expect(page).not.toContain('<section id="failures"');
+    expect(page).toContain('<div class="verdict-explain">1 of 3 interactions verified; 1 failed (see the interactions below).</div>');
+    expect(page).toContain('3 interactions from 2 pact files · verified against the deployment');
+    expect(page.indexOf('<section id="pact"')).toBeLessThan(page.indexOf('</main>'));
+    expect(page.indexOf('<section id="pact"')).toBeGreaterThan(page.indexOf('<section class="summary"'));
+    const rows = [...page.matchAll(/<tr class="pact-row o-([a-z]+)"/g)].map((m) => m[1]);
+    expect(rows).toEqual(['failed', 'skipped', 'passed']);
+    expect(page).toContain('<code>pacts/mobile-app-customer-service.json</code>');
+    expect(page).toContain('data-counts-of="interactions"');
   });
 
   test('bodies over 8 KiB are cut with a note', () => {
@@ -196,6 +254,35 @@ describe('the HTML report in a real browser (chromium)', () => {
     const button = page.locator('#op-customer-service-get-address-type-field-list button.copy').first();
     await button.click();
     await expect.poll(() => button.textContent()).toMatch(/^(Copied|Selected: press Ctrl\+C)$/);
+  });
+
+  test('what failed is on screen above the operations, each row linking to its operation', async ({ skip }) => {
+    if (!HAS_CHROMIUM) skip(NO_CHROMIUM);
+    const failures = await page.locator('#failures').boundingBox();
+    const operations = await page.locator('#operations').boundingBox();
+    expect(failures && operations && failures.y < operations.y).toBe(true);
+    expect(await page.locator('#failures tbody.reason').count()).toBe(4);
+    await page.click('#failures a[href="#op-customer-service-customer-get-cache-key-list"]');
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe('#op-customer-service-customer-get-cache-key-list');
+    expect(await page.locator('#op-customer-service-customer-get-cache-key-list').getAttribute('open')).not.toBeNull();
+  });
+
+  test('a pact-only report: interactions first, no operations section, screenshot', async ({ skip }) => {
+    if (!HAS_CHROMIUM) skip(NO_CHROMIUM);
+    const pactFile = `${OUT_DIR}pact.html`;
+    writeFileSync(pactFile, renderHtml(summarise({ ...rawRun([]), expiredWaivers: [] })));
+    const pactPage = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const errors: string[] = [];
+    pactPage.on('pageerror', (e) => errors.push(e.message));
+    await pactPage.goto(pathToFileURL(pactFile).href);
+    expect(await pactPage.locator('#operations').count()).toBe(0);
+    expect(await pactPage.locator('.verdict-explain').textContent()).toBe('1 of 3 interactions verified; 1 failed (see the interactions below).');
+    const first = await pactPage.locator('tr.pact-row').first().getAttribute('data-outcome');
+    expect(first).toBe('failed');
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await pactPage.screenshot({ path: `${SCREENSHOTS}pact-report.png`, fullPage: true });
+    await pactPage.close();
+    expect(errors).toEqual([]);
   });
 
   test('screenshot for a human look', async ({ skip }) => {

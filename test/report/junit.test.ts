@@ -152,8 +152,9 @@ describe('renderJunit', () => {
           expect(c.failure?.[0]?.message).toBe('response-schema-conformance: The 200 response body does not match the declared schema.');
           const text = c.failure?.[0]?.inner ?? '';
           expect(text).toContain('expected: {');
-          expect(text).toContain(`actual:   ${HOSTILE}`);
-          expect(text).toContain('schema:   /0/isMandatory must be boolean (at #/items/properties/isMandatory/type)');
+          expect(text).toContain('actual:   [');
+          expect(text).toContain(`"fieldKey": ${JSON.stringify(HOSTILE)}`);
+          expect(text).toContain('schema:   /0/isMandatory must be boolean (at #/items/properties/isMandatory/type)\n            expected {"type":"boolean"}');
           expect(text).toContain('spec:     contract/customer-service.openapi.yaml#/paths/~1address-types~1{id}~1fields/get/responses/200');
         },
       },

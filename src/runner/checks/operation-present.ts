@@ -7,8 +7,13 @@ import { atPointer, finding, specLocation } from './types.ts';
  * An operation is missing when its route is answered the way a gateway answers an unknown route: one of the
  * gateway statuses without the platform envelope. A service's own "not found" carries the envelope.
  */
-/** A gateway's answer to an unknown route: one of the profile's gateway statuses, without the platform envelope. */
+/**
+ * A gateway's answer to an unknown route: one of the profile's gateway statuses, without the platform
+ * envelope. 405 is always an absent operation, envelope or not: the method the contract documents is not
+ * served on that path (RFC 9110 §15.5.6).
+ */
 export function answersAsUnknownRoute(response: Pick<RecordedResponse, 'status' | 'json'>, profile: Profile): boolean {
+  if (response.status === 405) return true;
   return profile.missing.gatewayStatuses.includes(response.status) && atPointer(response.json, profile.errorEnvelope.codePointer) === undefined;
 }
 

@@ -2,7 +2,12 @@ import type { CheckId, CheckResult, Finding } from '../model.ts';
 import { authEnforced } from './auth-enforced.ts';
 import { contentTypeConformance } from './content-type-conformance.ts';
 import { createShape } from './create-shape.ts';
+import { createdResourceReadable } from './created-resource-readable.ts';
+import { ownership } from './ownership.ts';
+import { secretNotExposed } from './secret-not-exposed.ts';
+import { semanticExpectation } from './semantic-expectation.ts';
 import { errorEnvelopeConformance } from './error-envelope-conformance.ts';
+import { jsonWellformed } from './json-wellformed.ts';
 import { negativeDataRejected } from './negative-data-rejected.ts';
 import { notAServerError } from './not-a-server-error.ts';
 import { operationPresent } from './operation-present.ts';
@@ -11,6 +16,7 @@ import { propertyCasing } from './property-casing.ts';
 import { responseBodyReadable } from './response-body-readable.ts';
 import { responseSchemaConformance } from './response-schema-conformance.ts';
 import { statusCodeConformance } from './status-code-conformance.ts';
+import { successNotErrorEnvelope } from './success-not-error-envelope.ts';
 import type { Check, CheckContext } from './types.ts';
 import { updatePersisted } from './update-persisted.ts';
 import { useAfterDelete } from './use-after-delete.ts';
@@ -32,6 +38,12 @@ export const CHECKS: ReadonlyMap<CheckId, Check> = new Map(
     propertyCasing,
     updatePersisted,
     useAfterDelete,
+    jsonWellformed,
+    successNotErrorEnvelope,
+    createdResourceReadable,
+    ownership,
+    secretNotExposed,
+    semanticExpectation,
   ].map((c) => [c.id, c]),
 );
 

@@ -1,7 +1,11 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
+import type { DataValidationCxt } from 'ajv/dist/types/index.js';
 import addFormatsModule from 'ajv-formats';
-import type { JsonSchema, SchemaErrorDetail } from '../model.ts';
+import { isSafeNumber, LosslessNumber, parse as parseLossless } from 'lossless-json';
+import type { JsonSchema, ResponseSpec, SchemaErrorDetail } from '../model.ts';
+import { INT64_KEYWORD, schemaSize, type ValidationDocument } from '../spec/validation-document.ts';
+import { schemaFragment } from './schema-fragment.ts';
 
 // ajv-formats is CommonJS; its default export arrives as the module namespace under some loaders.
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
@@ -9,54 +13,207 @@ const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).de
   addFormatsModule) as unknown as AddFormats;
 
 const INT32 = { min: -2147483648, max: 2147483647 };
+const INT64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
+/** Schema nodes one compile may work through (the response schema and everything it references). */
+export const MAX_SCHEMA_NODES = 150_000;
 
-/** JSON Schema 2020-12 validation with formats; each schema is compiled once and cached by key. */
+/** A response schema the tool cannot compile: a tool problem (the operation errors), never the service's fault. */
+export class SchemaCompileError extends Error {
+  override readonly name = 'SchemaCompileError';
+}
+
+/** RFC 4648 base64, standard or URL-safe alphabet, padding optional. */
+function isBase64(s: string): boolean {
+  const m = /^([A-Za-z0-9+/]*|[A-Za-z0-9_-]*)(={0,2})$/.exec(s);
+  if (!m) return false;
+  const length = m[1]?.length ?? 0;
+  const padding = m[2]?.length ?? 0;
+  // Padded: whole 4-character groups. Unpadded: a last group of one character never encodes a byte.
+  return padding > 0 ? (length + padding) % 4 === 0 : length % 4 !== 1;
+}
+
+/** Patterns are ECMAScript regexes with the unicode flag; a pattern only valid without it is used without it. */
+const regExp = Object.assign(
+  (pattern: string, flags: string) => {
+    try {
+      return new RegExp(pattern, flags);
+    } catch (error) {
+      if (!flags.includes('u')) throw error;
+      return new RegExp(pattern, flags.replace('u', ''));
+    }
+  },
+  { code: 'new RegExp' },
+);
+
+/**
+ * JSON Schema 2020-12 validation with formats; each schema is compiled once and cached by key (a schema that
+ * cannot be compiled is remembered as such). Response schemas of loaded descriptions are compiled by
+ * reference into their validation document (ValidationDocument), so recursive schemas stay finite.
+ */
 export class SchemaValidator {
   private readonly ajv: Ajv2020;
-  private readonly cache = new Map<string, ValidateFunction>();
+  private readonly cache = new Map<string, ValidateFunction | SchemaCompileError>();
+  private readonly documents = new Map<string, ValidationDocument>();
+  private readonly added = new Set<string>();
+  /** Per document: true when the whole document is within MAX_SCHEMA_NODES (then every schema in it is). */
+  private readonly small = new Map<string, boolean>();
+  /** Exact digits of the unsafe integers of the body being validated, by instance path. */
+  private exact: Map<string, string> | undefined;
 
-  constructor() {
-    this.ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
+  constructor(documents: ValidationDocument[] = []) {
+    for (const d of documents) this.documents.set(d.id, d);
+    this.ajv = new Ajv2020({
+      allErrors: true,
+      strict: false,
+      validateFormats: true,
+      // verbose: the failing keyword's schema (parentSchema) is shown as the expected fragment in reports.
+      verbose: true,
+      validateSchema: false,
+      inlineRefs: false,
+      logger: false,
+      code: { regExp },
+    });
     addFormats(this.ajv);
     this.ajv.addFormat('int32', {
       type: 'number',
       validate: (n: number) => Number.isInteger(n) && n >= INT32.min && n <= INT32.max,
     });
+    // Judged here to float precision; beyond 2^53 the INT64_KEYWORD judges the exact digits.
     this.ajv.addFormat('int64', {
       type: 'number',
-      validate: (n: number) => Number.isInteger(n) && Number.isSafeInteger(n),
+      validate: (n: number) => Number.isInteger(n) && (Number.isSafeInteger(n) || Math.abs(n) <= 2 ** 63),
     });
+    this.ajv.addFormat('byte', { type: 'string', validate: isBase64 });
     // Formats OpenAPI names that carry no constraint here.
-    for (const format of ['float', 'double', 'byte', 'binary', 'password']) this.ajv.addFormat(format, true);
+    for (const format of ['float', 'double', 'binary', 'password']) this.ajv.addFormat(format, true);
+    const exact = () => this.exact;
+    type KeywordFn = ((schema: unknown, data: number, parent?: unknown, cxt?: DataValidationCxt) => boolean) & { errors?: unknown[] };
+    const int64Exact: KeywordFn = (_schema, data, _parent, cxt) => {
+      if (Number.isSafeInteger(data)) return true;
+      const digits = exact()?.get(cxt?.instancePath ?? '');
+      if (digits === undefined) return true; // no exact text: the format judged the value as parsed
+      const ok = /^-?\d+$/.test(digits) && BigInt(digits) >= INT64.min && BigInt(digits) <= INT64.max;
+      if (!ok) int64Exact.errors = [{ keyword: INT64_KEYWORD, message: `must be an int64 (${digits} is not)`, params: { value: digits } }];
+      return ok;
+    };
+    this.ajv.addKeyword({ keyword: INT64_KEYWORD, type: 'number', schemaType: 'boolean', errors: true, validate: int64Exact as never });
   }
 
   /** Validates data against the schema compiled under `key` (compiled on first use). */
   validate(key: string, schema: JsonSchema, data: unknown): SchemaErrorDetail[] {
     let fn = this.cache.get(key);
     if (!fn) {
-      fn = this.ajv.compile(typeof schema === 'boolean' ? schema : stripIds(schema));
+      fn = this.compile(() => this.ajv.compile(typeof schema === 'boolean' ? schema : stripIds(schema)));
       this.cache.set(key, fn);
     }
-    let valid: boolean;
-    try {
-      valid = fn(data) as boolean;
-    } catch (error) {
-      // A body ajv cannot walk (the call stack runs out) is not valid: say why, never throw.
-      return [{ instancePath: '', schemaPath: '', message: `(root) could not be validated: ${(error as Error).message}` }];
+    if (fn instanceof SchemaCompileError) throw fn;
+    return run(fn, data);
+  }
+
+  /**
+   * Validates a response body against its documented schema: by reference into the description's validation
+   * document when the response has one, else against `spec.schema`. `raw` (the body text) lets integers beyond
+   * 2^53 be judged on their exact digits. Throws SchemaCompileError when the schema cannot be compiled.
+   */
+  validateResponse(spec: ResponseSpec, data: unknown, raw?: string): SchemaErrorDetail[] {
+    const ref = spec.schemaRef;
+    const docId = ref?.split('#')[0];
+    const doc = docId ? this.documents.get(docId) : undefined;
+    if (!ref || !doc) return spec.schema === undefined ? [] : this.validate(spec.pointer, spec.schema, data);
+    let fn = this.cache.get(ref);
+    if (!fn) {
+      fn = this.compile(() => {
+        if (!this.added.has(doc.id)) {
+          this.ajv.addSchema(doc.document, doc.id);
+          this.added.add(doc.id);
+          this.small.set(doc.id, objectCount(doc.document, MAX_SCHEMA_NODES) <= MAX_SCHEMA_NODES);
+        }
+        // Only in a document larger than the bound can one schema's closure exceed it: count it there.
+        if (!this.small.get(doc.id) && schemaSize(doc.document, ref.slice(ref.indexOf('#') + 1), MAX_SCHEMA_NODES) > MAX_SCHEMA_NODES) {
+          throw new Error(`the schema and what it references exceed ${MAX_SCHEMA_NODES} nodes`);
+        }
+        return this.ajv.compile({ $ref: ref });
+      });
+      this.cache.set(ref, fn);
     }
-    if (valid) return [];
-    return (fn.errors ?? []).map((e) => ({
-      instancePath: e.instancePath,
-      schemaPath: e.schemaPath,
-      message: `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${
-        e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty: string }).additionalProperty)})` : ''
-      }`,
-    }));
+    if (fn instanceof SchemaCompileError) throw fn;
+    this.exact = raw !== undefined && /\d{16}/.test(raw) ? unsafeIntegers(raw) : undefined;
+    try {
+      return run(fn, data);
+    } finally {
+      this.exact = undefined;
+    }
+  }
+
+  private compile(build: () => ValidateFunction): ValidateFunction | SchemaCompileError {
+    try {
+      return build();
+    } catch (error) {
+      const message = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
+      return new SchemaCompileError(`the schema cannot be compiled: ${message}`);
+    }
   }
 
   get compiledCount(): number {
     return this.cache.size;
   }
+}
+
+function run(fn: ValidateFunction, data: unknown): SchemaErrorDetail[] {
+  let valid: boolean;
+  try {
+    valid = fn(data) as boolean;
+  } catch (error) {
+    // A body ajv cannot walk (the call stack runs out) is not valid: say why, never throw.
+    return [{ instancePath: '', schemaPath: '', message: `(root) could not be validated: ${(error as Error).message}` }];
+  }
+  if (valid) return [];
+  return (fn.errors ?? []).map((e) => {
+    const detail: SchemaErrorDetail = {
+      instancePath: e.instancePath,
+      schemaPath: e.schemaPath,
+      message: `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${
+        e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty: string }).additionalProperty)})` : ''
+      }`,
+    };
+    // The schema the failing keyword belongs to (ajv's verbose parentSchema), compacted for reports.
+    const expected = schemaFragment(e.parentSchema);
+    if (expected !== undefined) detail.expected = expected;
+    return detail;
+  });
+}
+
+/** Objects in a JSON tree, counted up to just past `limit`. */
+function objectCount(root: unknown, limit: number): number {
+  let count = 0;
+  const stack: unknown[] = [root];
+  while (stack.length > 0 && count <= limit) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null) continue;
+    count++;
+    for (const v of Array.isArray(node) ? node : Object.values(node)) if (typeof v === 'object' && v !== null) stack.push(v);
+  }
+  return count;
+}
+
+/** Instance paths (as ajv writes them) of the numbers in a JSON text that a double cannot hold exactly. */
+export function unsafeIntegers(text: string): Map<string, string> | undefined {
+  let parsed: unknown;
+  try {
+    parsed = parseLossless(text, null, (value: string) => (isSafeNumber(value) ? 0 : new LosslessNumber(value)));
+  } catch {
+    return undefined;
+  }
+  const found = new Map<string, string>();
+  const walk = (node: unknown, path: string): void => {
+    if (node instanceof LosslessNumber) found.set(path, node.value);
+    else if (Array.isArray(node)) node.forEach((v, i) => walk(v, `${path}/${i}`));
+    else if (typeof node === 'object' && node !== null) {
+      for (const [k, v] of Object.entries(node)) walk(v, `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+    }
+  };
+  walk(parsed, '');
+  return found;
 }
 
 /** Dereferenced schemas may carry $id/$schema from their source; drop them so one schema can be compiled twice. */

@@ -13,11 +13,41 @@ export interface CheckContext {
   /** Values the response must carry (from contract/examples.yaml). */
   expect: Expectation[];
   /** Lifecycle chains: what was sent by the update, and the read that followed the update or delete. */
-  lifecycle?: { sent?: unknown; readBack: Exchange & { response: RecordedResponse } };
+  lifecycle?: {
+    sent?: unknown;
+    readBack: Exchange & { response: RecordedResponse };
+    /** Fields the update does not accept, with the values they held before it (sent changed: must not apply). */
+    notAccepted?: Record<string, unknown>;
+  };
+  /** Reads of related operations that must serve what the case wrote (read-your-writes, ownership). */
+  reads?: RelatedRead[];
+  /** Secrets the case's flow verifies (raw values, never reported), and every exchange of the case. */
+  secrets?: string[];
+  caseExchanges?: Exchange[];
   /** Presence: the deployment's answer to a route that surely does not exist (same method), and its path. */
   unknownRoute?: { path: string; response: RecordedResponse };
   /** Coverage: the exchange is the smallest schema-valid request found to fail; what it varies, and how many were sent. */
   coverage?: { label: string; sent: number };
+}
+
+/** One read of a related operation, with what it should show. */
+export interface RelatedRead {
+  operation: Operation;
+  role: 'item' | 'nested' | 'list';
+  exchange: Exchange & { response: RecordedResponse };
+  /** The record the read is about (item, nested) or must list (list). */
+  id: string;
+  /** The parent ids in the read's path, by path parameter. */
+  parentIds: Record<string, string>;
+  /** What was sent to create or update the record (its comparable fields must read back equal). */
+  sent?: unknown;
+  /** Ownership reads: the record's owner field and the parent it must name. */
+  owner?: { field: string; value: string };
+  /** A list must hold exactly these of the run's records (ids), and none of `foreign`. */
+  members?: string[];
+  foreign?: string[];
+  /** The read asks for the record under another parent: it must not be served. */
+  crossParent?: boolean;
 }
 
 export interface Check {

@@ -1,20 +1,29 @@
+import { listRecords, readerAtFault } from './created-resource-readable.ts';
 import type { Check } from './types.ts';
 import { finding } from './types.ts';
 
-/** After a successful delete, the record is no longer served as a success. */
+/** After a successful delete, the record is no longer served as a success, nor listed under its parent. */
 export const useAfterDelete: Check = {
   id: 'use-after-delete',
   appliesTo: ['use-after-delete'],
   run(ctx) {
+    const out = [];
     const read = ctx.lifecycle?.readBack;
-    if (!read) return [];
-    const { status } = read.response;
-    if (status < 200 || status > 299) return [];
-    return [
-      finding(ctx, 'use-after-delete', 'error', `The deleted record is still served: ${read.request.method} ${new URL(read.request.url).pathname} answered ${status}.`, {
-        expected: 'not 2xx',
-        actual: status,
-      }),
-    ];
+    if (read && read.response.status >= 200 && read.response.status <= 299) {
+      out.push(
+        finding(ctx, 'use-after-delete', 'error', `The deleted record is still served: ${read.request.method} ${new URL(read.request.url).pathname} answered ${read.response.status}.`, {
+          expected: 'not 2xx',
+          actual: read.response.status,
+        }),
+      );
+    }
+    for (const list of (ctx.reads ?? []).filter((r) => r.role === 'list')) {
+      const { status, json } = list.exchange.response;
+      if (readerAtFault(list, ctx.profile) || status < 200 || status > 299) continue;
+      if (listRecords(json).some((r) => r['id'] === list.id)) {
+        out.push(finding(ctx, 'use-after-delete', 'error', `The deleted record ${list.id} is still listed by ${list.operation.operationId}.`, { expected: 'not listed', actual: list.id }));
+      }
+    }
+    return out;
   },
 };

@@ -11,7 +11,8 @@ import { writeReports } from '../report/write.ts';
 import { coverage, loadCatalog } from '../spec/catalog.ts';
 import { InputError } from '../spec/errors.ts';
 import { loadContract } from '../spec/load.ts';
-import { startReferenceService, type ReferenceService } from '../../reference-service/index.ts';
+import { PACT_STATES_ROUTE, startReferenceService, type ReferenceService } from '../../reference-service/index.ts';
+import { addPactWorkflowCommands } from './pact-workflow.ts';
 
 interface PactFlags {
   pacts: string[];
@@ -34,6 +35,7 @@ interface PactFlags {
   publishVerificationResults?: boolean;
   providerVersion?: string;
   providerBranch?: string;
+  stateChangeUrl?: string;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -87,6 +89,7 @@ export function addPactCommands(program: Command, defaults: { specs: string[]; c
     .option('--provider-version <version>', 'provider version to publish with')
     .option('--provider-branch <branch>', 'provider branch to publish with')
     .option('--allow-irreversible', 'needed against a deployment: pacts replay calls that cannot be undone (OTP, reference numbers)')
+    .option('--state-change-url <url>', 'provider-state change endpoint to use (default: the reference service\'s, or one started for the run)')
     .action(async (flags: PactFlags & { allowIrreversible?: boolean }) => {
       let embedded: ReferenceService | undefined;
       let token = flags.token ?? env['CONFORMANCE_TOKEN'];
@@ -130,6 +133,11 @@ export function addPactCommands(program: Command, defaults: { specs: string[]; c
           timeoutMs: flags.timeout,
           contract,
           ...(broker ? { broker } : {}),
+          ...(flags.stateChangeUrl
+            ? { stateChangeUrl: flags.stateChangeUrl }
+            : embedded
+              ? { stateChangeUrl: (provider: string) => `${embedded?.url ?? ''}${PACT_STATES_ROUTE}/${encodeURIComponent(provider)}` }
+              : {}),
         });
         for (const warning of result.warnings) process.stderr.write(`conformance: warning: ${warning}\n`);
         const target = {
@@ -144,6 +152,8 @@ export function addPactCommands(program: Command, defaults: { specs: string[]; c
         await embedded?.close();
       }
     });
+
+  addPactWorkflowCommands(pact, env, setExit);
 }
 
 function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
@@ -183,8 +193,9 @@ async function report(
     `Pact ${pact.mode}: ${pact.interactions.length} interactions, ${pact.interactions.length - failed.length} passed, ${failed.length} failed (${results.durationMs} ms)`,
     ...failed.map((i) => `  ${i.outcome.toUpperCase()} ${i.consumer} › ${i.description}: ${i.mismatches[0]?.message ?? ''}${i.mismatches[0]?.location ? ` (${i.mismatches[0].location})` : ''}`),
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
-  if (!flags.quiet) process.stdout.write(`${renderSummary(results, files, { color: isInteractive(process.stdout) })}\n`);
+  // Quiet: the short lines; otherwise the summary, which leads with the same interactions.
+  if (flags.quiet) process.stdout.write(`${lines.join('\n')}\n`);
+  else process.stdout.write(`${renderSummary(results, files, { color: isInteractive(process.stdout) })}\n`);
   // One verdict everywhere: a failed interaction is exit 1, an errored one (tool or network) exit 2.
   return exitCodeOf(results.verdict);
 }

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
+import { RUN_ID_HEADER, type ClientOptions } from '../http/client-options.ts';
+import { buildDispatcher } from '../http/dispatcher.ts';
+import { runTokenCommand, TokenCommandError } from '../http/token-command.ts';
 import { createVitest } from 'vitest/node';
 import { CHECKS } from '../checks/registry.ts';
 import type { RunConfig } from '../execute/config.ts';
@@ -12,13 +15,15 @@ import { countOutcomes, exitCodeOf, summarise } from '../report/outcomes.ts';
 import { contractHash } from '../report/run-identity.ts';
 import { diagnoseResults, preflightCredentials, preflightOperations } from '../execute/diagnose.ts';
 import { applyWaivers, loadWaivers, localDate, type Waiver } from '../report/waivers.ts';
+import { baselineExitCode, baselineLine, compareWithBaseline } from '../report/baseline.ts';
+import { readBaseline } from '../report/baseline-file.ts';
 import { ConformanceCollector } from '../report/vitest-reporter.ts';
 import { writeReports } from '../report/write.ts';
 import { coverage, loadCatalog, notDescribedResults, type Catalog } from '../spec/catalog.ts';
 import { InputError } from '../spec/errors.ts';
 import { loadExamples } from '../spec/examples.ts';
 import { loadContract, loadDescription, describe as describeApi } from '../spec/load.ts';
-import { loadProfile } from '../spec/profile.ts';
+import { loadProfiles, profileFor } from '../spec/profiles.ts';
 import { startReferenceService, type ReferenceService } from '../../reference-service/index.ts';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -49,6 +54,16 @@ export interface RunOptions {
   failOnUntested?: boolean;
   quiet: boolean;
   deploymentSpec?: string;
+  /** results.json of an earlier run (or its directory): fail only on what is new against it. */
+  baseline?: string;
+  /** Headers, proxy, TLS, retries, rate limit, token command, run id (see http/client-options.ts). */
+  client?: ClientOptions;
+  /** Unique id of the run, sent with every request. */
+  runId?: string;
+  /** Stop running cases once this many operations have failed. */
+  maxFailures?: number;
+  /** Directories of the user's own scenario suites, run with the bundled ones. */
+  suites?: string[];
   /** Where the console goes (default process.stdout / stderr). */
   stdout?: NodeJS.WritableStream & { isTTY?: boolean };
   stderr?: NodeJS.WritableStream & { isTTY?: boolean };
@@ -66,21 +81,26 @@ const TOOL = { name: 'customer-service-conformance', version: '0.1.0' };
 export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
-  const [contract, profile] = await Promise.all([loadContract(options.specs), loadProfile(options.profile)]);
+  const contract = await loadContract(options.specs);
+  const profiles = await loadProfiles(options.profile, contract);
   const examples = await loadExamples(options.examples);
   const catalog: Catalog | undefined = options.catalog ? await loadCatalog(options.catalog) : undefined;
   const waivers: Waiver[] = options.waivers ? await loadWaivers(options.waivers, { knownChecks: [...CHECKS.keys(), 'response-timeout'] }) : [];
+  const baseline = options.baseline ? await readBaseline(options.baseline) : undefined;
   for (const pattern of [...options.include, ...options.exclude]) {
     if (!contract.operations.some((o) => matchesSelector(o, pattern))) {
-      throw new InputError(`--include/--exclude "${pattern}" names no operationId, group or service of the contract`);
+      throw new InputError(`--include/--exclude "${pattern}" matches no operation of the contract (selectors: operationId, group, service, tag:NAME, method, path glob)`);
     }
   }
 
   let embedded: ReferenceService | undefined;
   let token = options.token;
-  let servers = options.servers;
+  let servers = singleServiceBaseUrl(options.servers, contract);
   let otpSourceUrl = options.otpSourceUrl;
   let allowIrreversible = options.allowIrreversible;
+  if (Object.keys(servers).length === 0 && !contract.services.some((s) => s.id === 'customer-service' || s.id === 'foreign-trade-service')) {
+    throw new InputError('no base URL: pass --base-url <url> (or --server <id>=<url>); the embedded reference service serves only the Customer contract');
+  }
   if (Object.keys(servers).length === 0) {
     token = randomBytes(24).toString('base64url');
     embedded = await startReferenceService({ token });
@@ -88,8 +108,16 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     otpSourceUrl ??= `${embedded.url}/__reference/otp/{transactionId}`;
     allowIrreversible = true;
   }
+  // The embedded service is on this machine: never through a proxy, never with the user's token command.
+  const client: ClientOptions | undefined =
+    embedded && options.client ? { ...options.client, httpProxy: '', httpsProxy: '', tokenCommand: undefined } as ClientOptions : options.client;
+  if (client && client.tokenCommand === undefined) delete client.tokenCommand;
+  let dispatcher: Dispatcher | undefined;
+  const config0RunId = options.runId ?? `conf${Date.now().toString(36)}`;
   try {
-    if (!token) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token)');
+    dispatcher = buildClientDispatcher({ ...options, ...(client ? { client } : {}) });
+    if (!token && client?.tokenCommand) token = await initialToken(client.tokenCommand);
+    if (!token) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token or --token-command)');
     // Only the services the selection touches need a base URL (--include customer-service runs alone).
     const needed = contract.services.filter((s) =>
       contract.operations.some(
@@ -106,7 +134,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     }
     const unknown = Object.keys(servers).filter((id) => !contract.services.some((s) => s.id === id));
     if (unknown.length > 0) throw new InputError(`--server names no service of the contract: ${unknown.join(', ')}`);
-    await Promise.all(needed.map((s) => assertReachable(servers[s.id]!, options.timeoutMs)));
+    await Promise.all(needed.map((s) => assertReachable(servers[s.id]!, options.timeoutMs, dispatcher!, probeHeaders(client, config0RunId))));
 
     const config: RunConfig = {
       contractFiles: options.specs,
@@ -125,7 +153,9 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       include: options.include,
       exclude: options.exclude,
       ...(options.shard ? { shard: options.shard } : {}),
-      runId: `conf${Date.now().toString(36)}`,
+      runId: config0RunId,
+      ...(client ? { client } : {}),
+      ...(options.maxFailures ? { maxFailures: options.maxFailures } : {}),
     };
     const selected = selectOperations(contract.operations, config);
     const planOptions = {
@@ -135,20 +165,32 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       otpSource: otpSourceUrl !== undefined,
       ...(options.maxExamples !== undefined ? { maxExamples: options.maxExamples } : {}),
     };
-    const plannedCases = Object.fromEntries(selected.map((op) => [op.operationId, planOperation(contract, op, profile, examples, planOptions).cases.length]));
+    const plannedCases = Object.fromEntries(selected.map((op) => [op.operationId, planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions).cases.length]));
     const deploymentDiff = options.deploymentSpec ? await diffDeployment(contract, options.deploymentSpec) : undefined;
 
     const startedAt = new Date();
     const hash = contractHash(contract);
     const finish = async (built: RunResults): Promise<RunResults> => {
       const diagnosed = built.stopped ? built : { ...built, ...(diagnoseResults(built) ? { stopped: diagnoseResults(built) } : {}) };
-      const summarised = summarise(applyWaivers({ ...diagnosed, contract: { ...diagnosed.contract, hash } }, waivers, localDate()));
+      let summarised = summarise(applyWaivers({ ...diagnosed, contract: { ...diagnosed.contract, hash } }, waivers, localDate()));
+      if (baseline && options.baseline) summarised = { ...summarised, baseline: compareWithBaseline(summarised, baseline, options.baseline) };
       const files = await writeReports(summarised, options.out);
       stdout.write(`${renderSummary(summarised, files, { color: isInteractive(stdout) })}\n`);
+      if (client) stdout.write(`Run id: ${client.runId} (header ${RUN_ID_HEADER}; traceparent trace id ${client.traceId})\n`);
       return summarised;
     };
     // Credentials the deployment rejects across the board: stop before the run (reports still written).
-    const rejected = await preflightCredentials({ operations: preflightOperations(contract, selected), baseUrls: servers, token, profile, timeoutMs: options.timeoutMs });
+    const preflight = (t: string) =>
+      preflightCredentials({ operations: preflightOperations(contract, selected), baseUrls: servers, token: t, profile: profileFor(profiles, selected[0]?.service ?? contract.services[0]?.id ?? ''), timeoutMs: options.timeoutMs, dispatcher: dispatcher!, headers: probeHeaders(client, config0RunId) });
+    let rejected = await preflight(token);
+    if (rejected && client?.tokenCommand) {
+      // An expired token given with --token-command: ask the command for a fresh one before giving up.
+      const fresh = await initialToken(client.tokenCommand);
+      if (fresh !== token) {
+        rejected = await preflight(fresh);
+        if (!rejected) config.token = token = fresh;
+      }
+    }
     if (rejected) {
       const operations: OperationResult[] = selected.map((op) => ({
         operationId: op.operationId, method: op.method, path: op.path, group: op.group, service: op.service,
@@ -184,7 +226,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
         config: false,
         root: ROOT,
         watch: false,
-        include: scenarios ? ['suites/**/*.test.ts'] : ['suites/generated/**/*.test.ts'],
+        include: scenarios ? ['suites/**/*.test.ts', ...(options.suites ?? []).map((d) => `${d.replace(/\\/g, '/')}/**/*.test.{ts,js,mjs}`)] : ['suites/generated/**/*.test.ts'],
         exclude: ['suites/pact/**', '**/node_modules/**'],
         reporters: [collector],
         provide: { conformance: config },
@@ -226,12 +268,47 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     if (endErrors.length > 0 && final.operations.every((o) => o.cases.length === 0)) {
       return { exitCode: 2, results: final, message: `the suites could not run: ${endErrors[0]}` };
     }
+    if (options.maxFailures && final.operations.some((o) => o.cases.some((c) => c.skipReason?.startsWith('not run: --max-failures')))) {
+      stderr.write(`conformance: stopped after ${options.maxFailures} failed operation(s) (--max-failures); the cases after that were not run\n`);
+    }
+    // Against a baseline, only what is new fails a not-conformant run (report/baseline.ts).
+    const gate = baselineExitCode(final, final.baseline);
+    if (gate !== undefined && final.baseline) {
+      return { exitCode: gate, results: final, ...(gate === 0 ? { message: `not conformant, but nothing new: ${baselineLine(final.baseline)}` } : {}) };
+    }
     // One verdict everywhere: the exit code is the verdict's (report/outcomes.ts).
     const exitCode = exitCodeOf(final.verdict);
     if (exitCode === 2) return { exitCode, results: final, message: `${(final.verdictLine ?? final.verdict).replace(/^incomplete: /, '')}; reports written` };
     return { exitCode, results: final };
   } finally {
+    await dispatcher?.close();
     await embedded?.close();
+  }
+}
+
+/** The dispatcher of the CLI's own requests (the reachability probe): same proxy and TLS as the suites. */
+function buildClientDispatcher(options: RunOptions) {
+  try {
+    return buildDispatcher(options.client ?? { headers: [], httpProxy: '', httpsProxy: '', noProxy: '', insecure: false, retries: 0, rateLimit: 0, runId: '', traceId: '' }, { timeoutMs: options.timeoutMs, connections: 2 });
+  } catch (error) {
+    throw new InputError((error as Error).message);
+  }
+}
+
+/** The user's headers and the run id go with the reachability probe too (a gateway may require them). */
+function probeHeaders(client: ClientOptions | undefined, runId: string): Record<string, string> {
+  const headers: Record<string, string> = Object.fromEntries((client?.headers ?? []).filter((h) => h.name.toLowerCase() !== 'authorization').map((h) => [h.name, h.value]));
+  headers[RUN_ID_HEADER] = runId;
+  if (client?.traceId) headers['traceparent'] = `00-${client.traceId}-${randomBytes(8).toString('hex')}-01`;
+  return headers;
+}
+
+async function initialToken(command: string): Promise<string> {
+  try {
+    return (await runTokenCommand(command)).token;
+  } catch (error) {
+    if (error instanceof TokenCommandError) throw new InputError(error.message);
+    throw error;
   }
 }
 
@@ -272,8 +349,20 @@ function buildResults(input: {
   return results;
 }
 
+/**
+ * `--base-url` names the customer service; for a contract with one service that is not it, the base URL is that
+ * service's. (Other services are named with --server <id>=<url>.)
+ */
+export function singleServiceBaseUrl(servers: Record<string, string>, contract: Pick<Contract, 'services'>): Record<string, string> {
+  const only = contract.services.length === 1 ? contract.services[0]?.id : undefined;
+  const base = servers['customer-service'];
+  if (!only || only === 'customer-service' || base === undefined || servers[only] !== undefined) return servers;
+  const { ['customer-service']: _moved, ...rest } = servers;
+  return { ...rest, [only]: base };
+}
+
 /** A target that refuses connections is a run that cannot happen (exit 2), not 300 errored cases. */
-async function assertReachable(baseUrl: string, timeoutMs: number): Promise<void> {
+async function assertReachable(baseUrl: string, timeoutMs: number, dispatcher: Dispatcher, headers: Record<string, string>): Promise<void> {
   let url: URL;
   try {
     url = new URL(baseUrl);
@@ -281,7 +370,7 @@ async function assertReachable(baseUrl: string, timeoutMs: number): Promise<void
     throw new InputError(`not a URL: ${baseUrl}`);
   }
   try {
-    const res = await request(url, { method: 'HEAD', headersTimeout: Math.min(timeoutMs, 10_000), bodyTimeout: Math.min(timeoutMs, 10_000) });
+    const res = await request(url, { dispatcher, headers, method: 'HEAD', headersTimeout: Math.min(timeoutMs, 10_000), bodyTimeout: Math.min(timeoutMs, 10_000) });
     await res.body.dump();
   } catch (error) {
     const code = (error as { code?: string }).code ?? (error as Error).name;

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { routeUnknown } from '../checks/operation-present.ts';
 import { runChecks } from '../checks/registry.ts';
-import { SchemaValidator } from '../checks/schema.ts';
-import type { CheckContext } from '../checks/types.ts';
-import { HttpClient } from '../http/client.ts';
+import { SchemaCompileError, SchemaValidator } from '../checks/schema.ts';
+import type { CheckContext, RelatedRead } from '../checks/types.ts';
+import { listOf, notAcceptedOnUpdate, readersOfCreated } from '../plan/relations.ts';
+import { authorization } from '../http/auth-variants.ts';
+import { defaultClientOptions } from '../http/client-options.ts';
+import { GatewayClient } from '../http/gateway-client.ts';
 import type { CaseResult, Contract, Exchange, Finding, Operation, RecordedResponse } from '../model.ts';
 import {
   pathParamNames,
@@ -21,10 +24,15 @@ import { Random } from '../plan/random.ts';
 import { createdId, producerFor } from '../plan/resources.ts';
 import type { Examples, SetupStep } from '../spec/examples.ts';
 import { loadExamples } from '../spec/examples.ts';
-import { loadContract } from '../spec/load.ts';
-import { loadProfile, sideEffectOf, type Profile } from '../spec/profile.ts';
+import { loadContract, responseFor } from '../spec/load.ts';
+import { sideEffectOf, type Profile } from '../spec/profile.ts';
+import { loadProfiles, profileFor, type Profiles } from '../spec/profiles.ts';
 import type { RunConfig } from './config.ts';
+import { CreatedRecords, withReproduction } from './chain.ts';
 import { createdIds } from './created.ts';
+import { redactFlowSecrets, secretFieldValues } from './flow-secrets.ts';
+import { readCreated, readOwnership, RelationUnmet, type RelationsHost } from './relations-run.ts';
+import { ATTEMPTS, backoffMs, combineAttempts, isDocumentedTransient, repeatPolicy } from './repeat.ts';
 import { selectOperations } from './select.ts';
 import { resolveTemplates } from './templates.ts';
 
@@ -37,6 +45,11 @@ interface LedgerEntry {
   undo: Operation;
   pathParams: Record<string, string>;
   done: boolean;
+}
+
+/** "<file>#<pointer>" of the documented response for a status (what a tool error about its schema names). */
+export function responseLocation(op: Operation, status: number): string {
+  return `${op.specFile}#${responseFor(op, status)?.pointer ?? `${op.pointer}/responses`}`;
 }
 
 function answered(e: Exchange): e is Answered {
@@ -52,37 +65,50 @@ function is2xx(e: Exchange): boolean {
  * cleanup ledger, and turns each case into a CaseResult (findings from the registered checks).
  */
 export class Session {
-  readonly validator = new SchemaValidator();
-  private readonly client: HttpClient;
+  readonly validator: SchemaValidator;
+  /** The profile of the contract's first service (each operation is judged by profileOf). */
+  readonly profile: Profile;
+  private readonly client: GatewayClient;
   private readonly presence = new Map<string, Promise<Exchange>>();
   private readonly unknownRoutes = new Map<string, Promise<{ path: string; response: RecordedResponse } | undefined>>();
   private readonly fixtures = new Map<string, Promise<Record<string, string>>>();
   private readonly ledger: LedgerEntry[] = [];
+  private readonly created = new CreatedRecords();
   private readonly byId: Map<string, Operation>;
 
   private constructor(
     readonly config: RunConfig,
     readonly contract: Contract,
-    readonly profile: Profile,
+    readonly profiles: Profiles,
     readonly examples: Examples,
   ) {
-    this.client = new HttpClient({
+    this.client = new GatewayClient({
       timeoutMs: config.timeoutMs,
       bodyCapBytes: config.bodyCapBytes,
       connections: Math.max(2, config.concurrency),
-      secrets: [config.token, encodeURIComponent(config.token), Buffer.from(config.token).toString('base64'), Buffer.from(`${config.token}:`).toString('base64')],
-      secretHeaders: [profile.auth.header, ...contract.operations.flatMap((o) => (o.auth ?? []).flatMap((a) => (a.kind === 'apiKey' && a.in === 'header' ? [a.parameter] : [])))],
+      client: config.client ?? defaultClientOptions(config.runId, randomBytes(16).toString('hex')),
+      authHeader: profileFor(profiles, contract.services[0]?.id ?? '').auth.header,
+      token: { token: config.token },
+      onToken: (token) => (config.token = token),
     });
     this.byId = new Map(contract.operations.map((o) => [o.operationId, o]));
+    this.profile = profileFor(profiles, contract.services[0]?.id ?? '');
+    this.validator = new SchemaValidator(contract.services.flatMap((s) => (s.validationDocument ? [s.validationDocument] : [])));
   }
 
   static async create(config: RunConfig): Promise<Session> {
-    const [contract, profile, examples] = await Promise.all([
-      loadContract(config.contractFiles),
-      loadProfile(config.profileFile),
-      loadExamples(config.examplesFile),
-    ]);
-    return new Session(config, contract, profile, examples);
+    return Session.forContract(config, await loadContract(config.contractFiles));
+  }
+
+  /** A session over a contract that is already loaded. */
+  static async forContract(config: RunConfig, contract: Contract): Promise<Session> {
+    const [profiles, examples] = await Promise.all([loadProfiles(config.profileFile, contract), loadExamples(config.examplesFile)]);
+    return new Session(config, contract, profiles, examples);
+  }
+
+  /** The profile the operation's service is judged by (its platform's, else the generic one). */
+  profileOf(op: Operation): Profile {
+    return profileFor(this.profiles, op.service);
   }
 
   /** The plans of the operations selected by --include/--exclude/--shard, in canonical order. */
@@ -95,7 +121,7 @@ export class Session {
       otpSource: this.config.otpSourceUrl !== undefined,
     };
     return selectOperations(this.contract.operations, this.config).map((op) =>
-      planOperation(this.contract, op, this.profile, this.examples, options),
+      planOperation(this.contract, op, this.profileOf(op), this.examples, options),
     );
   }
 
@@ -125,10 +151,8 @@ export class Session {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (hasBody) headers['content-type'] = 'application/json';
     if (op?.auth && op.auth.length > 0) return headers; // the operation's own schemes: see credentials()
-    const name = this.profile.auth.header.toLowerCase();
-    if (auth === 'valid') headers[name] = `Bearer ${this.config.token}`;
-    else if (auth === 'malformed') headers[name] = 'Bearer not a valid token';
-    else if (auth === 'wrong') headers[name] = `Bearer ${randomBytes(24).toString('hex')}`;
+    const value = authorization(auth, this.config.token);
+    if (value !== undefined) headers[(op ? this.profileOf(op) : this.profile).auth.header.toLowerCase()] = value;
     return headers;
   }
 
@@ -178,19 +202,34 @@ export class Session {
     if (encoded && body !== undefined) headers['content-type'] = encoded.contentType;
     const cookies = { ...(request.cookies ?? {}), ...credentials.cookies };
     if (Object.keys(cookies).length > 0) headers['cookie'] = Object.entries(cookies).map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('; ');
-    const exchange = await this.client.send({
-      method: op.method,
-      url: this.url(op, request.pathParams ?? {}, { ...(request.query ?? {}), ...credentials.query }),
-      headers,
-      ...(body !== undefined ? { body } : {}),
-    });
+    const send = () =>
+      this.client.send({
+        method: op.method,
+        url: this.url(op, request.pathParams ?? {}, { ...(request.query ?? {}), ...credentials.query }),
+        headers,
+        ...(body !== undefined ? { body } : {}),
+      });
+    let exchange = await send();
+    // A documented transient failure is retried once, after a back-off, before it is judged.
+    if (exchange.response && isDocumentedTransient(op, exchange.response, this.profileOf(op))) {
+      const first = exchange.response;
+      const waitedMs = backoffMs(first.headers);
+      await new Promise((resolve) => setTimeout(resolve, waitedMs));
+      const again = await send();
+      exchange = { ...again, retries: [...(exchange.retries ?? []), { attempt: 1, reason: `documented transient ${first.status}`, waitedMs }, ...(again.retries ?? [])] };
+    }
     this.record(op, exchange, request.pathParams ?? {});
     return exchange;
   }
 
   /** Whatever a create answered with success goes into the cleanup ledger, whichever case sent it. */
   private record(op: Operation, exchange: Exchange, pathParams: Record<string, string>): void {
-    const effect = sideEffectOf(this.profile, op.operationId);
+    const effect = sideEffectOf(this.profileOf(op), op.operationId);
+    const undoOp = effect?.class === 'reversible' && effect.undo ? this.byId.get(effect.undo) : undefined;
+    const undoParam = undoOp ? pathParamNames(undoOp).at(-1) : undefined;
+    this.created.note(exchange, (id) =>
+      undoOp && undoParam ? { method: undoOp.method, url: this.url(undoOp, { ...pathParams, [undoParam]: id }) } : undefined,
+    );
     if (effect?.class !== 'reversible' || !effect.undo || !is2xx(exchange)) return;
     const id = createdIds(exchange.response?.json)[0];
     const undo = this.byId.get(effect.undo);
@@ -268,7 +307,7 @@ export class Session {
     if (exchange.response === undefined) return false;
     const unknown = await this.unknownRoute(op);
     const paths = unknown ? [new URL(exchange.request.url).pathname, unknown.path] : [];
-    return routeUnknown(exchange.response, op.method, this.profile, unknown?.response, paths);
+    return routeUnknown(exchange.response, op.method, this.profileOf(op), unknown?.response, paths);
   }
 
   /** Creates (through the API) the records an operation's path ids name; `fresh` makes new ones. */
@@ -299,13 +338,40 @@ export class Session {
       if (!is2xx(exchange) || !id) {
         throw new Unmet(`setup: ${producer.operationId} answered ${exchange.response?.status ?? exchange.error?.message} without a record id`);
       }
+      // A created id that its reader does not serve would fail the dependant, not the producer: skip instead.
+      const reader = readersOfCreated(this.contract, producer).find((r) => r.role !== 'list');
+      if (reader?.param) {
+        const check = await this.call(reader.operation, { pathParams: { ...ids, [reader.param]: id } });
+        trail.push(check);
+        const status = check.response?.status;
+        const documented = status !== undefined && reader.operation.responses.some((r) => r.status === String(status));
+        if (status !== undefined && status >= 400 && status < 500 && documented && !(await this.isMissing(reader.operation, check))) {
+          throw new Unmet(`setup: the id ${producer.operationId} answered is not served by ${reader.operation.operationId} (${status}); see ${producer.operationId}'s created-record case`);
+        }
+      }
       ids[param] = id;
     }
     return ids;
   }
 
-  private scope(steps: Record<string, unknown>) {
-    return { unique: `${this.config.runId}-${randomBytes(3).toString('hex')}`, steps, otp: (tx: string) => this.readOtp(tx) };
+  /** What the relation cases need of the session. */
+  private get host(): RelationsHost {
+    return {
+      contract: this.contract,
+      call: (op, request) => this.call(op, request),
+      freshIds: (op, trail) => this.buildFixture(op, trail),
+      positiveBody: (op) => resolveTemplates(positiveBody(op, this.examples, new Random(`${this.config.seed}:${op.operationId}:related`)), this.scope({})),
+    };
+  }
+
+  /** Template scope; one-time passwords read through it are kept in `secrets` (the case's flow secrets). */
+  private scope(steps: Record<string, unknown>, secrets?: string[]) {
+    const otp = async (tx: string) => {
+      const value = await this.readOtp(tx);
+      secrets?.push(value);
+      return value;
+    };
+    return { unique: `${this.config.runId}-${randomBytes(3).toString('hex')}`, steps, otp };
   }
 
   /** Reads a one-time password from the configured OTP source. */
@@ -344,8 +410,25 @@ export class Session {
   // ------------------------------------------------------------------------------------------------------
   // Cases
 
-  /** Runs one planned case and says what happened. Never throws for the deployment's behaviour. */
+  /** Operations with a failed case so far (in this worker), for --max-failures. */
+  private readonly failedOperations = new Set<string>();
+
+  /** Runs one planned case and says what happened; with --max-failures, stops once enough operations failed. */
   async runCase(planned: PlannedCase): Promise<CaseResult> {
+    const max = this.config.maxFailures;
+    if (max !== undefined && this.failedOperations.size >= max && !this.failedOperations.has(planned.operationId)) {
+      return { name: planned.name, kind: planned.kind, outcome: 'skipped', skipReason: `not run: --max-failures ${max} reached (${this.failedOperations.size} operations failed)`, durationMs: 0, checks: [], findings: [], exchanges: [] };
+    }
+    const secrets: string[] = [];
+    const result = await this.runPlannedCase(planned, secrets);
+    redactFlowSecrets(result.exchanges, secrets);
+    if (result.outcome === 'failed' || result.outcome === 'flaky') this.failedOperations.add(planned.operationId);
+    // The chain is built from the redacted exchanges, so the script carries no flow secret either.
+    return withReproduction(result, this.created, `${planned.operationId} › ${planned.name}`);
+  }
+
+  /** Runs one planned case and says what happened. Never throws for the deployment's behaviour. */
+  private async runPlannedCase(planned: PlannedCase, secrets: string[]): Promise<CaseResult> {
     const started = performance.now();
     const op = this.operation(planned.operationId);
     const exchanges: Exchange[] = [];
@@ -356,6 +439,7 @@ export class Session {
       findings: [],
       exchanges,
       durationMs: Math.round(performance.now() - started),
+      ...(exchanges.some((e) => e.retries?.length) ? { retried: true } : {}),
       ...over,
     });
     if (planned.skip) return result({ outcome: 'skipped', skipReason: planned.skip });
@@ -364,18 +448,25 @@ export class Session {
     if (planned.kind === 'presence') {
       exchanges.push(probe);
       const unknownRoute = probe.response ? await this.unknownRoute(op) : undefined;
-      return this.judge(op, planned, probe, result, undefined, unknownRoute);
+      return this.judge(op, planned, probe, result, undefined, undefined, undefined, unknownRoute);
     }
     if (probe.response && (await this.isMissing(op, probe))) {
       return result({ outcome: 'skipped', skipReason: 'the operation is missing from the deployment (see its presence case)' });
     }
     try {
+      if (planned.expectation === 'ownership') {
+        const reads = await readOwnership(this.host, op, exchanges);
+        if (!reads[0]) return result({ outcome: 'skipped', skipReason: `${op.operationId} could not be read` });
+        return this.judge(op, planned, reads[0].exchange, result, undefined, reads);
+      }
       const steps = await this.runSetup(planned.request.setup, exchanges);
-      const scope = this.scope(steps);
+      const scope = this.scope(steps, secrets);
       const ids = planned.fixture === 'none' ? {} : await this.fixture(op, planned.fixture === 'fresh', exchanges);
       const pathParams = { ...this.randomIds(op), ...ids, ...planned.request.pathParams };
       const body = await resolveTemplates(planned.request.body, scope);
       const query = (await resolveTemplates(planned.request.query, scope)) as Record<string, unknown>;
+      // A positive call sends the real secret in its secret fields (a negative one sends a wrong value).
+      if (planned.kind === 'positive') secrets.push(...secretFieldValues(body, this.profileOf(op).secretFields ?? []));
       const request = {
         pathParams,
         query,
@@ -386,14 +477,31 @@ export class Session {
         ...(planned.request.cookies ? { cookies: planned.request.cookies } : {}),
         ...(planned.request.contentType ? { contentType: planned.request.contentType } : {}),
       };
+      if (planned.expectation === 'created-readable') {
+        const action = await this.call(op, request);
+        exchanges.push(action);
+        const reads = await readCreated(this.host, op, pathParams, body, action, exchanges);
+        return this.judge(op, planned, action, result, undefined, reads);
+      }
       if (planned.kind === 'lifecycle') return await this.lifecycle(op, planned, request, exchanges, result);
       if (planned.kind === 'coverage') return await this.coverage(op, planned, request, exchanges, result);
       const exchange = await this.call(op, request);
       exchanges.push(exchange);
       if (op.method === 'DELETE' && is2xx(exchange)) this.markDeleted(op, pathParams);
-      return this.judge(op, planned, exchange, result);
+      const judged = this.judge(op, planned, exchange, result, undefined, undefined, { secrets, exchanges });
+      if (planned.kind !== 'positive') return judged;
+      // Identical calls that disagree make the operation flaky (the counts are reported).
+      const policy = repeatPolicy(op, this.profileOf(op));
+      if (policy === 'never' || judged.outcome === 'missing' || judged.outcome === 'errored' || (policy === 'on-failure' && judged.outcome !== 'failed')) return judged;
+      const attempts = [judged];
+      while (attempts.length < ATTEMPTS) {
+        const again = await this.call(op, request);
+        exchanges.push(again);
+        attempts.push(this.judge(op, planned, again, result));
+      }
+      return combineAttempts(attempts);
     } catch (error) {
-      if (error instanceof Unmet) return result({ outcome: 'skipped', skipReason: error.message });
+      if (error instanceof Unmet || error instanceof RelationUnmet) return result({ outcome: 'skipped', skipReason: error.message });
       throw error;
     }
   }
@@ -427,6 +535,8 @@ export class Session {
     exchange: Exchange,
     result: (over: Partial<CaseResult> & Pick<CaseResult, 'outcome'>) => CaseResult,
     lifecycle?: CheckContext['lifecycle'],
+    reads?: RelatedRead[],
+    flow?: { secrets: string[]; exchanges: Exchange[] },
     unknownRoute?: CheckContext['unknownRoute'],
     coverage?: CheckContext['coverage'],
   ): CaseResult {
@@ -446,17 +556,27 @@ export class Session {
       }
       return result({ outcome: 'errored', errorMessage: exchange.error?.message ?? 'no response' });
     }
-    const { checks, findings } = runChecks({
-      exchange,
-      operation: op,
-      profile: this.profile,
-      validator: this.validator,
-      expectation: planned.expectation,
-      expect: planned.expect,
-      ...(lifecycle ? { lifecycle } : {}),
-      ...(unknownRoute ? { unknownRoute } : {}),
-      ...(coverage ? { coverage } : {}),
-    });
+    let judged: ReturnType<typeof runChecks>;
+    try {
+      judged = runChecks({
+        exchange,
+        operation: op,
+        profile: this.profileOf(op),
+        validator: this.validator,
+        expectation: planned.expectation,
+        expect: planned.expect,
+        ...(lifecycle ? { lifecycle } : {}),
+        ...(reads ? { reads } : {}),
+        ...(flow ? { secrets: flow.secrets, caseExchanges: flow.exchanges } : {}),
+        ...(unknownRoute ? { unknownRoute } : {}),
+        ...(coverage ? { coverage } : {}),
+      });
+    } catch (error) {
+      // The tool cannot judge this response (e.g. a schema ajv cannot compile): not the service's fault.
+      if (error instanceof SchemaCompileError) return result({ outcome: 'errored', errorMessage: `${responseLocation(op, exchange.response.status)}: ${error.message}` });
+      throw error;
+    }
+    const { checks, findings } = judged;
     checks.unshift({ id: 'response-timeout', status: 'passed' });
     const failed = findings.some((f) => f.severity === 'error');
     const absent = findings.some((f) => f.check === 'operation-present' && f.severity === 'error');
@@ -512,10 +632,10 @@ export class Session {
       exchanges.push(exchange);
       if (currentExchange !== exchange) exchanges.push(currentExchange);
       const label = describeVariation(current, { body: request.body, query: request.query });
-      return this.judge(op, planned, currentExchange, result, undefined, undefined, { label, sent });
+      return this.judge(op, planned, currentExchange, result, undefined, undefined, undefined, undefined, { label, sent });
     }
     if (last) exchanges.push(last);
-    return last ? this.judge(op, planned, last, result, undefined, undefined, { label: 'coverage', sent }) : result({ outcome: 'skipped', skipReason: 'no coverage request was sent' });
+    return last ? this.judge(op, planned, last, result, undefined, undefined, undefined, undefined, { label: 'coverage', sent }) : result({ outcome: 'skipped', skipReason: 'no coverage request was sent' });
   }
 
   /** update: PUT then read back; delete: DELETE then read again. Only the lifecycle check judges. */
@@ -532,7 +652,11 @@ export class Session {
     exchanges.push(before);
     if (!is2xx(before)) return result({ outcome: 'skipped', skipReason: `${reader.operationId} answered ${before.response?.status ?? before.error?.message} before the ${op.method}` });
     const sent = op.method === 'PUT' ? this.changedBody(request.body, before.response?.json) : undefined;
-    const action = await this.call(op, { ...request, ...(sent !== undefined ? { body: sent } : {}) });
+    // Fields the update does not accept go along, changed: they must be neither applied nor required.
+    const notAccepted = op.method === 'PUT' ? notAcceptedOnUpdate(op, reader, before.response?.json) : {};
+    const extra = this.changedBody(notAccepted, notAccepted) as Record<string, unknown>;
+    const toSend = sent !== undefined && Object.keys(extra).length > 0 && typeof sent === 'object' ? { ...extra, ...(sent as object) } : sent;
+    const action = await this.call(op, { ...request, ...(toSend !== undefined ? { body: toSend } : {}) });
     exchanges.push(action);
     if (!is2xx(action)) {
       return result({ outcome: 'skipped', skipReason: `${op.operationId} answered ${action.response?.status ?? action.error?.message} (see its positive case)` });
@@ -547,14 +671,28 @@ export class Session {
       return result({ outcome: 'skipped', skipReason: `${reader.operationId} does not conform (see its cases), so it cannot show whether ${op.operationId} worked` });
     }
     if (!answered(action)) return result({ outcome: 'errored', errorMessage: 'no response' });
-    return this.judge(op, planned, action, result, { sent, readBack: after });
+    // A deleted record is gone from its parent's list too.
+    const list = op.method === 'DELETE' ? listOf(this.contract, op) : undefined;
+    const reads: RelatedRead[] = [];
+    const deletedId = pathParamNames(op).at(-1);
+    if (list && deletedId) {
+      const listed = await this.call(list, { pathParams: request.pathParams });
+      exchanges.push(listed);
+      if (answered(listed)) reads.push({ operation: list, role: 'list', exchange: listed, id: request.pathParams[deletedId] ?? '', parentIds: request.pathParams });
+    }
+    return this.judge(op, planned, action, result, { sent, readBack: after, ...(Object.keys(notAccepted).length > 0 ? { notAccepted } : {}) }, reads);
   }
 
   /** True when a successful exchange of the operation passes every check that applies to a success. */
   private conforms(op: Operation, exchange: Exchange): boolean {
     if (!answered(exchange)) return false;
-    const { findings } = runChecks({ exchange, operation: op, profile: this.profile, validator: this.validator, expectation: 'success', expect: [] });
-    return !findings.some((f) => f.severity === 'error');
+    try {
+      const { findings } = runChecks({ exchange, operation: op, profile: this.profileOf(op), validator: this.validator, expectation: 'success', expect: [] });
+      return !findings.some((f) => f.severity === 'error');
+    } catch (error) {
+      if (error instanceof SchemaCompileError) return false;
+      throw error;
+    }
   }
 
   /** The update body with every value made different from what the record holds now (so a no-op update shows). */

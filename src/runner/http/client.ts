@@ -1,6 +1,8 @@
-import { Agent, errors, request as undiciRequest } from 'undici';
+import { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { Agent, errors, request as undiciRequest, type Dispatcher } from 'undici';
 import type { Exchange, HttpMethod, RecordedResponse, TransportErrorKind } from '../model.ts';
-import { redactHeaders, redactText } from './redact.ts';
+import { redactHeaders, redactText, type Secret } from './redact.ts';
 
 export interface HttpOptions {
   /** Per-request timeout in ms (headers and body). */
@@ -10,7 +12,9 @@ export interface HttpOptions {
   /** Maximum concurrent connections per origin. */
   connections: number;
   /** Secrets that must never appear in a recorded exchange (the bearer token). */
-  secrets: readonly string[];
+  secrets: readonly Secret[];
+  /** Dispatcher to send through (proxy, TLS: see dispatcher.ts); default a plain keep-alive agent. */
+  dispatcher?: Dispatcher;
   /** Headers whose values are credentials, redacted by name (Authorization always is). */
   secretHeaders?: readonly string[];
 }
@@ -24,10 +28,10 @@ export interface OutgoingRequest {
 
 /** Sends requests with undici through one keep-alive agent and records redacted exchanges. */
 export class HttpClient {
-  private readonly agent: Agent;
+  private readonly agent: Dispatcher;
 
   constructor(private readonly options: HttpOptions) {
-    this.agent = new Agent({
+    this.agent = options.dispatcher ?? new Agent({
       connections: options.connections,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
@@ -37,6 +41,7 @@ export class HttpClient {
 
   async send(req: OutgoingRequest): Promise<Exchange> {
     const started = performance.now();
+    req = { ...req, headers: { 'accept-encoding': ACCEPT_ENCODING, ...req.headers } };
     const recorded = {
       method: req.method,
       url: redactText(req.url, this.options.secrets),
@@ -51,17 +56,18 @@ export class HttpClient {
         dispatcher: this.agent,
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
-      const { text, size, truncated } = await readCapped(res.body, this.options.bodyCapBytes);
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(res.headers)) {
         if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
       }
+      const { text, size, truncated, invalidUtf8 } = await readCapped(decoded(res.body, headers['content-encoding']), this.options.bodyCapBytes);
       const response: RecordedResponse = {
         status: res.statusCode,
         headers: redactHeaders(headers, this.options.secrets, this.options.secretHeaders),
         body: redactText(text, this.options.secrets),
         truncated,
         size,
+        ...(invalidUtf8 ? { invalidUtf8 } : {}),
       };
       if (!truncated && text.trim() !== '') {
         try {
@@ -88,6 +94,40 @@ export class HttpClient {
     return this.agent.close();
   }
 }
+
+/** The encodings the client asks for and decodes (RFC 9110 content codings). */
+export const ACCEPT_ENCODING = 'gzip, deflate, br';
+
+/**
+ * The body with its content codings undone (last applied, first undone). Decoding is streamed, so the body
+ * cap applies to the decoded bytes and a compression bomb is cut off after a few caps' worth of output.
+ */
+function decoded(body: Readable, encoding: string | undefined): Readable {
+  const codings = (encoding ?? '').split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity');
+  let stream: Readable = body;
+  for (const coding of codings.reverse()) {
+    const decoder =
+      coding === 'gzip' || coding === 'x-gzip' ? createGunzip() : coding === 'deflate' ? createInflate() : coding === 'br' ? createBrotliDecompress() : undefined;
+    if (!decoder) throw new UnknownCoding(coding);
+    const source = stream;
+    source.on('error', (error) => decoder.destroy(error));
+    stream = source.pipe(decoder);
+    const destroy = stream.destroy.bind(stream);
+    stream.destroy = (error?: Error) => {
+      source.destroy();
+      return destroy(error);
+    };
+  }
+  return stream;
+}
+
+class UnknownCoding extends Error {
+  constructor(coding: string) {
+    super(`the response uses content-encoding ${coding}, which was not asked for (accept-encoding: ${ACCEPT_ENCODING})`);
+  }
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Deeper JSON than this is not kept as JSON (validation and reports recurse over it). */
 export const MAX_JSON_DEPTH = 512;
@@ -122,7 +162,14 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy?: () => void }
       break;
     }
   }
-  return { text: Buffer.concat(chunks).toString('utf8'), size, truncated: size > cap };
+  const bytes = Buffer.concat(chunks);
+  const truncated = size > cap;
+  try {
+    return { text: UTF8.decode(bytes), size, truncated, invalidUtf8: false };
+  } catch {
+    // A cut body may end inside a character: only an uncut body is judged for its encoding.
+    return { text: bytes.toString('utf8'), size, truncated, invalidUtf8: !truncated };
+  }
 }
 
 function classify(error: unknown): TransportErrorKind {

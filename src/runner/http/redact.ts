@@ -10,19 +10,28 @@ const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization']);
  * A credential header's value: the scheme is kept, the credentials become $CONFORMANCE_TOKEN when they are
  * the run's secret (so the reproduction command works with the user's variable), else [redacted].
  */
-export function redactCredential(value: string, secrets: readonly string[]): string {
+export function redactCredential(value: string, secrets: readonly Secret[]): string {
   const m = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*) +(.*)$/.exec(value);
   const credentials = m ? (m[2] ?? '') : value;
-  const secret = secrets.some((s) => s !== '' && (credentials === s || value === s));
-  const replacement = secret ? TOKEN_PLACEHOLDER : '[redacted]';
+  const secret = secrets
+    .map((s) => (typeof s === 'string' ? { value: s, placeholder: TOKEN_PLACEHOLDER } : s))
+    .find((s) => s.value !== '' && (credentials === s.value || value === s.value));
+  const replacement = secret ? secret.placeholder : '[redacted]';
   return m ? `${m[1]} ${replacement}` : replacement;
 }
 
-/** Replaces every occurrence of each secret in a text. Secrets shorter than 4 characters are not searched. */
-export function redactText(text: string, secrets: readonly string[]): string {
+/** A secret to redact: its value alone (written as the token placeholder), or with its own placeholder. */
+export type Secret = string | { value: string; placeholder: string };
+
+/**
+ * Replaces every occurrence of each secret in a text, in the order given (give longer secrets first when one
+ * contains another). Secrets shorter than 4 characters are not searched.
+ */
+export function redactText(text: string, secrets: readonly Secret[]): string {
   let out = text;
   for (const secret of secrets) {
-    if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join(TOKEN_PLACEHOLDER);
+    const { value, placeholder } = typeof secret === 'string' ? { value: secret, placeholder: TOKEN_PLACEHOLDER } : secret;
+    if (value.length >= 4 && out.includes(value)) out = out.split(value).join(placeholder);
   }
   return out;
 }
@@ -32,7 +41,7 @@ export function redactText(text: string, secrets: readonly string[]): string {
  * named in `secretHeaders`, e.g. the profile's auth header) keep only their scheme; cookies and API keys
  * become [redacted]; every other value has the secrets replaced.
  */
-export function redactHeaders(headers: Record<string, string>, secrets: readonly string[], secretHeaders: readonly string[] = []): Record<string, string> {
+export function redactHeaders(headers: Record<string, string>, secrets: readonly Secret[], secretHeaders: readonly string[] = []): Record<string, string> {
   const named = new Set(secretHeaders.map((h) => h.toLowerCase()));
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {

@@ -1,3 +1,4 @@
+import { AUTH_VARIANTS, type InvalidAuth } from '../http/auth-variants.ts';
 import type { CaseKind, Contract, JsonSchema, Operation } from '../model.ts';
 import type { Examples, Expectation, RequestExample, SetupStep } from '../spec/examples.ts';
 import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../spec/json-schema.ts';
@@ -6,12 +7,13 @@ import { Random } from './random.ts';
 import { DEFAULT_MAX_EXAMPLES } from './coverage.ts';
 import { parameterValues, stringValues, withoutReadOnly } from './parameters.ts';
 import { createsItself, producerFor, readerFor } from './resources.ts';
+import { createOf, isCreate, readersOfCreated } from './relations.ts';
 import { generate, INT32_MAX, isOmitted, UNKNOWN, wrongTypeValue } from './values.ts';
 
-export type AuthMode = 'valid' | 'none' | 'malformed' | 'wrong';
+export type AuthMode = 'valid' | InvalidAuth;
 
 /** What a case expects of the deployment. */
-export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete' | 'coverage';
+export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete' | 'created-readable' | 'ownership' | 'semantic' | 'coverage';
 
 export interface RequestPlan {
   /** Explicit path parameter values; the others come from records the run creates (fixtures) or are random. */
@@ -156,21 +158,23 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
     });
   }
   for (const extra of example.cases ?? []) {
+    // A semantic case states what the answer must not claim (a refusal satisfies it too): run as a negative.
     add({
-      name: extra.kind === 'negative' ? `negative: ${extra.name}` : `positive: ${extra.name}`,
-      kind: extra.kind,
-      expectation: extra.kind === 'negative' ? 'rejected' : 'success',
+      name: `${extra.kind}: ${extra.name}`,
+      kind: extra.kind === 'semantic' ? 'negative' : extra.kind,
+      expectation: extra.kind === 'negative' ? 'rejected' : extra.kind === 'semantic' ? 'semantic' : 'success',
       fixture: needsFixture ? 'shared' : 'none',
       request: requestFrom(base(), extra),
       expect: extra.expect ?? [],
     });
   }
 
-  // Auth cases: the positive request with no, a malformed or a wrong token. Where a call that is wrongly let
-  // through could not be undone, or in --read-only, the body is left out so a broken deployment cannot act.
+  // Auth matrix: the positive request with each credential that must be refused. A refused call has no side
+  // effect, so these run for every operation; where a call wrongly let through could not be undone, or in
+  // --read-only, the body is left out so a broken deployment cannot act on it.
   if (op.secured) {
     const guarded = (irreversible && !options.allowIrreversible) || (options.readOnly && !safe);
-    for (const [auth, label] of [['none', 'no token'], ['malformed', 'malformed token'], ['wrong', 'wrong token']] as const) {
+    for (const [auth, label] of AUTH_VARIANTS) {
       const request = guarded ? { pathParams: {}, query: {}, auth, setup: [] } : base({ auth });
       add({ name: `auth: ${label}`, kind: 'auth', expectation: 'auth-rejected', fixture: guarded || !needsFixture ? 'none' : 'shared', request });
     }
@@ -192,7 +196,10 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
       if (isOmitted(propSchema)) continue;
       const wrong = wrongTypeValue(propSchema);
       if (wrong !== UNKNOWN) negative(`wrong type for body field ${field}`, base({ body: { ...body, [field]: wrong } }));
-      if (isInt32(propSchema)) negative(`int32 out of range in body field ${field}`, base({ body: { ...body, [field]: INT32_MAX + 1 } }));
+      if (isInt32(propSchema)) {
+        negative(`int32 out of range in body field ${field}`, base({ body: { ...body, [field]: INT32_MAX + 1 } }));
+        negative(`int32 below range in body field ${field}`, base({ body: { ...body, [field]: -INT32_MAX - 2 } }));
+      }
     }
   }
   for (const p of op.parameters) {
@@ -201,6 +208,7 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
     }
     if (p.in === 'query' && isInt32(p.schema)) {
       negative(`int32 out of range in query ${p.name}`, base({ query: { ...declared.query, ...(example.query ?? {}), [p.name]: INT32_MAX + 1 } }));
+      negative(`int32 below range in query ${p.name}`, base({ query: { ...declared.query, ...(example.query ?? {}), [p.name]: -INT32_MAX - 2 } }));
     }
   }
 
@@ -221,6 +229,14 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
       fixture: 'fresh',
       request: base(),
     });
+  }
+  // Relations: a create's record is served by its readers; a child reader keeps each parent's children apart.
+  if (isCreate(contract, op) && readersOfCreated(contract, op).length > 0) {
+    add({ name: 'lifecycle: created record readable', kind: 'lifecycle', expectation: 'created-readable', fixture: needsFixture ? 'shared' : 'none', request: base() });
+  }
+  const creator = op.method === 'GET' ? createOf(contract, op) : undefined;
+  if (creator && pathParamNames(creator).length > 0) {
+    add({ name: 'lifecycle: ownership', kind: 'lifecycle', expectation: 'ownership', fixture: 'fresh', request: { pathParams: {}, query: {}, auth: 'valid', setup: [] } });
   }
   return { operation: op, cases };
 }

@@ -7,7 +7,10 @@
  * summary. Colour and layout belong here only: the results carry none.
  */
 import type { OperationResult, RunResults } from '../model.ts';
+import { baselineSummary } from './baseline.ts';
+import { findingEvidence } from './failures.ts';
 import { blockingFindings, OUTCOMES, unwaivedWarnings, verdictLine } from './outcomes.ts';
+import { pactSummaryLines } from './pact-summary.ts';
 import { formatDuration } from './text.ts';
 
 export interface ProgressStream {
@@ -30,8 +33,14 @@ export function isInteractive(stream: Pick<ProgressStream, 'isTTY'>, env: Record
   return stream.isTTY === true;
 }
 
+/** True when progress can be live (rewritten in place): a terminal outside CI. NO_COLOR only removes colour. */
+export function isLive(stream: Pick<ProgressStream, 'isTTY'>, env: Record<string, string | undefined> = process.env): boolean {
+  if (env['CI'] !== undefined && env['CI'] !== '' && env['CI'] !== 'false') return false;
+  return stream.isTTY === true;
+}
+
 const ESC = '\u001b[';
-const paint = {
+const colours = {
   red: (s: string): string => `${ESC}31m${s}${ESC}39m`,
   green: (s: string): string => `${ESC}32m${s}${ESC}39m`,
   yellow: (s: string): string => `${ESC}33m${s}${ESC}39m`,
@@ -42,6 +51,8 @@ const paint = {
 
 type Painter = (s: string) => string;
 const plain: Painter = (s) => s;
+const paint = colours;
+const noColours: typeof colours = { red: plain, green: plain, yellow: plain, blue: plain, dim: plain, bold: plain };
 
 export class ConsoleProgress {
   private total = 0;
@@ -49,13 +60,15 @@ export class ConsoleProgress {
   private live = false;
   private started = 0;
   private readonly interactive: boolean;
+  private readonly color: boolean;
   private readonly quiet: boolean;
 
   constructor(
     private readonly stream: ProgressStream = process.stderr,
     options: ConsoleOptions = {},
   ) {
-    this.interactive = isInteractive(stream, options.env ?? process.env);
+    this.interactive = isLive(stream, options.env ?? process.env);
+    this.color = isInteractive(stream, options.env ?? process.env);
     this.quiet = options.quiet ?? false;
   }
 
@@ -95,6 +108,7 @@ export class ConsoleProgress {
   }
 
   private draw(done: number, failures: number, current?: string): void {
+    const paint = this.color ? colours : noColours;
     const width = 24;
     const ratio = this.total === 0 ? 1 : Math.min(1, done / this.total);
     const filled = Math.round(ratio * width);
@@ -146,10 +160,23 @@ function firstProblem(op: OperationResult, failOn: RunResults['failOn']): string
   return op.reason;
 }
 
+/** "at /0/isMandatory expected {"type":"boolean"} got "yes"" for the first failing finding, when it says. */
+function firstEvidence(op: OperationResult, failOn: RunResults['failOn']): string | undefined {
+  for (const c of op.cases) {
+    const f = blockingFindings(c, failOn)[0];
+    if (!f) continue;
+    const e = findingEvidence(f);
+    if (e.expected === undefined) return undefined;
+    return `${e.at ? `at ${e.at} ` : ''}expected ${e.expected}${e.actual !== undefined ? ` got ${e.actual}` : ''}`;
+  }
+  return undefined;
+}
+
 /** The closing summary: verdict, counts, failing operations with their first finding, slowest, reports. */
 export function renderSummary(results: RunResults, paths: ReportPaths, options: { color: boolean }): string {
   const c = options.color ? paint : { red: plain, green: plain, yellow: plain, blue: plain, dim: plain, bold: plain };
   const lines: string[] = [];
+  if (results.pact && results.operations.length === 0) return pactSummaryLines(results, paths, c).join('\n') + '\n';
   const verdictText = results.verdict.replace('-', ' ').toUpperCase();
   const verdictPaint = results.verdict === 'conformant' ? c.green : results.verdict === 'not-conformant' ? c.red : c.yellow;
   lines.push(
@@ -182,6 +209,8 @@ export function renderSummary(results: RunResults, paths: ReportPaths, options: 
       lines.push(`  ${painter(op.outcome.padEnd(7))}  ${op.operationId}${route ? `  ${c.dim(route)}` : ''}`);
       const first = firstProblem(op, results.failOn);
       if (first) lines.push(`           ${first.split('\n')[0]}`);
+      const evidence = firstEvidence(op, results.failOn);
+      if (evidence) lines.push(`           ${c.dim(evidence)}`);
     }
   }
   const untested = results.operations.filter((op) => op.outcome === 'untested');
@@ -209,6 +238,7 @@ export function renderSummary(results: RunResults, paths: ReportPaths, options: 
       if (m) lines.push(`           ${m.message}`);
     }
   }
+  if (results.baseline) lines.push('', ...baselineSummary(results.baseline, c));
   if (results.expiredWaivers.length > 0) {
     lines.push('', c.bold(c.red('Expired waivers (each fails the run; remove or renew them):')));
     for (const w of results.expiredWaivers) lines.push(`  ${w.operationId} / ${w.check}  expired ${w.expires}: ${w.reason}`);

@@ -20,7 +20,10 @@ import type {
   Outcome,
   RunResults,
 } from '../model.ts';
+import { baselineLine, failureKey } from './baseline.ts';
+import { failureGroups, findingEvidence, type FailureGroup } from './failures.ts';
 import { blockingFindings, OUTCOMES, sortOperations, sortPactInteractions } from './outcomes.ts';
+import { pactHeadline } from './pact-summary.ts';
 import { bodyText, formatDuration, showValue } from './text.ts';
 
 export interface HtmlOptions {
@@ -77,7 +80,7 @@ interface FindingView {
   request: string;
   expected?: string;
   actual?: string;
-  schemaErrors: Array<{ instancePath: string; schemaPath: string; message: string }>;
+  schemaErrors: Array<{ instancePath: string; schemaPath: string; message: string; expected?: string; actual?: string }>;
   specLocation?: string;
   waived?: { reason: string; expires: string };
 }
@@ -94,6 +97,9 @@ interface CaseView {
   exchanges: ExchangeView[];
   curl?: string;
   curlId: string;
+  /** The whole chain as a bash script (setup calls, the call, clean-up), when the case needed setup. */
+  reproduction?: string;
+  reproductionId: string;
 }
 
 interface OperationView {
@@ -139,10 +145,19 @@ export interface ReportView {
   embedded: boolean;
   coverage: string;
   counts: Array<{ outcome: Outcome; label: string; n: number }>;
+  /** What the counts count: operations, or interactions in a pact run without operations. */
+  countsOf: 'operations' | 'interactions';
   total: number;
   interrupted: boolean;
   groups: GroupView[];
   groupNames: string[];
+  /** What failed, grouped by reason, with links to the operations. */
+  failures: Array<FailureGroup & { rows: Array<FailureGroup['rows'][number] & { anchor: string; isNew?: boolean }> }>;
+  /** With --baseline: the comparison line and what was fixed since. */
+  baseline?: { line: string; fixed: NonNullable<RunResults['baseline']>['fixed']; newCount: number };
+  failureCount: number;
+  /** Pact runs without operations lead with the interactions and show no operations section. */
+  pactOnly: boolean;
   pact?: {
     mode: string;
     counts: string;
@@ -188,7 +203,13 @@ function findingView(f: Finding, failOn: RunResults['failOn']): FindingView {
     effect,
     message: f.message,
     request: `${f.method} ${f.path}`,
-    schemaErrors: (f.schemaErrors ?? []).map((e) => ({ ...e, instancePath: e.instancePath || '(root)' })),
+    schemaErrors: (f.schemaErrors ?? []).map((e) => {
+      const evidence = findingEvidence({ ...f, schemaErrors: [e], expected: e.expected });
+      const row: FindingView['schemaErrors'][number] = { instancePath: e.instancePath || '(root)', schemaPath: e.schemaPath, message: e.message };
+      if (evidence.expected !== undefined) row.expected = evidence.expected;
+      if (evidence.actual !== undefined) row.actual = evidence.actual;
+      return row;
+    }),
   };
   if (f.expected !== undefined) view.expected = showValue(f.expected);
   if (f.actual !== undefined) view.actual = showValue(f.actual);
@@ -252,7 +273,9 @@ function operationView(op: OperationResult, results: RunResults, maxBytes: numbe
       findings: findings.map((f) => findingView(f, results.failOn)),
       exchanges: c.exchanges.map((e, i) => exchangeView(e, i, c.exchanges.length, maxBytes)),
       curlId: `curl-${++curlCounter}`,
+      reproductionId: `repro-${curlCounter}`,
     };
+    if (c.reproduction) view.reproduction = c.reproduction;
     if (c.skipReason) view.skipReason = c.skipReason;
     if (c.errorMessage) view.errorMessage = c.errorMessage;
     if (c.curl) view.curl = c.curl;
@@ -325,9 +348,26 @@ export function buildReportView(results: RunResults, options: HtmlOptions = {}):
     }
   }
 
+  const newKeys = results.baseline ? new Set(results.baseline.new.map((e) => e.key)) : undefined;
+  const failures = failureGroups({ operations, failOn: results.failOn, ...(results.pact ? { pact: results.pact } : {}) }).map((g) => ({
+    ...g,
+    rows: g.rows.map((r) => {
+      const row: ReportView['failures'][number]['rows'][number] = { ...r, anchor: r.service === 'pact' ? 'pact' : anchorFor(r) };
+      if (newKeys?.has(failureKey(r.service, r.operationId, r.caseName, g.reason))) row.isNew = true;
+      return row;
+    }),
+  }));
+  const pactOnly = results.pact !== undefined && operations.length === 0;
+  const verdict =
+    pactOnly && results.pact
+      ? pactVerdict(results.verdict, results.pact)
+      : { value: results.verdict, ...VERDICT_LABELS[results.verdict], ...(results.verdictLine ? { explain: results.verdictLine } : {}) };
   const view: Omit<ReportView, 'csp' | 'css' | 'script'> = {
-    title: `${results.contract.title} ${results.contract.version}: ${VERDICT_LABELS[results.verdict].label.toLowerCase()}`,
-    verdict: { value: results.verdict, ...VERDICT_LABELS[results.verdict], ...(results.verdictLine ? { explain: results.verdictLine } : {}) },
+    title: `${results.contract.title} ${results.contract.version}: ${verdict.label.toLowerCase()}`,
+    verdict,
+    failures,
+    failureCount: failures.reduce((n, g) => n + g.rows.length, 0),
+    pactOnly,
     contract: results.contract,
     tool: results.tool,
     meta,
@@ -335,6 +375,7 @@ export function buildReportView(results: RunResults, options: HtmlOptions = {}):
     embedded: results.target.embedded,
     coverage: `${cov.described} of ${cov.catalogTotal} operations described · ${cov.tested} tested · ${cov.notDescribed} not described`,
     counts: countsOf(operations),
+    countsOf: 'operations',
     total: operations.length,
     interrupted: results.interrupted,
     groups: [...groups].map(([name, ops]) => ({ name, operations: ops, counts: countsOf(ops).filter((c) => c.n > 0) })),
@@ -348,7 +389,17 @@ export function buildReportView(results: RunResults, options: HtmlOptions = {}):
       .map((op) => ({ operationId: op.operationId, anchor: anchorFor(op), duration: formatDuration(op.durationMs) })),
   };
   if (results.pact) {
-    const interactions = sortPactInteractions(results.pact.interactions);
+    const sorted = sortPactInteractions(results.pact.interactions);
+    // Interactions that did not pass lead; the canonical order holds within each outcome.
+    const rank: Record<string, number> = { failed: 0, errored: 1, skipped: 2, passed: 3 };
+    const interactions = pactOnly ? [...sorted].sort((a, b) => (rank[a.outcome] ?? 9) - (rank[b.outcome] ?? 9)) : sorted;
+    if (pactOnly) {
+      const files = new Set(interactions.map((i) => i.pactFile));
+      view.counts = (['passed', 'failed', 'errored', 'skipped'] as const).map((o) => ({ outcome: o, label: o, n: interactions.filter((i) => i.outcome === o).length }));
+      view.countsOf = 'interactions';
+      view.total = interactions.length;
+      view.coverage = `${interactions.length} interaction${interactions.length === 1 ? '' : 's'} from ${files.size} pact file${files.size === 1 ? '' : 's'} · ${results.pact.mode === 'check' ? 'checked against the contract' : 'verified against the deployment'}`;
+    }
     const tally = (o: string): number => interactions.filter((i) => i.outcome === o).length;
     view.pact = {
       mode: results.pact.mode,
@@ -369,10 +420,23 @@ export function buildReportView(results: RunResults, options: HtmlOptions = {}):
       }),
     };
   }
+  if (results.baseline) {
+    view.baseline = { line: baselineLine(results.baseline), fixed: results.baseline.fixed, newCount: results.baseline.new.length };
+  }
   if (results.deploymentDiff && (results.deploymentDiff.extra.length > 0 || results.deploymentDiff.lacking.length > 0)) {
     view.deploymentDiff = results.deploymentDiff;
   }
   return view;
+}
+
+/** The banner of a pact run that tested no operations: it speaks of interactions. */
+function pactVerdict(value: RunResults['verdict'], pact: NonNullable<RunResults['pact']>): ReportView['verdict'] {
+  const failed = pact.interactions.filter((i) => i.outcome === 'failed').length;
+  const headline = pactHeadline(pact);
+  const label = VERDICT_LABELS[value].label;
+  if (value === 'conformant') return { value, label, explain: `${headline}.` };
+  if (value === 'not-conformant' && failed > 0) return { value, label, explain: `${headline}; ${failed} failed (see the interactions below).` };
+  return { value, label, explain: `${headline}. ${VERDICT_LABELS[value].explain}` };
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -264,7 +264,8 @@ function caseOutput(results: RunResults, c: CaseResult, maxBody: number): string
   c.exchanges.forEach((exchange, i) => {
     out.push('', `--- exchange ${i + 1} of ${c.exchanges.length} (${Math.round(exchange.durationMs)} ms) ---`, exchangeTranscript(exchange, maxBody));
   });
-  if (c.curl) out.push('', `reproduce: ${c.curl}`);
+  if (c.reproduction) out.push('', 'reproduce (bash script: the setup calls, the call, the clean-up):', c.reproduction);
+  else if (c.curl) out.push('', `reproduce: ${c.curl}`);
   return out;
 }
 

@@ -113,6 +113,7 @@ export function findingText(finding: Finding): string {
   if (finding.actual !== undefined) lines.push(`  actual:   ${indent(showValue(finding.actual))}`);
   for (const e of finding.schemaErrors ?? []) {
     lines.push(`  schema:   ${e.instancePath || '(root)'} ${e.message} (at ${e.schemaPath})`);
+    if (e.expected !== undefined) lines.push(`            expected ${JSON.stringify(e.expected)}`);
   }
   if (finding.specLocation) lines.push(`  spec:     ${finding.specLocation}`);
   lines.push(`  request:  ${finding.method} ${finding.path}`);

@@ -1,6 +1,6 @@
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import type { CaseResult, Contract, OperationResult, RunResults } from '../model.ts';
-import '../testing/meta.ts';
+import { UNMET_OPERATIONS } from '../testing/meta.ts';
 import { toCurl } from './curl.ts';
 
 /** Live progress as tests finish (the console reporter implements it). */
@@ -45,6 +45,11 @@ export class ConformanceCollector implements Reporter {
     this.options.progress?.start(Object.keys(this.options.plannedCases).length);
   }
 
+  /** Progress names each case as it starts, so a slow first operation does not look like a stall. */
+  onTestCaseReady(testCase: TestCase): void {
+    if (this.options.plannedCases[splitName(testCase.name)[0]] !== undefined) this.options.progress?.update(this.done, this.failing.size, `${testCase.name} …`);
+  }
+
   onTestCaseResult(testCase: TestCase): void {
     const [operationId] = splitName(testCase.name);
     const planned = this.options.plannedCases[operationId];
@@ -73,6 +78,14 @@ export class ConformanceCollector implements Reporter {
         findings: [],
         exchanges: [],
       });
+    // A scenario suite skipped because the contract lacks operations it needs: one entry per suite, with why.
+    const unmetSuites = new Set<string>();
+    const scenarioUnmet = (test: TestCase, note: string) => {
+      const suite = test.fullName.split(' > ')[0] ?? test.name;
+      if (unmetSuites.has(suite)) return;
+      unmetSuites.add(suite);
+      add(`${SCENARIO_PREFIX}${suite}`, { name: suite, kind: 'scenario', outcome: 'skipped', skipReason: note, durationMs: 0, checks: [], findings: [], exchanges: [] });
+    };
     for (const mod of [...testModules].sort((a, b) => a.moduleId.localeCompare(b.moduleId))) {
       for (const error of mod.errors()) errors.push(`${mod.moduleId}: ${firstLine(error.message ?? 'error')}`);
       for (const test of mod.children.allTests()) {
@@ -90,7 +103,8 @@ export class ConformanceCollector implements Reporter {
         const state = outcome.state;
         if (state === 'pending') continue;
         if (!isGenerated(mod.moduleId)) {
-          // A scenario test that made no checked call: only its failure is worth reporting.
+          // A scenario test that made no checked call: only its failure (or unmet needs) is worth reporting.
+          if (state === 'skipped' && outcome.note?.startsWith(UNMET_OPERATIONS)) scenarioUnmet(test, outcome.note);
           if (state === 'failed') scenarioFailure(test, 'errored', outcome.errors?.[0]?.message);
           continue;
         }

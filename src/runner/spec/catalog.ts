@@ -30,13 +30,22 @@ export function loadCatalog(file: string): Promise<Catalog> {
 }
 
 /**
+ * The catalog's groups that concern the contract: those of the contract's services. A catalog counts the
+ * operations of its own services only; a contract of other services is not measured against it.
+ */
+function groupsOf(catalog: Catalog, contract: Contract): Catalog['groups'] {
+  const services = new Set(contract.services.map((s) => s.id));
+  return catalog.groups.filter((g) => services.has(g.service));
+}
+
+/**
  * The catalog's operations that the loaded contract does not describe, as results. Operations of which the
  * catalog knows only a count are not listed one by one; the coverage summary counts them.
  */
 export function notDescribedResults(catalog: Catalog | undefined, contract: Contract): OperationResult[] {
   if (!catalog) return [];
   const described = new Set(contract.operations.map((o) => o.operationId));
-  return catalog.groups.flatMap((g) =>
+  return groupsOf(catalog, contract).flatMap((g) =>
     g.operations
       .filter((o) => !described.has(o.operationId))
       .map((o) => ({
@@ -53,9 +62,16 @@ export function notDescribedResults(catalog: Catalog | undefined, contract: Cont
   );
 }
 
-/** Coverage: all operations the catalog counts vs described (in the loaded contract) vs tested in this run. */
+/**
+ * Coverage: all operations the catalog counts for the contract's services (plus the described operations of
+ * services it does not know) vs described (in the loaded contract) vs tested in this run.
+ */
 export function coverage(catalog: Catalog | undefined, contract: Contract, tested: number): CoverageSummary {
   const described = contract.operations.length;
-  const total = catalog ? catalog.groups.reduce((n, g) => n + g.count, 0) : described;
+  if (!catalog) return { catalogTotal: described, described, tested, notDescribed: 0 };
+  const groups = groupsOf(catalog, contract);
+  const known = new Set(groups.map((g) => g.service));
+  const outside = contract.operations.filter((o) => !known.has(o.service)).length;
+  const total = groups.reduce((n, g) => n + g.count, 0) + outside;
   return { catalogTotal: total, described, tested, notDescribed: Math.max(0, total - described) };
 }

@@ -10,7 +10,9 @@ export interface SetupStep {
 
 export interface Expectation {
   pointer: string;
-  equals: unknown;
+  equals?: unknown;
+  /** The value must differ from this (semantic cases). */
+  notEquals?: unknown;
 }
 
 export interface RequestExample {
@@ -23,7 +25,7 @@ export interface RequestExample {
 
 export interface OperationExamples extends RequestExample {
   note?: string;
-  cases?: Array<RequestExample & { name: string; kind: 'positive' | 'negative' }>;
+  cases?: Array<RequestExample & { name: string; kind: 'positive' | 'negative' | 'semantic' }>;
 }
 
 export interface Examples {

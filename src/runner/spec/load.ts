@@ -13,6 +13,7 @@ import type {
 import { ContractError } from './errors.ts';
 import { openapi30ToJsonSchema } from './json-schema.ts';
 import { authSchemesOf, linksOf, parameterExample, requestBodiesOf } from './request-shapes.ts';
+import { followRefs, resolvePointer, validationDocument } from './validation-document.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
 
@@ -33,20 +34,26 @@ function isUrl(source: string): boolean {
 
 /**
  * Loads, validates and dereferences one OpenAPI 3.0/3.1 description (YAML or JSON, file path or http(s) URL).
- * A broken description is a ContractError naming the file and the JSON pointer.
+ * `bundled` is the same description with its internal `$ref`s kept (a finite tree even when schemas are
+ * recursive); `api` is dereferenced (a graph that may be cyclic). A broken description is a ContractError
+ * naming the file and the JSON pointer.
  */
-export async function loadDescription(source: string): Promise<{ api: Obj; source: string }> {
+export async function loadDescription(source: string): Promise<{ api: Obj; bundled: Obj; source: string }> {
   const location = isUrl(source) || isAbsolute(source) ? source : resolve(source);
   let api: unknown;
+  let bundled: unknown;
   try {
-    api = await SwaggerParser.validate(location);
+    bundled = await SwaggerParser.bundle(location);
+    if (!isObj(bundled) || typeof bundled['openapi'] !== 'string' || !/^3\.[01]\./.test(bundled['openapi'])) {
+      throw new ContractError(source, '', 'not an OpenAPI 3.0 or 3.1 description (Swagger 2.0 is not supported)');
+    }
+    api = await SwaggerParser.validate(structuredClone(bundled) as never);
   } catch (error) {
+    if (error instanceof ContractError) throw error;
     throw toContractError(source, error);
   }
-  if (!isObj(api) || typeof api['openapi'] !== 'string' || !/^3\.[01]\./.test(api['openapi'])) {
-    throw new ContractError(source, '', 'not an OpenAPI 3.0 or 3.1 description (Swagger 2.0 is not supported)');
-  }
-  return { api, source };
+  if (!isObj(api)) throw new ContractError(source, '', 'not an OpenAPI 3.0 or 3.1 description');
+  return { api, bundled: bundled as Obj, source };
 }
 
 function toContractError(source: string, error: unknown): ContractError {
@@ -61,8 +68,11 @@ function toContractError(source: string, error: unknown): ContractError {
   return new ContractError(source, pointer, message.replace(/\s+/g, ' ').trim());
 }
 
-/** Turns a dereferenced description into services and operations. */
-export function describe(api: Obj, source: string): { service: ServiceSpec; operations: Operation[] } {
+/**
+ * Turns a dereferenced description into services and operations. With the bundled description, responses
+ * also name their schema by reference into its validation document (what response validation compiles).
+ */
+export function describe(api: Obj, source: string, bundled?: Obj): { service: ServiceSpec; operations: Operation[] } {
   const openapi = String(api['openapi']);
   const is30 = openapi.startsWith('3.0.');
   const toSchema = (schema: unknown): JsonSchema => {
@@ -80,6 +90,8 @@ export function describe(api: Obj, source: string): { service: ServiceSpec; oper
   const schemas = isObj(components['schemas'])
     ? Object.fromEntries(Object.entries(components['schemas']).map(([k, v]) => [k, toSchema(v)]))
     : {};
+  const validation = bundled ? validationDocument(bundled, source) : undefined;
+  const platform = info['x-platform'] ?? api['x-platform'];
   const service: ServiceSpec = {
     id: serviceId,
     file: source,
@@ -88,6 +100,8 @@ export function describe(api: Obj, source: string): { service: ServiceSpec; oper
     openapi,
     serverTemplate,
     schemas,
+    ...(validation ? { validationDocument: validation } : {}),
+    ...(typeof platform === 'string' ? { platform } : {}),
   };
 
   const globalSecurity = Array.isArray(api['security']) ? api['security'] : [];
@@ -115,11 +129,12 @@ export function describe(api: Obj, source: string): { service: ServiceSpec; oper
         parameters,
         requestBody: requestBodyOf(op['requestBody'], `${pointer}/requestBody`, toSchema),
         requestBodies: requestBodiesOf(op['requestBody'], `${pointer}/requestBody`, toSchema),
-        responses: responsesOf(op['responses'], `${pointer}/responses`, toSchema),
+        responses: responsesOf(op['responses'], `${pointer}/responses`, toSchema, validation),
         auth: authSchemesOf(security, api),
         links: linksOf(op['responses'], api),
         secured: security.some((req) => isObj(req) && Object.keys(req).length > 0),
         extensions: Object.fromEntries(Object.entries(op).filter(([k]) => k.startsWith('x-'))),
+        tags: tags.filter((t): t is string => typeof t === 'string'),
       });
     }
   }
@@ -176,7 +191,12 @@ function requestBodyOf(body: unknown, pointer: string, toSchema: (s: unknown) =>
   };
 }
 
-function responsesOf(responses: unknown, pointer: string, toSchema: (s: unknown) => JsonSchema): ResponseSpec[] {
+function responsesOf(
+  responses: unknown,
+  pointer: string,
+  toSchema: (s: unknown) => JsonSchema,
+  validation?: { id: string; document: Obj },
+): ResponseSpec[] {
   if (!isObj(responses)) return [];
   return Object.entries(responses)
     .filter((e): e is [string, Obj] => isObj(e[1]))
@@ -188,9 +208,21 @@ function responsesOf(responses: unknown, pointer: string, toSchema: (s: unknown)
         contentTypes: Object.keys(content),
         pointer: `${pointer}/${pointerToken(status)}`,
       };
-      if (media && media[1]['schema'] !== undefined) spec.schema = toSchema(media[1]['schema']);
+      if (media && media[1]['schema'] !== undefined) {
+        spec.schema = toSchema(media[1]['schema']);
+        const ref = validation && schemaPointer(validation.document, spec.pointer, media[0]);
+        if (ref) spec.schemaRef = `${validation.id}#${ref.split('/').map(encodeURIComponent).join('/')}`;
+      }
       return spec;
     });
+}
+
+/** Where the response's media schema sits in the bundled document, through Response Object `$ref`s. */
+function schemaPointer(doc: Obj, responsePointer: string, mediaType: string): string | undefined {
+  const response = followRefs(doc, responsePointer);
+  if (response === undefined) return undefined;
+  const pointer = `${response}/content/${pointerToken(mediaType)}/schema`;
+  return resolvePointer(doc, pointer) === undefined ? undefined : pointer;
 }
 
 /**
@@ -201,8 +233,8 @@ export async function loadContract(sources: string[]): Promise<Contract> {
   const loaded = await Promise.all(sources.map((s) => loadDescription(s)));
   const contract: Contract = { services: [], operations: [] };
   const seen = new Map<string, string>();
-  for (const { api, source } of loaded) {
-    const { service, operations } = describe(api, source);
+  for (const { api, bundled, source } of loaded) {
+    const { service, operations } = describe(api, source, bundled);
     if (contract.services.some((s) => s.id === service.id)) {
       throw new ContractError(source, '', `service id "${service.id}" is also used by another description`);
     }

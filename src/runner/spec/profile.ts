@@ -5,6 +5,10 @@ import { readValidatedYaml } from './yaml-file.ts';
 export interface Profile {
   title: string;
   contractVersion: string;
+  /** The platform the profile belongs to (matched against a description's x-platform). */
+  platform?: string;
+  /** Service ids the profile applies to; without services and platform it applies to every service. */
+  services?: string[];
   errorEnvelope: { codePointer: string; appliesTo: string[] };
   statuses: Array<{ status: number; codes: string[]; envelope: 'required' | 'optional'; meaning?: string }>;
   unknownCode: 'warning' | 'error' | 'info';
@@ -25,6 +29,8 @@ export interface Profile {
   sideEffects: Array<{ operation: string; class: 'reversible' | 'irreversible' | 'mutating'; undo?: string; effect: string }>;
   propertyCasing?: { caseSensitive: boolean; mismatchSeverity: 'warning' | 'error' | 'info' };
   anomalies?: Array<{ id: string; operation: string; message: string }>;
+  /** Request fields whose values are secrets a flow verifies: no response of the case may carry them. */
+  secretFields?: string[];
 }
 
 export const PROFILE_SCHEMA = fileURLToPath(new URL('../../../contract/profile.schema.json', import.meta.url));

@@ -7,12 +7,12 @@
 import { getCurrentTest } from '@vitest/runner';
 import { expect, inject, type TestContext } from 'vitest';
 import { runChecks } from '../checks/registry.ts';
+import { SchemaCompileError } from '../checks/schema.ts';
 import type { RunConfig } from '../execute/config.ts';
 import { Session } from '../execute/session.ts';
 import type { CaseResult, Exchange, Finding, RecordedResponse } from '../model.ts';
 import type { Expectation_ } from '../plan/cases.ts';
-import type { ConformanceMeta } from './meta.ts';
-import './meta.ts';
+import { UNMET_OPERATIONS, type ConformanceMeta } from './meta.ts';
 
 export type { ConformanceMeta } from './meta.ts';
 
@@ -29,6 +29,16 @@ export function runConfig(): RunConfig {
 export function session(): Promise<Session> {
   shared ??= Session.create(runConfig());
   return shared;
+}
+
+/**
+ * What a scenario suite declares it needs: the reason to skip it when the run's contract lacks any of these
+ * operations, else undefined. Use it in beforeEach: `if (unmet) skip(unmet)`.
+ */
+export async function unmetOperations(...operationIds: string[]): Promise<string | undefined> {
+  const s = await session();
+  const lacking = operationIds.filter((id) => !s.contract.operations.some((o) => o.operationId === id));
+  return lacking.length > 0 ? `${UNMET_OPERATIONS}${lacking.join(', ')}` : undefined;
 }
 
 export interface CallResult {
@@ -94,14 +104,21 @@ expect.extend({
     if (!exchange.response) {
       return { pass: false, message: () => `${operationId}: no response (${exchange.error?.message ?? 'unknown error'})` };
     }
-    const { checks, findings } = runChecks({
-      exchange: exchange as Exchange & { response: RecordedResponse },
-      operation: s.operation(operationId),
-      profile: s.profile,
-      validator: s.validator,
-      expectation,
-      expect: [],
-    });
+    let judged: ReturnType<typeof runChecks>;
+    try {
+      judged = runChecks({
+        exchange: exchange as Exchange & { response: RecordedResponse },
+        operation: s.operation(operationId),
+        profile: s.profileOf(s.operation(operationId)),
+        validator: s.validator,
+        expectation,
+        expect: [],
+      });
+    } catch (error) {
+      if (!(error instanceof SchemaCompileError)) throw error;
+      return { pass: false, message: () => `${operationId}: the tool cannot judge the response: ${error.message}` };
+    }
+    const { checks, findings } = judged;
     const errors = findings.filter((f) => f.severity === 'error');
     const task = getCurrentTest();
     if (task) {

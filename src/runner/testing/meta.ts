@@ -7,6 +7,9 @@ export interface ConformanceMeta {
   result: CaseResult;
 }
 
+/** How the skip note of a scenario whose operations the contract lacks begins (the reporters list it once). */
+export const UNMET_OPERATIONS = 'the contract does not describe ';
+
 declare module 'vitest' {
   interface TaskMeta {
     conformance?: ConformanceMeta[];

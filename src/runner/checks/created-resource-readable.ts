@@ -1,0 +1,87 @@
+import { isDeepStrictEqual } from 'node:util';
+import { comparableFields, recordSchema } from '../plan/relations.ts';
+import { responseFor } from '../spec/load.ts';
+import type { Profile } from '../spec/profile.ts';
+import type { SchemaValidator } from './schema.ts';
+import { answersAsUnknownRoute } from './operation-present.ts';
+import type { Check, RelatedRead } from './types.ts';
+import { finding } from './types.ts';
+
+/** The records of a list answer: a bare array or a page's data. */
+export function listRecords(body: unknown): Array<Record<string, unknown>> {
+  const items = Array.isArray(body) ? body : Array.isArray((body as { data?: unknown } | null)?.data) ? (body as { data: unknown[] }).data : [];
+  return items.filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null && !Array.isArray(r));
+}
+
+/**
+ * The read's own failures are its operation's, not the writer's: a 5xx, an unknown route, a status the
+ * reader does not document, or a success body that does not conform to the reader's own schema.
+ */
+export function readerAtFault(read: RelatedRead, profile: Profile, validator?: SchemaValidator): boolean {
+  const { response } = read.exchange;
+  if (response.status >= 500 || answersAsUnknownRoute(response, profile)) return true;
+  const spec = responseFor(read.operation, response.status);
+  if (!spec) return true;
+  if (validator && response.status < 300 && spec.schema !== undefined && response.json !== undefined) {
+    return validator.validate(`${read.operation.specFile}#${spec.pointer}`, spec.schema, response.json).length > 0;
+  }
+  return false;
+}
+
+/** Fields sent that read back different, as {field: [sent, read]}. */
+export function differences(sent: unknown, record: Record<string, unknown>, read: RelatedRead): Record<string, [unknown, unknown]> {
+  const out: Record<string, [unknown, unknown]> = {};
+  for (const field of comparableFields(sent, recordSchema(read.operation))) {
+    const value = (sent as Record<string, unknown>)[field];
+    if (field in record && !isDeepStrictEqual(record[field], value)) out[field] = [value, record[field]];
+    else if (!(field in record)) continue; // not returned: the contract does not say it is
+  }
+  return out;
+}
+
+/**
+ * Read-your-writes, reported on the writer: the id a create answered is served by every reader of the
+ * record (by id, under it, in its collection's list), as the record asked for, with the fields sent.
+ */
+export const createdResourceReadable: Check = {
+  id: 'created-resource-readable',
+  appliesTo: ['created-readable'],
+  run(ctx) {
+    const out = [];
+    for (const read of ctx.reads ?? []) {
+      if (readerAtFault(read, ctx.profile, ctx.validator)) continue;
+      const { status, json } = read.exchange.response;
+      const where = `${read.operation.method} ${new URL(read.exchange.request.url).pathname}`;
+      if (status < 200 || status > 299) {
+        out.push(finding(ctx, 'created-resource-readable', 'error', `The created record ${read.id} is not served: ${where} (${read.operation.operationId}) answered ${status}.`, { expected: '2xx', actual: status }));
+        continue;
+      }
+      if (read.role === 'nested') continue;
+      let record: Record<string, unknown> | undefined;
+      if (read.role === 'list') {
+        record = listRecords(json).find((r) => r['id'] === read.id);
+        if (!record) {
+          out.push(finding(ctx, 'created-resource-readable', 'error', `The created record ${read.id} is missing from its collection's list (${read.operation.operationId}).`, { expected: read.id, actual: listRecords(json).map((r) => r['id']) }));
+          continue;
+        }
+      } else {
+        record = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
+        if (record && 'id' in record && record['id'] !== read.id) {
+          out.push(finding(ctx, 'created-resource-readable', 'error', `${read.operation.operationId} answered another record (${String(record['id'])}) for the created ${read.id}.`, { expected: read.id, actual: record['id'] }));
+          continue;
+        }
+      }
+      if (!record) continue;
+      const diff = differences(read.sent, record, read);
+      if (Object.keys(diff).length > 0) {
+        out.push(
+          finding(ctx, 'created-resource-readable', 'error', `The created record reads back different from what was sent (${Object.keys(diff).join(', ')}) through ${read.operation.operationId}.`, {
+            expected: Object.fromEntries(Object.entries(diff).map(([k, [s]]) => [k, s])),
+            actual: Object.fromEntries(Object.entries(diff).map(([k, [, r]]) => [k, r])),
+          }),
+        );
+      }
+    }
+    return out;
+  },
+};

@@ -1,0 +1,46 @@
+import { TOKEN_PLACEHOLDER } from '../http/redact.ts';
+import type { Exchange } from '../model.ts';
+import type { Check } from './types.ts';
+import { finding } from './types.ts';
+
+/** Where a secret value stands as a whole token (not inside a longer word or number) in a text. */
+export function carriesSecret(text: string, secret: string): boolean {
+  if (secret.length < 4) return false;
+  const escaped = secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![A-Za-z0-9])${escaped}(?![A-Za-z0-9])`).test(text);
+}
+
+function responseText(e: Exchange): string {
+  return e.response ? `${Object.values(e.response.headers).join('\n')}\n${e.response.body}` : '';
+}
+
+/**
+ * No response carries the caller's token (the client wrote it as the placeholder when it came back), and no
+ * response of a case carries a secret the case's flow verifies (a one-time password read from the OTP
+ * source, or the value sent in a secret field). The finding names the response, never the secret.
+ */
+export const secretNotExposed: Check = {
+  id: 'secret-not-exposed',
+  appliesTo: ['success', 'rejected', 'auth-rejected', 'presence', 'update-persisted', 'use-after-delete', 'created-readable', 'ownership', 'semantic'],
+  run(ctx) {
+    const out = [];
+    const own = ctx.exchange;
+    if (responseText(own).includes(TOKEN_PLACEHOLDER)) {
+      out.push(finding(ctx, 'secret-not-exposed', 'error', `The ${own.response.status} response carries the caller's token.`, { expected: 'no token in the response', actual: 'the token (redacted)' }));
+    }
+    const secrets = ctx.secrets ?? [];
+    if (secrets.length === 0) return out;
+    const exchanges = [...(ctx.caseExchanges ?? []), ...(ctx.caseExchanges?.includes(own) ? [] : [own])];
+    for (const e of exchanges) {
+      if (!secrets.some((s) => carriesSecret(responseText(e), s))) continue;
+      const where = `${e.request.method} ${new URL(e.request.url).pathname}`;
+      out.push(
+        finding(ctx, 'secret-not-exposed', 'error', `The response to ${where} (${e.response?.status}) carries a secret the flow verifies (a one-time password).`, {
+          expected: 'no secret of the flow in any response',
+          actual: 'the secret (redacted)',
+        }),
+      );
+    }
+    return out;
+  },
+};

@@ -1,0 +1,85 @@
+/**
+ * The chain of calls behind a case, for its reproduction: the calls the case sent (setup steps, fixtures,
+ * the call, read-backs), preceded by the creates of records it used that another case created first (a
+ * shared fixture, and the parents of those, transitively), oldest first. Each create carries the call that
+ * deletes its record again.
+ */
+import type { CaseResult, Exchange, HttpMethod } from '../model.ts';
+import { reproductionScript, type ChainStep } from '../report/reproduction.ts';
+import { createdIds } from './created.ts';
+
+export interface CreatedRecord {
+  id: string;
+  exchange: Exchange;
+  /** Order of creation in the run. */
+  seq: number;
+  undo?: { method: HttpMethod; url: string };
+}
+
+/** Records created during a run, by id and by the exchange that created them. */
+export class CreatedRecords {
+  private readonly byId = new Map<string, CreatedRecord>();
+  private readonly byExchange = new WeakMap<Exchange, CreatedRecord>();
+  private seq = 0;
+
+  /** Notes what a successful POST created (any of the three create shapes). */
+  note(exchange: Exchange, undo?: (id: string) => { method: HttpMethod; url: string } | undefined): void {
+    const status = exchange.response?.status ?? 0;
+    if (exchange.request.method !== 'POST' || status < 200 || status >= 300) return;
+    const id = createdIds(exchange.response?.json)[0];
+    if (!id || this.byId.has(id)) return;
+    const u = undo?.(id);
+    const record: CreatedRecord = { id, exchange, seq: this.seq++, ...(u ? { undo: u } : {}) };
+    this.byId.set(id, record);
+    this.byExchange.set(exchange, record);
+  }
+
+  /** The chain of a case's exchanges: the creates it depends on that it did not send itself, then its own. */
+  chain(exchanges: readonly Exchange[]): ChainStep[] {
+    const own = new Set(exchanges);
+    const extra = new Map<Exchange, CreatedRecord>();
+    const visit = (e: Exchange) => {
+      for (const id of this.idsUsed(e)) {
+        const record = this.byId.get(id);
+        if (!record || own.has(record.exchange) || extra.has(record.exchange)) continue;
+        extra.set(record.exchange, record);
+        visit(record.exchange);
+      }
+    };
+    exchanges.forEach(visit);
+    const before = [...extra.values()].sort((a, b) => a.seq - b.seq).map((r) => r.exchange);
+    return [...before, ...exchanges].map((e) => {
+      const step: ChainStep = { request: e.request };
+      if (e.response) step.response = { status: e.response.status, ...(e.response.json !== undefined ? { json: e.response.json } : {}) };
+      const undo = this.byExchange.get(e)?.undo;
+      if (undo) step.undo = undo;
+      return step;
+    });
+  }
+
+  private idsUsed(e: Exchange): string[] {
+    const used: string[] = [];
+    const path = e.request.url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '').split(/[?#]/)[0] ?? '';
+    for (const segment of path.split('/')) {
+      let value = segment;
+      try {
+        value = decodeURIComponent(segment);
+      } catch {
+        /* keep as is */
+      }
+      if (this.byId.has(value)) used.push(value);
+    }
+    if (e.request.body) for (const id of this.byId.keys()) if (e.request.body.includes(JSON.stringify(id))) used.push(id);
+    return used;
+  }
+}
+
+/** The case with its reproduction script, when it did not pass and needed more than its one call. */
+export function withReproduction(result: CaseResult, records: CreatedRecords, title: string): CaseResult {
+  const interesting = (result.outcome !== 'passed' && result.outcome !== 'skipped') || result.findings.length > 0;
+  if (!interesting || result.exchanges.length === 0) return result;
+  const first = result.findings.find((f) => f.severity === 'error') ?? result.findings[0];
+  const finding = first ? `${first.check}: ${first.message}` : result.errorMessage;
+  const script = reproductionScript(records.chain(result.exchanges), { title, ...(finding ? { finding } : {}) });
+  return script ? { ...result, reproduction: script } : result;
+}

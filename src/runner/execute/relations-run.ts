@@ -1,0 +1,89 @@
+/**
+ * The calls behind the relation cases: read-your-writes after a create (reported on the create) and
+ * ownership across two parents (reported on the reader). Which operations relate comes from plan/relations.
+ */
+import type { RelatedRead } from '../checks/types.ts';
+import type { Exchange, Operation, RecordedResponse } from '../model.ts';
+import { createOf, ownerField, readersOfCreated, recordSchema } from '../plan/relations.ts';
+import { createdIds } from './created.ts';
+
+type Answered = Exchange & { response: RecordedResponse };
+
+export interface RelationsHost {
+  contract: import('../model.ts').Contract;
+  call(op: Operation, request: { pathParams?: Record<string, string>; body?: unknown }): Promise<Exchange>;
+  /** Records for the path ids of an operation, new ones each time. */
+  freshIds(op: Operation, trail: Exchange[]): Promise<Record<string, string>>;
+  /** The positive body of an operation, templates resolved. */
+  positiveBody(op: Operation): Promise<unknown>;
+}
+
+export class RelationUnmet extends Error {}
+
+function answered(e: Exchange): e is Answered {
+  return e.response !== undefined;
+}
+
+function ok(e: Exchange): e is Answered {
+  return answered(e) && e.response.status >= 200 && e.response.status < 300;
+}
+
+/** After the create was answered: read the created record back through every reader. */
+export async function readCreated(
+  host: RelationsHost,
+  create: Operation,
+  parentIds: Record<string, string>,
+  sent: unknown,
+  action: Exchange,
+  trail: Exchange[],
+): Promise<RelatedRead[]> {
+  if (!ok(action)) throw new RelationUnmet(`${create.operationId} answered ${action.response?.status ?? action.error?.message} (see its positive case)`);
+  const id = createdIds(action.response.json)[0];
+  if (!id) throw new RelationUnmet(`${create.operationId} answered no record id (see its positive case)`);
+  const reads: RelatedRead[] = [];
+  for (const reader of readersOfCreated(host.contract, create)) {
+    const pathParams = reader.param ? { ...parentIds, [reader.param]: id } : { ...parentIds };
+    const exchange = await host.call(reader.operation, { pathParams });
+    trail.push(exchange);
+    if (answered(exchange)) reads.push({ operation: reader.operation, role: reader.role, exchange, id, parentIds, sent });
+  }
+  return reads;
+}
+
+/** Two parents, two children under the first and one under the second; then the reader's reads of them. */
+export async function readOwnership(host: RelationsHost, reader: Operation, trail: Exchange[]): Promise<RelatedRead[]> {
+  const create = createOf(host.contract, reader);
+  if (!create) throw new RelationUnmet(`no described operation creates the records ${reader.operationId} reads`);
+  const param = reader.path.endsWith('}') ? reader.path.match(/\{([^}]+)\}$/)?.[1] : undefined;
+  const owner = ownerField(create, recordSchema(reader));
+  const makeChild = async (parentIds: Record<string, string>): Promise<string> => {
+    const exchange = await host.call(create, { pathParams: parentIds, body: await host.positiveBody(create) });
+    trail.push(exchange);
+    const id = ok(exchange) ? createdIds(exchange.response.json)[0] : undefined;
+    if (!id) throw new RelationUnmet(`setup: ${create.operationId} answered ${exchange.response?.status ?? exchange.error?.message} without a record id`);
+    return id;
+  };
+  const parentA = await host.freshIds(create, trail);
+  const parentB = await host.freshIds(create, trail);
+  const a1 = await makeChild(parentA);
+  const a2 = await makeChild(parentA);
+  const b1 = await makeChild(parentB);
+  const ownerOf = (parentIds: Record<string, string>) =>
+    owner && parentIds[owner.parentParam] ? { owner: { field: owner.field, value: parentIds[owner.parentParam]! } } : {};
+  const reads: RelatedRead[] = [];
+  const read = async (pathParams: Record<string, string>, extra: Partial<RelatedRead> & Pick<RelatedRead, 'id' | 'role'>) => {
+    const exchange = await host.call(reader, { pathParams });
+    trail.push(exchange);
+    if (answered(exchange)) reads.push({ operation: reader, exchange, parentIds: pathParams, ...extra });
+  };
+  if (param) {
+    await read({ ...parentA, [param]: a1 }, { id: a1, role: 'item', ...ownerOf(parentA) });
+    await read({ ...parentA, [param]: a2 }, { id: a2, role: 'item', ...ownerOf(parentA) });
+    await read({ ...parentB, [param]: b1 }, { id: b1, role: 'item', ...ownerOf(parentB) });
+    await read({ ...parentB, [param]: a1 }, { id: a1, role: 'item', crossParent: true });
+  } else {
+    await read(parentA, { id: a1, role: 'list', members: [a1, a2], foreign: [b1], ...ownerOf(parentA) });
+    await read(parentB, { id: b1, role: 'list', members: [b1], foreign: [a1, a2], ...ownerOf(parentB) });
+  }
+  return reads;
+}

@@ -1,0 +1,55 @@
+/**
+ * Identical calls: a documented transient failure is retried once before it is judged, and a positive call
+ * that may be repeated without harm is sent again so that an operation which answers identical calls
+ * differently is reported as flaky, with the counts.
+ */
+import { atPointer } from '../checks/types.ts';
+import type { CaseResult, Operation, RecordedResponse } from '../model.ts';
+import { sideEffectOf, type Profile } from '../spec/profile.ts';
+
+/** Statuses that mean "try again" when the operation documents them (RFC 9110: 408 Request Timeout). */
+const TRANSIENT = new Set([408]);
+/** Back-off before the one retry when the response names none (Retry-After), and the longest honoured. */
+export const RETRY_BACKOFF_MS = 200;
+const MAX_BACKOFF_MS = 5_000;
+
+/** A documented transient failure: a status the operation documents as transient, with the envelope where the platform's errors carry one. */
+export function isDocumentedTransient(op: Operation, response: Pick<RecordedResponse, 'status' | 'json'>, profile: Profile): boolean {
+  if (!TRANSIENT.has(response.status) || !op.responses.some((r) => r.status === String(response.status))) return false;
+  if (!profile.errorEnvelope.appliesTo.includes(op.service)) return true;
+  return typeof atPointer(response.json, profile.errorEnvelope.codePointer) === 'string';
+}
+
+/** How long to wait before the retry: Retry-After in seconds when given (capped), else the default back-off. */
+export function backoffMs(headers: Record<string, string>): number {
+  const after = Number(headers['retry-after']);
+  return Number.isFinite(after) && after >= 0 ? Math.min(after * 1000, MAX_BACKOFF_MS) : RETRY_BACKOFF_MS;
+}
+
+/** Identical positive calls sent to tell a flaky operation from a broken one. */
+export const ATTEMPTS = 3;
+
+/**
+ * When a positive call may be sent again unchanged: 'always' for safe methods (repeating them costs nothing),
+ * 'on-failure' for idempotent updates and creates the run undoes, 'never' otherwise (a delete or an
+ * irreversible call does not answer a second identical call the same way).
+ */
+export function repeatPolicy(op: Operation, profile: Profile): 'always' | 'on-failure' | 'never' {
+  if (op.method === 'GET' || op.method === 'HEAD' || op.method === 'OPTIONS') return 'always';
+  if (op.method === 'PUT') return 'on-failure';
+  const effect = sideEffectOf(profile, op.operationId);
+  return op.method === 'POST' && effect?.class === 'reversible' ? 'on-failure' : 'never';
+}
+
+/**
+ * One case result from identical attempts: all passed or all failed stays as the first; a mix is flaky,
+ * reported with the first failing attempt's checks and findings (the exchanges are the case's, shared).
+ */
+export function combineAttempts(attempts: CaseResult[]): CaseResult {
+  const first = attempts[0]!;
+  const failed = attempts.filter((a) => a.outcome === 'failed');
+  const passed = attempts.filter((a) => a.outcome === 'passed');
+  const durationMs = attempts.reduce((sum, a) => sum + a.durationMs, 0);
+  if (failed.length === 0 || passed.length === 0) return { ...(failed[0] ?? first), durationMs };
+  return { ...failed[0]!, outcome: 'flaky', durationMs, flaky: { attempts: attempts.length, failed: failed.length } };
+}

@@ -1,0 +1,67 @@
+import { randomBytes } from 'node:crypto';
+import { TOKEN_PLACEHOLDER, type Secret } from './redact.ts';
+
+/**
+ * Credentials that must all be refused, each with its case name. The list is the auth matrix: the header
+ * left out, an empty bearer token, another scheme carrying the token, a malformed and a random token, and
+ * the valid token cut short or with one character changed (a partial comparison lets those through).
+ */
+export const AUTH_VARIANTS = [
+  ['none', 'no token'],
+  ['empty', 'empty bearer token'],
+  ['basic', 'Basic scheme'],
+  ['malformed', 'malformed token'],
+  ['wrong', 'wrong token'],
+  ['truncated', 'valid token truncated'],
+  ['changed', 'valid token with one character changed'],
+] as const;
+
+export type InvalidAuth = (typeof AUTH_VARIANTS)[number][0];
+
+/** The valid token without its last character. */
+export function truncatedToken(token: string): string {
+  return token.slice(0, -1);
+}
+
+/** The valid token with its middle character replaced by another character of the same kind. */
+export function changedToken(token: string): string {
+  if (token === '') return 'x';
+  const i = Math.floor(token.length / 2);
+  const c = token[i] ?? 'a';
+  const swap = /[0-9]/.test(c) ? (c === '0' ? '1' : '0') : /[A-Z]/.test(c) ? (c === 'A' ? 'B' : 'A') : c === 'a' ? 'b' : 'a';
+  return `${token.slice(0, i)}${swap}${token.slice(i + 1)}`;
+}
+
+/**
+ * The token and every value derived from it, as a report must redact them: the derived ones get their own
+ * placeholder (a reproduction must not send the valid token for them), the token first so none of it is left.
+ */
+export function derivedSecrets(token: string): Secret[] {
+  return [
+    token,
+    { value: changedToken(token), placeholder: `${TOKEN_PLACEHOLDER}~changed` },
+    { value: truncatedToken(token), placeholder: `${TOKEN_PLACEHOLDER}~truncated` },
+  ];
+}
+
+/** The Authorization header value for an auth mode, or undefined when the header is left out. */
+export function authorization(mode: InvalidAuth | 'valid', token: string): string | undefined {
+  switch (mode) {
+    case 'valid':
+      return `Bearer ${token}`;
+    case 'none':
+      return undefined;
+    case 'empty':
+      return 'Bearer ';
+    case 'basic':
+      return `Basic ${token}`;
+    case 'malformed':
+      return 'Bearer not a valid token';
+    case 'wrong':
+      return `Bearer ${randomBytes(24).toString('hex')}`;
+    case 'truncated':
+      return `Bearer ${truncatedToken(token)}`;
+    case 'changed':
+      return `Bearer ${changedToken(token)}`;
+  }
+}

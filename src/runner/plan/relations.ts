@@ -1,0 +1,139 @@
+/**
+ * Relations between operations, derived from paths and schemas only: which POST creates the records of a
+ * collection, which GETs serve a created record (by id, nested under it, or listed in its collection), and
+ * which field of a child record names its parent. Kept apart from the planner so a fuller resource model
+ * can replace it without touching the checks.
+ */
+import type { Contract, JsonSchema, Operation } from '../model.ts';
+import { responseFor } from '../spec/load.ts';
+import { schemaFormat, schemaProperties, schemaTypes } from '../spec/json-schema.ts';
+
+/** How a reader serves a created record: its item path, a path nested under it, or its collection's list. */
+export type ReadRole = 'item' | 'nested' | 'list';
+
+export interface Reader {
+  operation: Operation;
+  role: ReadRole;
+  /** The path parameter the created id fills (absent for the list, which lives on the collection path). */
+  param?: string;
+}
+
+function params(path: string): string[] {
+  return [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? '');
+}
+
+/** The item parameter of a collection path: the `{x}` in `<collection>/{x}` of any operation, if one exists. */
+export function itemParam(contract: Contract, op: Operation): string | undefined {
+  const prefix = `${op.path}/{`;
+  for (const o of contract.operations) {
+    if (o.service !== op.service || !o.path.startsWith(prefix)) continue;
+    const name = o.path.slice(prefix.length).split('}')[0];
+    if (name) return name;
+  }
+  return undefined;
+}
+
+/** True when the operation creates records of a collection: a POST on a path that has item paths under it. */
+export function isCreate(contract: Contract, op: Operation): boolean {
+  return op.method === 'POST' && !op.path.endsWith('}') && itemParam(contract, op) !== undefined;
+}
+
+/** The GETs that serve a record the create made: by its id, under its id (no further ids), or in the list. */
+export function readersOfCreated(contract: Contract, create: Operation): Reader[] {
+  const param = itemParam(contract, create);
+  if (!param) return [];
+  const item = `${create.path}/{${param}}`;
+  const known = params(item).length;
+  const readers: Reader[] = [];
+  for (const o of contract.operations) {
+    if (o.service !== create.service || o.method !== 'GET') continue;
+    if (o.path === item) readers.push({ operation: o, role: 'item', param });
+    else if (o.path.startsWith(`${item}/`) && params(o.path).length === known) readers.push({ operation: o, role: 'nested', param });
+    else if (o.path === create.path && listSchema(o) !== undefined) readers.push({ operation: o, role: 'list' });
+  }
+  return readers;
+}
+
+/** The create of the collection an item or list path belongs to. */
+export function createOf(contract: Contract, reader: Operation): Operation | undefined {
+  const collection = reader.path.endsWith('}') ? reader.path.replace(/\/\{[^}]+\}$/, '') : reader.path;
+  return contract.operations.find((o) => o.service === reader.service && o.path === collection && isCreate(contract, o));
+}
+
+/** The list of a collection: the GET on the collection path, when it answers records. */
+export function listOf(contract: Contract, itemOp: Operation): Operation | undefined {
+  if (!itemOp.path.endsWith('}')) return undefined;
+  const collection = itemOp.path.replace(/\/\{[^}]+\}$/, '');
+  return contract.operations.find((o) => o.service === itemOp.service && o.method === 'GET' && o.path === collection && listSchema(o) !== undefined);
+}
+
+/** The record schema of a list's items (a bare array or a page's `data`), when the 200 answer is a list. */
+export function listSchema(op: Operation): JsonSchema | undefined {
+  const schema = responseFor(op, 200)?.schema;
+  if (schema === undefined) return undefined;
+  if (schemaTypes(schema).includes('array') && typeof schema === 'object') return (schema['items'] as JsonSchema | undefined) ?? true;
+  const data = schemaProperties(schema)['data'];
+  if (data !== undefined && schemaTypes(data).includes('array') && typeof data === 'object') return (data['items'] as JsonSchema | undefined) ?? true;
+  return undefined;
+}
+
+/** The record schema a reader answers: a list's item schema, else its 200 schema. */
+export function recordSchema(reader: Operation): JsonSchema | undefined {
+  return listSchema(reader) ?? responseFor(reader, 200)?.schema;
+}
+
+/** Properties of a schema, through allOf (the record schemas compose with allOf). */
+export function recordProperties(schema: JsonSchema | undefined): Record<string, JsonSchema> {
+  if (schema === undefined || typeof schema !== 'object') return {};
+  const out: Record<string, JsonSchema> = {};
+  for (const part of (schema['allOf'] as JsonSchema[] | undefined) ?? []) Object.assign(out, recordProperties(part));
+  return { ...out, ...schemaProperties(schema) };
+}
+
+/**
+ * The field of a child record that names its parent: when the child's collection sits under exactly one
+ * parent id, the one uuid property of the record other than its own `id`. Undefined when that is not clear.
+ */
+export function ownerField(create: Operation, record: JsonSchema | undefined): { field: string; parentParam: string } | undefined {
+  const parents = params(create.path);
+  if (parents.length !== 1) return undefined;
+  const candidates = Object.entries(recordProperties(record)).filter(([name, s]) => name !== 'id' && schemaFormat(s) === 'uuid');
+  if (candidates.length !== 1) return undefined;
+  return { field: candidates[0]![0], parentParam: parents[0]! };
+}
+
+/** The record fields a request sent that a reader's record declares with the same scalar type: they must read back equal. */
+export function comparableFields(sent: unknown, record: JsonSchema | undefined): string[] {
+  if (typeof sent !== 'object' || sent === null || Array.isArray(sent)) return [];
+  const props = recordProperties(record);
+  return Object.entries(sent as Record<string, unknown>)
+    .filter(([name, value]) => {
+      const schema = props[name];
+      if (schema === undefined) return false;
+      const types = schemaTypes(schema);
+      const format = schemaFormat(schema);
+      if (format === 'date-time' || format === 'date') return false; // a server may normalise these
+      const kind = typeof value === 'number' ? (Number.isInteger(value) ? ['integer', 'number'] : ['number']) : [typeof value];
+      return types.length > 0 && kind.some((k) => types.includes(k)) && ['string', 'number', 'boolean'].includes(typeof value);
+    })
+    .map(([name]) => name);
+}
+
+/**
+ * Fields of the record that an update does not accept (in the reader's record, absent from the update's
+ * request schema, plain values, not ids), with their current values: sent changed, they must not be applied.
+ * None when the update's schema forbids other properties (sending them would make the request invalid).
+ */
+export function notAcceptedOnUpdate(update: Operation, reader: Operation, current: unknown): Record<string, unknown> {
+  const schema = update.requestBody?.schema;
+  if (schema === undefined || typeof schema !== 'object' || schema['additionalProperties'] === false) return {};
+  if (typeof current !== 'object' || current === null || Array.isArray(current)) return {};
+  const accepted = recordProperties(schema);
+  const out: Record<string, unknown> = {};
+  for (const [name, s] of Object.entries(recordProperties(recordSchema(reader)))) {
+    const value = (current as Record<string, unknown>)[name];
+    if (name in accepted || name === 'id' || schemaFormat(s) === 'uuid' || value === undefined) continue;
+    if (['string', 'number', 'boolean'].includes(typeof value)) out[name] = value;
+  }
+  return out;
+}
