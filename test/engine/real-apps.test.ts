@@ -140,7 +140,7 @@ describe.skipIf(unavailable !== undefined)('real applications', () => {
       );
       expect(found(results).filter((f) => !allowed.has(f))).toEqual([]);
       for (const op of ['subtraction_endpoint_subtract_post', 'divide_endpoint_divide_post', 'square_root_endpoint_square_root_post']) {
-        expect(results.operations.find((o) => o.operationId === op)?.outcome).toBe('passed');
+        expect(['failed', 'missing']).not.toContain(results.operations.find((o) => o.operationId === op)?.outcome);
       }
     });
   });
