@@ -9,7 +9,7 @@ import { planOperation } from '../plan/cases.ts';
 import { InputError } from '../spec/errors.ts';
 import { loadExamples } from '../spec/examples.ts';
 import { loadContract } from '../spec/load.ts';
-import { loadProfile } from '../spec/profile.ts';
+import { loadProfiles, profileFor } from '../spec/profiles.ts';
 import { ROOT, type RunOptions } from './run.ts';
 
 export interface PlanSummary {
@@ -35,7 +35,8 @@ export function suiteFiles(dir: string): string[] {
 }
 
 export async function printPlan(options: RunOptions, write: (line: string) => void): Promise<PlanSummary> {
-  const [contract, profile, examples] = await Promise.all([loadContract(options.specs), loadProfile(options.profile), loadExamples(options.examples)]);
+  const [contract, examples] = await Promise.all([loadContract(options.specs), loadExamples(options.examples)]);
+  const profiles = await loadProfiles(options.profile, contract);
   for (const pattern of [...options.include, ...options.exclude]) {
     if (!contract.operations.some((o) => matchesSelector(o, pattern))) {
       throw new InputError(`--include/--exclude "${pattern}" names no operation of the contract`);
@@ -60,7 +61,7 @@ export async function printPlan(options: RunOptions, write: (line: string) => vo
       lines.push(heading);
     }
     lines.push(`  ${op.operationId}  ${op.method} ${op.path}`);
-    for (const c of planOperation(contract, op, profile, examples, planOptions).cases) {
+    for (const c of planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions).cases) {
       summary.cases++;
       if (c.skip) {
         summary.skipped++;
