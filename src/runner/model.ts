@@ -15,6 +15,25 @@ export interface ParameterSpec {
   schema: JsonSchema;
   /** JSON pointer of the parameter inside its description file. */
   pointer: string;
+  /** The parameter's documented example value, when it has one. */
+  example?: unknown;
+}
+
+/** A security scheme the tool can send credentials for. */
+export type AuthScheme =
+  | { name: string; kind: 'bearer' | 'basic' }
+  | { name: string; kind: 'apiKey'; in: 'header' | 'query' | 'cookie'; parameter: string };
+
+/** An OpenAPI link of a response: the target operation and where its parameters come from. */
+export interface OperationLink {
+  name: string;
+  /** Status of the response that declares the link. */
+  status: string;
+  operationId?: string;
+  method?: string;
+  path?: string;
+  /** Target parameter name -> runtime expression, e.g. "$response.body#/id". */
+  parameters: Record<string, string>;
 }
 
 export interface ResponseSpec {
@@ -55,7 +74,13 @@ export interface Operation {
   pointer: string;
   parameters: ParameterSpec[];
   requestBody?: RequestBodySpec;
+  /** Every media type the request body declares (JSON first); requestBody is the first of them. */
+  requestBodies?: RequestBodySpec[];
   responses: ResponseSpec[];
+  /** The security schemes whose credentials the tool sends (empty or absent: the profile's bearer header). */
+  auth?: AuthScheme[];
+  /** OpenAPI links of the responses. */
+  links?: OperationLink[];
   /** True when a security requirement applies (the operation must reject calls without credentials). */
   secured: boolean;
   /** Vendor extensions of the operation object (x-*), kept verbatim. */
@@ -190,7 +215,7 @@ export type Outcome = 'passed' | 'failed' | 'missing' | 'flaky' | 'errored' | 'u
 export type CaseOutcome = 'passed' | 'failed' | 'missing' | 'flaky' | 'errored' | 'skipped';
 export type CheckStatus = 'passed' | 'failed' | 'warning' | 'waived' | 'skipped';
 
-export type CaseKind = 'positive' | 'auth' | 'negative' | 'lifecycle' | 'presence' | 'scenario' | 'pact';
+export type CaseKind = 'positive' | 'auth' | 'negative' | 'lifecycle' | 'presence' | 'coverage' | 'scenario' | 'pact';
 
 export interface CheckResult {
   id: CheckId;

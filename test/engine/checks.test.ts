@@ -328,6 +328,7 @@ describe('plan', () => {
       /^negative: .+$/,
       /^semantic: .+$/,
       /^lifecycle: (update persisted|use after delete|created record readable|ownership)$/,
+      /^coverage$/,
     ];
     for (const p of plans()) for (const c of p.cases) expect(forms.some((f) => f.test(c.name)), c.name).toBe(true);
   });

@@ -4,10 +4,18 @@ import { finding } from './types.ts';
 /** Any 5xx is a server error, whatever was sent (a documented 500 still means the call broke the service). */
 export const notAServerError: Check = {
   id: 'not-a-server-error',
-  appliesTo: ['success', 'auth-rejected', 'rejected', 'presence', 'semantic'],
+  appliesTo: ['success', 'auth-rejected', 'rejected', 'presence', 'semantic', 'coverage'],
   run(ctx) {
     const { status } = ctx.exchange.response;
     if (status < 500) return [];
+    if (ctx.coverage) {
+      return [
+        finding(ctx, 'not-a-server-error', 'error', `The deployment answered ${status}, a server error, to a schema-valid request (${ctx.coverage.label}; smallest failing request of ${ctx.coverage.sent} sent).`, {
+          expected: '< 500',
+          actual: status,
+        }),
+      ];
+    }
     return [finding(ctx, 'not-a-server-error', 'error', `The deployment answered ${status}, a server error.`, { expected: '< 500', actual: status })];
   },
 };

@@ -24,6 +24,10 @@ export interface CheckContext {
   /** Secrets the case's flow verifies (raw values, never reported), and every exchange of the case. */
   secrets?: string[];
   caseExchanges?: Exchange[];
+  /** Presence: the deployment's answer to a route that surely does not exist (same method), and its path. */
+  unknownRoute?: { path: string; response: RecordedResponse };
+  /** Coverage: the exchange is the smallest schema-valid request found to fail; what it varies, and how many were sent. */
+  coverage?: { label: string; sent: number };
 }
 
 /** One read of a related operation, with what it should show. */

@@ -114,6 +114,7 @@ export interface RunFlags {
   otpSourceUrl?: string;
   out: string;
   seed: number;
+  maxExamples?: number;
   shard?: { index: number; count: number };
   failOn?: string[];
   quiet?: boolean;
@@ -159,6 +160,7 @@ export function addRunOptions(cmd: Command): Command {
     .option('--otp-source-url <url>', 'URL template with {transactionId} that answers the one-time password')
     .option('--out <dir>', 'report directory', 'reports')
     .option('--seed <n>', 'seed of the generated requests', positiveInt('--seed'), 1)
+    .option('--max-examples <n>', 'requests of the coverage phase per operation (0: none; default 10)', nonNegativeInt('--max-examples'))
     .option('--shard <i/n>', 'run a deterministic i-th of n parts of the operations', parseShard)
     .option('--fail-on <levels>', 'what else fails the run besides errors: warning, untested (comma-separated)', parseFailOn)
     .option('--quiet', 'print only the summary')
@@ -282,6 +284,7 @@ export function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv): RunOption
     ...(flags.otpSourceUrl ? { otpSourceUrl: flags.otpSourceUrl } : {}),
     out: flags.out,
     seed: flags.seed,
+    ...(flags.maxExamples !== undefined ? { maxExamples: flags.maxExamples } : {}),
     ...(flags.shard ? { shard: flags.shard } : {}),
     failOn: flags.failOn?.includes('warning') ? 'warning' : 'error',
     ...(flags.failOn?.includes('untested') ? { failOnUntested: true } : {}),

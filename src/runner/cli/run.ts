@@ -47,6 +47,7 @@ export interface RunOptions {
   otpSourceUrl?: string;
   out: string;
   seed: number;
+  maxExamples?: number;
   shard?: { index: number; count: number };
   failOn: 'error' | 'warning';
   /** --fail-on untested: an untested operation fails the run. */
@@ -148,6 +149,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       allowIrreversible,
       ...(otpSourceUrl ? { otpSourceUrl } : {}),
       seed: options.seed,
+      ...(options.maxExamples !== undefined ? { maxExamples: options.maxExamples } : {}),
       include: options.include,
       exclude: options.exclude,
       ...(options.shard ? { shard: options.shard } : {}),
@@ -156,7 +158,13 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       ...(options.maxFailures ? { maxFailures: options.maxFailures } : {}),
     };
     const selected = selectOperations(contract.operations, config);
-    const planOptions = { seed: options.seed, readOnly: options.readOnly, allowIrreversible, otpSource: otpSourceUrl !== undefined };
+    const planOptions = {
+      seed: options.seed,
+      readOnly: options.readOnly,
+      allowIrreversible,
+      otpSource: otpSourceUrl !== undefined,
+      ...(options.maxExamples !== undefined ? { maxExamples: options.maxExamples } : {}),
+    };
     const plannedCases = Object.fromEntries(selected.map((op) => [op.operationId, planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions).cases.length]));
     const deploymentDiff = options.deploymentSpec ? await diffDeployment(contract, options.deploymentSpec) : undefined;
 

@@ -17,6 +17,8 @@ export interface RunConfig {
   /** URL template with {transactionId} that answers the one-time password of a transaction. */
   otpSourceUrl?: string;
   seed: number;
+  /** Requests of the coverage phase per operation (0 turns the phase off). */
+  maxExamples?: number;
   include: string[];
   exclude: string[];
   shard?: { index: number; count: number };

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { answersAsUnknownRoute } from '../checks/operation-present.ts';
+import { routeUnknown } from '../checks/operation-present.ts';
 import { runChecks } from '../checks/registry.ts';
 import { SchemaCompileError, SchemaValidator } from '../checks/schema.ts';
 import type { CheckContext, RelatedRead } from '../checks/types.ts';
@@ -18,7 +18,10 @@ import {
   type PlannedCase,
   type RequestPlan,
 } from '../plan/cases.ts';
+import { coverageVariations, DEFAULT_MAX_EXAMPLES, describeVariation, shrinkSteps, type Variation } from '../plan/coverage.ts';
+import { encodeBody, parameterValue, stringValues } from '../plan/parameters.ts';
 import { Random } from '../plan/random.ts';
+import { createdId, producerFor } from '../plan/resources.ts';
 import type { Examples, SetupStep } from '../spec/examples.ts';
 import { loadExamples } from '../spec/examples.ts';
 import { loadContract, responseFor } from '../spec/load.ts';
@@ -67,6 +70,7 @@ export class Session {
   readonly profile: Profile;
   private readonly client: GatewayClient;
   private readonly presence = new Map<string, Promise<Exchange>>();
+  private readonly unknownRoutes = new Map<string, Promise<{ path: string; response: RecordedResponse } | undefined>>();
   private readonly fixtures = new Map<string, Promise<Record<string, string>>>();
   private readonly ledger: LedgerEntry[] = [];
   private readonly created = new CreatedRecords();
@@ -111,6 +115,7 @@ export class Session {
   plans(): OperationPlan[] {
     const options = {
       seed: this.config.seed,
+      ...(this.config.maxExamples !== undefined ? { maxExamples: this.config.maxExamples } : {}),
       readOnly: this.config.readOnly,
       allowIrreversible: this.config.allowIrreversible,
       otpSource: this.config.otpSourceUrl !== undefined,
@@ -135,7 +140,8 @@ export class Session {
     const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(pathParams[name] ?? ''));
     const search = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) {
-      if (v !== undefined) search.append(k, typeof v === 'object' ? JSON.stringify(v) : String(v));
+      if (v === undefined) continue;
+      for (const item of Array.isArray(v) ? v : [v]) search.append(k, typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item));
     }
     const qs = search.toString();
     return `${base.replace(/\/+$/, '')}${path}${qs ? `?${qs}` : ''}`;
@@ -144,19 +150,63 @@ export class Session {
   headers(auth: RequestPlan['auth'], hasBody: boolean, op?: Operation): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (hasBody) headers['content-type'] = 'application/json';
+    if (op?.auth && op.auth.length > 0) return headers; // the operation's own schemes: see credentials()
     const value = authorization(auth, this.config.token);
     if (value !== undefined) headers[(op ? this.profileOf(op) : this.profile).auth.header.toLowerCase()] = value;
     return headers;
   }
 
+  /**
+   * Credentials in the operation's own security schemes: bearer and basic in Authorization (basic takes the
+   * token as user:password), apiKey in its header, query parameter or cookie. 'none' sends nothing.
+   */
+  private credentials(op: Operation, auth: RequestPlan['auth']): { headers: Record<string, string>; query: Record<string, string>; cookies: Record<string, string> } {
+    const out = { headers: {} as Record<string, string>, query: {} as Record<string, string>, cookies: {} as Record<string, string> };
+    if (auth === 'none') return out;
+    const secret = auth === 'valid' ? this.config.token : auth === 'malformed' ? 'not a valid credential' : randomBytes(24).toString('hex');
+    for (const scheme of op.auth ?? []) {
+      if (scheme.kind === 'bearer') out.headers['authorization'] = `Bearer ${secret}`;
+      else if (scheme.kind === 'basic') {
+        out.headers['authorization'] = auth === 'malformed' ? 'Basic not-base64!' : `Basic ${Buffer.from(secret.includes(':') ? secret : `${secret}:`).toString('base64')}`;
+      } else if (scheme.kind !== 'apiKey') continue;
+      else if (scheme.in === 'header') out.headers[scheme.parameter.toLowerCase()] = secret;
+      else if (scheme.in === 'query') out.query[scheme.parameter] = secret;
+      else out.cookies[scheme.parameter] = secret;
+    }
+    return out;
+  }
+
   /** Sends one request of an operation with the run's token. */
-  async call(op: Operation, request: { pathParams?: Record<string, string>; query?: Record<string, unknown>; body?: unknown; rawBody?: string; auth?: RequestPlan['auth'] }): Promise<Exchange> {
-    const body = request.rawBody ?? (request.body === undefined ? undefined : JSON.stringify(request.body));
+  async call(
+    op: Operation,
+    request: {
+      pathParams?: Record<string, string>;
+      query?: Record<string, unknown>;
+      body?: unknown;
+      rawBody?: string;
+      auth?: RequestPlan['auth'];
+      headers?: Record<string, string>;
+      cookies?: Record<string, string>;
+      contentType?: string;
+    },
+  ): Promise<Exchange> {
+    const media = request.contentType ? (op.requestBodies ?? []).find((b) => b.contentType === request.contentType) : op.requestBody;
+    const encoded =
+      request.rawBody !== undefined || request.body === undefined
+        ? undefined
+        : encodeBody(request.body, media?.contentType ?? 'application/json', media?.schema ?? {}, this.config.runId);
+    const body = request.rawBody ?? encoded?.body;
+    const auth = request.auth ?? 'valid';
+    const credentials = this.credentials(op, auth);
+    const headers = { ...(request.headers ?? {}), ...this.headers(auth, body !== undefined, op), ...credentials.headers };
+    if (encoded && body !== undefined) headers['content-type'] = encoded.contentType;
+    const cookies = { ...(request.cookies ?? {}), ...credentials.cookies };
+    if (Object.keys(cookies).length > 0) headers['cookie'] = Object.entries(cookies).map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('; ');
     const send = () =>
       this.client.send({
         method: op.method,
-        url: this.url(op, request.pathParams ?? {}, request.query),
-        headers: this.headers(request.auth ?? 'valid', body !== undefined, op),
+        url: this.url(op, request.pathParams ?? {}, { ...(request.query ?? {}), ...credentials.query }),
+        headers,
         ...(body !== undefined ? { body } : {}),
       });
     let exchange = await send();
@@ -203,8 +253,8 @@ export class Session {
       if (entry.done) continue;
       const exchange = await this.client.send({
         method: entry.undo.method,
-        url: this.url(entry.undo, entry.pathParams),
-        headers: this.headers('valid', false, entry.undo),
+        url: this.url(entry.undo, entry.pathParams, this.credentials(entry.undo, 'valid').query),
+        headers: { ...this.headers('valid', false, entry.undo), ...this.credentials(entry.undo, 'valid').headers },
       });
       entry.done = true;
       if (is2xx(exchange)) deleted++;
@@ -221,19 +271,43 @@ export class Session {
   // ------------------------------------------------------------------------------------------------------
   // Presence and fixtures
 
+  /** The presence probe: example path values (else values of the parameter's type) and the required parameters. */
   probe(op: Operation, plan: PlannedCase): Promise<Exchange> {
     let probe = this.presence.get(op.operationId);
     if (!probe) {
       const random = new Random(`${this.config.seed}:${op.operationId}:presence`);
-      const pathParams = Object.fromEntries(pathParamNames(op).map((p) => [p, random.uuid()]));
-      probe = this.call(op, { ...plan.request, pathParams, ...(plan.request.rawBody ? { rawBody: plan.request.rawBody } : {}) });
+      const pathParams = Object.fromEntries(
+        pathParamNames(op).map((p) => {
+          const param = op.parameters.find((x) => x.in === 'path' && x.name === p);
+          return [p, param?.example !== undefined ? String(param.example) : this.idValue(op, p, random)];
+        }),
+      );
+      probe = this.call(op, { ...plan.request, ...this.declaredParams(op, random), pathParams, ...(plan.request.rawBody ? { rawBody: plan.request.rawBody } : {}) });
       this.presence.set(op.operationId, probe);
     }
     return probe;
   }
 
-  isMissing(exchange: Exchange, op?: Operation): boolean {
-    return exchange.response !== undefined && answersAsUnknownRoute(exchange.response, op ? this.profileOf(op) : this.profile);
+  /** The answer to a route of the operation's service that surely does not exist, same method (cached). */
+  async unknownRoute(op: Operation): Promise<{ path: string; response: RecordedResponse } | undefined> {
+    const key = `${op.service} ${op.method}`;
+    let pending = this.unknownRoutes.get(key);
+    if (!pending) {
+      const base = this.config.baseUrls[op.service] ?? '';
+      const url = `${base.replace(/\/+$/, '')}/conformance-unknown-route-${randomBytes(6).toString('hex')}`;
+      pending = this.client
+        .send({ method: op.method, url, headers: { ...this.headers('valid', false, op), ...this.credentials(op, 'valid').headers } })
+        .then((e) => (e.response ? { path: new URL(url).pathname, response: e.response } : undefined));
+      this.unknownRoutes.set(key, pending);
+    }
+    return pending;
+  }
+
+  async isMissing(op: Operation, exchange: Exchange): Promise<boolean> {
+    if (exchange.response === undefined) return false;
+    const unknown = await this.unknownRoute(op);
+    const paths = unknown ? [new URL(exchange.request.url).pathname, unknown.path] : [];
+    return routeUnknown(exchange.response, op.method, this.profileOf(op), unknown?.response, paths);
   }
 
   /** Creates (through the API) the records an operation's path ids name; `fresh` makes new ones. */
@@ -250,13 +324,17 @@ export class Session {
   private async buildFixture(op: Operation, trail: Exchange[]): Promise<Record<string, string>> {
     const ids: Record<string, string> = {};
     for (const param of pathParamNames(op)) {
-      const producer = producerOf(this.contract, op, param);
-      if (!producer) throw new Unmet(`no described operation creates the record for {${param}}`);
+      const found = producerFor(this.contract, op, param);
+      if (!found) throw new Unmet(`no described operation creates the record for {${param}}`);
+      const producer = found.producer;
       const random = new Random(`${this.config.seed}:${producer.operationId}:fixture:${trail.length}`);
       const body = await resolveTemplates(positiveBody(producer, this.examples, random), this.scope({}));
-      const exchange = await this.call(producer, { pathParams: { ...ids }, body });
+      const declared = this.declaredParams(producer, random);
+      // PUT-to-create: the client names the record; its id is the value sent in the path.
+      const chosen = found.via === 'put' ? this.idValue(producer, param, random) : undefined;
+      const exchange = await this.call(producer, { ...declared, pathParams: { ...this.idValues(producer, random), ...ids, ...(chosen ? { [param]: chosen } : {}) }, body });
       trail.push(exchange);
-      const id = createdIds(exchange.response?.json)[0];
+      const id = chosen ?? createdId(exchange.response?.json, param, found.pointer);
       if (!is2xx(exchange) || !id) {
         throw new Unmet(`setup: ${producer.operationId} answered ${exchange.response?.status ?? exchange.error?.message} without a record id`);
       }
@@ -267,7 +345,7 @@ export class Session {
         trail.push(check);
         const status = check.response?.status;
         const documented = status !== undefined && reader.operation.responses.some((r) => r.status === String(status));
-        if (status !== undefined && status >= 400 && status < 500 && documented && !this.isMissing(check)) {
+        if (status !== undefined && status >= 400 && status < 500 && documented && !(await this.isMissing(reader.operation, check))) {
           throw new Unmet(`setup: the id ${producer.operationId} answered is not served by ${reader.operation.operationId} (${status}); see ${producer.operationId}'s created-record case`);
         }
       }
@@ -369,9 +447,10 @@ export class Session {
     const probe = await this.probe(op, planned);
     if (planned.kind === 'presence') {
       exchanges.push(probe);
-      return this.judge(op, planned, probe, result);
+      const unknownRoute = probe.response ? await this.unknownRoute(op) : undefined;
+      return this.judge(op, planned, probe, result, undefined, undefined, undefined, unknownRoute);
     }
-    if (probe.response && this.isMissing(probe, op)) {
+    if (probe.response && (await this.isMissing(op, probe))) {
       return result({ outcome: 'skipped', skipReason: 'the operation is missing from the deployment (see its presence case)' });
     }
     try {
@@ -388,7 +467,16 @@ export class Session {
       const query = (await resolveTemplates(planned.request.query, scope)) as Record<string, unknown>;
       // A positive call sends the real secret in its secret fields (a negative one sends a wrong value).
       if (planned.kind === 'positive') secrets.push(...secretFieldValues(body, this.profileOf(op).secretFields ?? []));
-      const request = { pathParams, query, body, auth: planned.request.auth, ...(planned.request.rawBody ? { rawBody: planned.request.rawBody } : {}) };
+      const request = {
+        pathParams,
+        query,
+        body,
+        auth: planned.request.auth,
+        ...(planned.request.rawBody ? { rawBody: planned.request.rawBody } : {}),
+        ...(planned.request.headers ? { headers: planned.request.headers } : {}),
+        ...(planned.request.cookies ? { cookies: planned.request.cookies } : {}),
+        ...(planned.request.contentType ? { contentType: planned.request.contentType } : {}),
+      };
       if (planned.expectation === 'created-readable') {
         const action = await this.call(op, request);
         exchanges.push(action);
@@ -396,6 +484,7 @@ export class Session {
         return this.judge(op, planned, action, result, undefined, reads);
       }
       if (planned.kind === 'lifecycle') return await this.lifecycle(op, planned, request, exchanges, result);
+      if (planned.kind === 'coverage') return await this.coverage(op, planned, request, exchanges, result);
       const exchange = await this.call(op, request);
       exchanges.push(exchange);
       if (op.method === 'DELETE' && is2xx(exchange)) this.markDeleted(op, pathParams);
@@ -418,8 +507,26 @@ export class Session {
   }
 
   private randomIds(op: Operation): Record<string, string> {
-    const random = new Random(`${this.config.seed}:${op.operationId}:ids`);
-    return Object.fromEntries(pathParamNames(op).map((p) => [p, random.uuid()]));
+    return this.idValues(op, new Random(`${this.config.seed}:${op.operationId}:ids`));
+  }
+
+  /** Path values built from each path parameter's example or schema (uuid, integer, string ...). */
+  private idValues(op: Operation, random: Random): Record<string, string> {
+    return Object.fromEntries(pathParamNames(op).map((p) => [p, this.idValue(op, p, random)]));
+  }
+
+  private idValue(op: Operation, name: string, random: Random): string {
+    const param = op.parameters.find((p) => p.in === 'path' && p.name === name);
+    if (!param) return random.uuid();
+    const value = parameterValue({ ...param, example: undefined }, random);
+    return value === undefined ? random.uuid() : String(value);
+  }
+
+  /** Required query, header and cookie parameters of an operation called as a setup step. */
+  private declaredParams(op: Operation, random: Random): { query: Record<string, unknown>; headers: Record<string, string>; cookies: Record<string, string> } {
+    const pick = (where: 'query' | 'header' | 'cookie') =>
+      Object.fromEntries(op.parameters.filter((p) => p.in === where && p.required).map((p) => [p.name, parameterValue(p, random)]).filter(([, v]) => v !== undefined));
+    return { query: pick('query'), headers: stringValues(pick('header')), cookies: stringValues(pick('cookie')) };
   }
 
   private judge(
@@ -430,6 +537,8 @@ export class Session {
     lifecycle?: CheckContext['lifecycle'],
     reads?: RelatedRead[],
     flow?: { secrets: string[]; exchanges: Exchange[] },
+    unknownRoute?: CheckContext['unknownRoute'],
+    coverage?: CheckContext['coverage'],
   ): CaseResult {
     if (!answered(exchange)) {
       if (exchange.error?.kind === 'timeout') {
@@ -459,6 +568,8 @@ export class Session {
         ...(lifecycle ? { lifecycle } : {}),
         ...(reads ? { reads } : {}),
         ...(flow ? { secrets: flow.secrets, caseExchanges: flow.exchanges } : {}),
+        ...(unknownRoute ? { unknownRoute } : {}),
+        ...(coverage ? { coverage } : {}),
       });
     } catch (error) {
       // The tool cannot judge this response (e.g. a schema ajv cannot compile): not the service's fault.
@@ -471,6 +582,60 @@ export class Session {
     const absent = findings.some((f) => f.check === 'operation-present' && f.severity === 'error');
     const outcome = absent ? 'missing' : failed ? 'failed' : 'passed';
     return result({ outcome, checks, findings });
+  }
+
+  /**
+   * The coverage phase of one operation: each schema-valid variation of the positive request in turn; the
+   * first that answers with a server error is shrunk (optional fields left out, varied values put back) while
+   * it still fails, and the smallest failing request is judged. A 4xx is the service's own answer to a value
+   * that may be semantically impossible (an unknown id), never a finding here.
+   */
+  private async coverage(
+    op: Operation,
+    planned: PlannedCase,
+    request: Parameters<Session['call']>[1] & { query: Record<string, unknown> },
+    exchanges: Exchange[],
+    result: (over: Partial<CaseResult> & Pick<CaseResult, 'outcome'>) => CaseResult,
+  ): Promise<CaseResult> {
+    const random = new Random(`${this.config.seed}:${op.operationId}:coverage`);
+    const variations = coverageVariations(op, request.body, request.query, random, this.config.maxExamples ?? DEFAULT_MAX_EXAMPLES);
+    if (variations.length === 0) return result({ outcome: 'skipped', skipReason: 'the contract shows no constraint to vary in this request' });
+    const send = (v: Variation) =>
+      this.call(op, { ...request, ...(v.body !== undefined ? { body: v.body } : {}), ...(v.query ? { query: v.query } : {}) });
+    const serverError = (e: Exchange) => e.response !== undefined && e.response.status >= 500;
+    let sent = 0;
+    let last: Exchange | undefined;
+    for (const variation of variations) {
+      const exchange = await send(variation);
+      sent++;
+      last = exchange;
+      if (!answered(exchange)) return this.judge(op, planned, exchange, result);
+      if (!serverError(exchange)) continue;
+      // Shrink: keep the first smaller request that still fails, until none does (bounded).
+      let current = variation;
+      let currentExchange: Exchange = exchange;
+      let budget = 25;
+      for (let improved = true; improved && budget > 0; ) {
+        improved = false;
+        for (const step of shrinkSteps(op, current, { body: request.body, query: request.query })) {
+          if (budget-- <= 0) break;
+          const tried = await send(step);
+          sent++;
+          if (serverError(tried)) {
+            current = step;
+            currentExchange = tried;
+            improved = true;
+            break;
+          }
+        }
+      }
+      exchanges.push(exchange);
+      if (currentExchange !== exchange) exchanges.push(currentExchange);
+      const label = describeVariation(current, { body: request.body, query: request.query });
+      return this.judge(op, planned, currentExchange, result, undefined, undefined, undefined, undefined, { label, sent });
+    }
+    if (last) exchanges.push(last);
+    return last ? this.judge(op, planned, last, result, undefined, undefined, undefined, undefined, { label: 'coverage', sent }) : result({ outcome: 'skipped', skipReason: 'no coverage request was sent' });
   }
 
   /** update: PUT then read back; delete: DELETE then read again. Only the lifecycle check judges. */

@@ -4,18 +4,26 @@ import type { Examples, Expectation, RequestExample, SetupStep } from '../spec/e
 import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../spec/json-schema.ts';
 import { isIrreversible, sideEffectOf, type Profile } from '../spec/profile.ts';
 import { Random } from './random.ts';
+import { DEFAULT_MAX_EXAMPLES } from './coverage.ts';
+import { parameterValues, stringValues, withoutReadOnly } from './parameters.ts';
+import { createsItself, producerFor, readerFor } from './resources.ts';
 import { createOf, isCreate, readersOfCreated } from './relations.ts';
-import { generate, INT32_MAX, UNKNOWN, wrongTypeValue } from './values.ts';
+import { generate, INT32_MAX, isOmitted, UNKNOWN, wrongTypeValue } from './values.ts';
 
 export type AuthMode = 'valid' | InvalidAuth;
 
 /** What a case expects of the deployment. */
-export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete' | 'created-readable' | 'ownership' | 'semantic';
+export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete' | 'created-readable' | 'ownership' | 'semantic' | 'coverage';
 
 export interface RequestPlan {
   /** Explicit path parameter values; the others come from records the run creates (fixtures) or are random. */
   pathParams: Record<string, string>;
   query: Record<string, unknown>;
+  /** Header and cookie parameters the operation declares (values as sent). */
+  headers?: Record<string, string>;
+  cookies?: Record<string, string>;
+  /** Media type of the body when it is not the operation's first (JSON) one. */
+  contentType?: string;
   /** JSON body (may hold {{templates}}); absent when the request has none. */
   body?: unknown;
   /** A raw body sent as is (used by the presence probe: malformed JSON that no service acts on). */
@@ -48,6 +56,8 @@ export interface PlanOptions {
   readOnly: boolean;
   allowIrreversible: boolean;
   otpSource: boolean;
+  /** Requests of the coverage phase per operation (0: no coverage phase). */
+  maxExamples?: number;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -58,18 +68,14 @@ export function testName(c: Pick<PlannedCase, 'operationId' | 'name'>): string {
   return `${c.operationId} › ${c.name}`;
 }
 
-/** The operation that creates the record a path parameter names: POST on the collection path before it. */
+/** The operation that creates the record a path parameter names (see resources.ts). */
 export function producerOf(contract: Contract, op: Operation, param: string): Operation | undefined {
-  const segments = op.path.split('/');
-  const index = segments.indexOf(`{${param}}`);
-  if (index < 1) return undefined;
-  const collection = segments.slice(0, index).join('/');
-  return contract.operations.find((o) => o.service === op.service && o.method === 'POST' && o.path === collection);
+  return producerFor(contract, op, param)?.producer;
 }
 
-/** The GET on the same item path: the operation that reads back what PUT or DELETE acted on. */
+/** The GET of the same record: the operation that reads back what PUT, PATCH or DELETE acted on. */
 export function readerOf(contract: Contract, op: Operation): Operation | undefined {
-  return contract.operations.find((o) => o.service === op.service && o.method === 'GET' && o.path === op.path);
+  return readerFor(contract, op);
 }
 
 export function pathParamNames(op: Operation): string[] {
@@ -81,23 +87,31 @@ export function positiveBody(op: Operation, examples: Examples, random: Random):
   const example = examples.operations[op.operationId];
   if (example && 'body' in example) return example.body;
   if (!op.requestBody) return undefined;
-  return generate(op.requestBody.schema, random);
+  return withoutReadOnly(generate(op.requestBody.schema, random), op.requestBody.schema);
 }
 
 export function planOperation(contract: Contract, op: Operation, profile: Profile, examples: Examples, options: PlanOptions): OperationPlan {
   const random = new Random(`${options.seed}:${op.operationId}`);
   const example = examples.operations[op.operationId] ?? {};
   const body = positiveBody(op, examples, random);
-  const params = pathParamNames(op);
+  // A PUT that creates the record it names (no other operation produces the id) needs no record first.
+  const params = pathParamNames(op).filter((p) => !createsItself(contract, op, p));
   const explicitParams = example.pathParams ?? {};
   const needsFixture = params.some((p) => !(p in explicitParams));
   const safe = SAFE_METHODS.has(op.method);
   const irreversible = isIrreversible(profile, op.operationId);
   const cases: PlannedCase[] = [];
 
+  const declared = {
+    query: parameterValues(op, 'query', random),
+    headers: stringValues(parameterValues(op, 'header', random)),
+    cookies: stringValues(parameterValues(op, 'cookie', random)),
+  };
   const base = (over: Partial<RequestPlan> = {}): RequestPlan => ({
     pathParams: { ...explicitParams },
-    query: { ...(example.query ?? {}) },
+    query: { ...declared.query, ...(example.query ?? {}) },
+    ...(Object.keys(declared.headers).length > 0 ? { headers: declared.headers } : {}),
+    ...(Object.keys(declared.cookies).length > 0 ? { cookies: declared.cookies } : {}),
     ...(body !== undefined && body !== UNKNOWN ? { body: structuredClone(body) } : {}),
     auth: 'valid',
     setup: example.setup ?? [],
@@ -131,6 +145,18 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
     request: base(),
     expect: example.expect ?? [],
   });
+  // The same request in each other media type the body declares (form-urlencoded, multipart, ...).
+  for (const media of (op.requestBodies ?? []).slice(1)) {
+    const value = withoutReadOnly(generate(media.schema, random), media.schema);
+    if (value === UNKNOWN || value === undefined) continue;
+    add({
+      name: `positive: ${media.contentType}`,
+      kind: 'positive',
+      expectation: 'success',
+      fixture: needsFixture ? (op.method === 'DELETE' ? 'fresh' : 'shared') : 'none',
+      request: base({ body: value, contentType: media.contentType }),
+    });
+  }
   for (const extra of example.cases ?? []) {
     // A semantic case states what the answer must not claim (a refusal satisfies it too): run as a negative.
     add({
@@ -158,7 +184,8 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
   const fixture: PlannedCase['fixture'] = needsFixture ? 'shared' : 'none';
   const negative = (name: string, request: RequestPlan) =>
     add({ name: `negative: ${name}`, kind: 'negative', expectation: 'rejected', fixture, request });
-  if (op.requestBody && isPlainObject(body)) {
+  // Wrong JSON types only mean something in a JSON body (a form field is text whatever it holds).
+  if (op.requestBody && /json/i.test(op.requestBody.contentType) && isPlainObject(body)) {
     const schema = op.requestBody.schema;
     for (const field of schemaRequired(schema)) {
       if (!(field in body)) continue;
@@ -166,6 +193,7 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
       negative(`missing body field ${field}`, base({ body: rest }));
     }
     for (const [field, propSchema] of Object.entries(schemaProperties(schema))) {
+      if (isOmitted(propSchema)) continue;
       const wrong = wrongTypeValue(propSchema);
       if (wrong !== UNKNOWN) negative(`wrong type for body field ${field}`, base({ body: { ...body, [field]: wrong } }));
       if (isInt32(propSchema)) {
@@ -179,9 +207,17 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
       negative(`non-uuid path id ${p.name}`, base({ pathParams: { ...explicitParams, [p.name]: NOT_A_UUID } }));
     }
     if (p.in === 'query' && isInt32(p.schema)) {
-      negative(`int32 out of range in query ${p.name}`, base({ query: { ...(example.query ?? {}), [p.name]: INT32_MAX + 1 } }));
-      negative(`int32 below range in query ${p.name}`, base({ query: { ...(example.query ?? {}), [p.name]: -INT32_MAX - 2 } }));
+      negative(`int32 out of range in query ${p.name}`, base({ query: { ...declared.query, ...(example.query ?? {}), [p.name]: INT32_MAX + 1 } }));
+      negative(`int32 below range in query ${p.name}`, base({ query: { ...declared.query, ...(example.query ?? {}), [p.name]: -INT32_MAX - 2 } }));
     }
+  }
+
+  // Coverage phase: schema-valid variations of the positive request (boundaries, enums, nulls, optional
+  // fields); any server error is a finding, shrunk to the smallest failing request. DELETE is left out: each
+  // variation would need a record of its own.
+  const maxExamples = options.maxExamples ?? DEFAULT_MAX_EXAMPLES;
+  if (maxExamples > 0 && op.method !== 'DELETE') {
+    add({ name: 'coverage', kind: 'coverage', expectation: 'coverage', fixture: needsFixture ? 'shared' : 'none', request: base() });
   }
 
   // Lifecycle chains: what PUT changed must read back; what DELETE removed must no longer be served.
@@ -268,7 +304,7 @@ function skipReason(
   if (kind === 'presence') return undefined;
   const safe = SAFE_METHODS.has(op.method);
   if (options.readOnly) {
-    if ((kind === 'positive' || kind === 'lifecycle') && !safe) return 'not a safe method (--read-only)';
+    if ((kind === 'positive' || kind === 'lifecycle' || kind === 'coverage') && !safe) return 'not a safe method (--read-only)';
     if (fixture !== 'none' || request.setup.length > 0) return 'needs records created by the run (--read-only)';
     if (kind === 'negative' && isIrreversible(profile, op.operationId)) {
       return `irreversible side effect if wrongly accepted (${sideEffectOf(profile, op.operationId)?.effect}) (--read-only)`;
@@ -276,7 +312,7 @@ function skipReason(
   }
   if (!options.allowIrreversible) {
     const effect = sideEffectOf(profile, op.operationId);
-    if ((kind === 'positive' || kind === 'lifecycle') && effect?.class === 'irreversible') {
+    if ((kind === 'positive' || kind === 'lifecycle' || kind === 'coverage') && effect?.class === 'irreversible') {
       return `irreversible side effect: ${effect.effect}; runs against the embedded reference service or with --allow-irreversible`;
     }
     for (const step of request.setup) {
@@ -286,7 +322,7 @@ function skipReason(
       }
     }
   }
-  if ((kind === 'positive' || kind === 'lifecycle' || kind === 'negative') && op.requestBody && request.body === undefined && request.rawBody === undefined) {
+  if ((kind === 'positive' || kind === 'lifecycle' || kind === 'negative' || kind === 'coverage') && op.requestBody && request.body === undefined && request.rawBody === undefined) {
     return body === UNKNOWN
       ? 'request body cannot be built: a required field has no type in the contract (add an example in contract/examples.yaml)'
       : 'no request body could be built for this operation';

@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../model.ts';
 import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../spec/json-schema.ts';
+import RandExp from 'randexp';
 import type { Random } from './random.ts';
 
 export const INT32_MAX = 2147483647;
@@ -8,66 +9,138 @@ export const INT32_MAX = 2147483647;
 export const UNKNOWN = Symbol('unknown');
 export type Generated = unknown | typeof UNKNOWN;
 
+/** How deep generation follows nested (and recursive) schemas before it stops adding optional parts. */
+export const MAX_DEPTH = 5;
+
+/** What the value is for: a request leaves out readOnly properties (they are the server's to set). */
+export interface GenerateOptions {
+  /** Leave out readOnly properties (requests); a response expectation leaves out writeOnly ones. */
+  omit?: 'readOnly' | 'writeOnly';
+}
+
 /**
- * Builds a value that honours a schema: examples first, then const/enum/default, then type, format and bounds.
- * Unconstrained schemas ("type not shown") give UNKNOWN: no value is invented for them.
+ * Builds a value that honours a schema: examples first, then const/enum/default, then type, format and bounds
+ * (inclusive and exclusive, multipleOf, lengths, patterns). Unconstrained schemas ("type not shown") give
+ * UNKNOWN: no value is invented for them. oneOf/anyOf with a discriminator build the first mapped subtype with
+ * its discriminator value set; recursion stops at MAX_DEPTH (optional parts left out, arrays empty).
  */
-export function generate(schema: JsonSchema, random: Random, depth = 0): Generated {
+export function generate(schema: JsonSchema, random: Random, depth = 0, options: GenerateOptions = { omit: 'readOnly' }): Generated {
   if (typeof schema === 'boolean') return schema ? UNKNOWN : undefined;
   if (Array.isArray(schema['examples']) && schema['examples'].length > 0) return schema['examples'][0];
   if ('const' in schema) return schema['const'];
   if (Array.isArray(schema['enum']) && schema['enum'].length > 0) return schema['enum'].find((v) => v !== null) ?? null;
-  if ('default' in schema) return schema['default'];
-  for (const key of ['anyOf', 'oneOf'] as const) {
+  if ('default' in schema && schema['default'] !== null) return schema['default'];
+  if (depth > MAX_DEPTH * 4) return UNKNOWN;
+  for (const key of ['oneOf', 'anyOf'] as const) {
     const branches = schema[key];
     if (Array.isArray(branches)) {
-      for (const branch of branches as JsonSchema[]) {
-        const value = generate(branch, random, depth + 1);
-        if (value !== UNKNOWN) return value;
+      const base = withoutKey(schema, key);
+      for (const branch of orderBranches(branches as JsonSchema[])) {
+        if (isNullSchema(branch)) continue;
+        const merged = Object.keys(base).length > 0 ? { allOf: [base, branch] } : branch;
+        const value = generate(merged, random, depth + 1, options);
+        if (value !== UNKNOWN) return withDiscriminator(schema, branch, value);
       }
       return UNKNOWN;
     }
   }
   if (Array.isArray(schema['allOf'])) {
-    const merged = (schema['allOf'] as JsonSchema[]).map((s) => generate(s, random, depth + 1));
-    if (merged.every((m) => typeof m === 'object' && m !== null && !Array.isArray(m))) {
-      return Object.assign({}, ...(merged as object[]));
+    const parts = (schema['allOf'] as JsonSchema[]).map((s) => generate(s, random, depth + 1, options));
+    const rest = withoutKey(schema, 'allOf');
+    if (Object.keys(rest).length > 0) parts.push(generate(rest, random, depth + 1, options));
+    const known = parts.filter((m) => m !== UNKNOWN && m !== undefined);
+    if (known.length > 0 && known.every((m) => typeof m === 'object' && m !== null && !Array.isArray(m))) {
+      return Object.assign({}, ...(known as object[]));
     }
-    return merged.find((m) => m !== UNKNOWN) ?? UNKNOWN;
+    return known[0] ?? UNKNOWN;
   }
-  const type = schemaTypes(schema).find((t) => t !== 'null');
+  const type = schemaTypes(schema).find((t) => t !== 'null') ?? (schema['properties'] ? 'object' : undefined);
   switch (type) {
     case 'string':
       return stringValue(schema, random);
     case 'integer':
-    case 'number': {
-      const min = typeof schema['minimum'] === 'number' ? schema['minimum'] : 1;
-      const max = typeof schema['maximum'] === 'number' ? schema['maximum'] : Math.max(min, 1000);
-      return random.int(Math.ceil(min), Math.floor(max));
-    }
+      return integerValue(schema, random);
+    case 'number':
+      return numberValue(schema, random);
     case 'boolean':
       return true;
     case 'array': {
-      if (depth > 6) return [];
       const items = (schema['items'] ?? {}) as JsonSchema;
-      const count = Math.max(1, typeof schema['minItems'] === 'number' ? schema['minItems'] : 1);
-      const values = Array.from({ length: count }, () => generate(items, random, depth + 1));
-      return values.includes(UNKNOWN) ? [] : values;
+      const min = typeof schema['minItems'] === 'number' ? schema['minItems'] : 0;
+      const count = depth >= MAX_DEPTH ? min : Math.max(1, min);
+      const values = Array.from({ length: count }, () => generate(items, random, depth + 1, options));
+      if (values.includes(UNKNOWN)) return min > 0 ? UNKNOWN : [];
+      return schema['uniqueItems'] === true ? uniqueOrMinimal(values, min) : values;
     }
     case 'object':
-      return objectValue(schema, random, depth);
+      return objectValue(schema, random, depth, options);
     default:
-      if (schema['properties']) return objectValue(schema, random, depth);
       return UNKNOWN;
   }
 }
 
-function objectValue(schema: Record<string, unknown>, random: Random, depth: number): Generated {
-  if (depth > 6) return {};
+function withoutKey(schema: Record<string, unknown>, key: string): Record<string, unknown> {
+  const { [key]: _removed, discriminator: _d, ...rest } = schema;
+  return rest;
+}
+
+function isNullSchema(schema: JsonSchema): boolean {
+  const types = schemaTypes(schema);
+  return types.length === 1 && types[0] === 'null';
+}
+
+/** Branches with a declared type first, so that an unconstrained branch does not win over a concrete one. */
+function orderBranches(branches: JsonSchema[]): JsonSchema[] {
+  return [...branches].sort((a, b) => Number(schemaTypes(b).length > 0 || hasProps(b)) - Number(schemaTypes(a).length > 0 || hasProps(a)));
+}
+
+function hasProps(schema: JsonSchema): boolean {
+  return typeof schema === 'object' && (schema['properties'] !== undefined || Array.isArray(schema['allOf']));
+}
+
+/** Sets the discriminator property to the value that selects the branch (its mapping key, else its title). */
+function withDiscriminator(schema: Record<string, unknown>, branch: JsonSchema, value: unknown): unknown {
+  const discriminator = schema['discriminator'];
+  if (typeof discriminator !== 'object' || discriminator === null || typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const property = (discriminator as { propertyName?: unknown }).propertyName;
+  if (typeof property !== 'string') return value;
+  const allowed = discriminatorValues(branch, property);
+  if (allowed.length > 0) return { ...value, [property]: allowed[0] };
+  const mapping = (discriminator as { mapping?: Record<string, unknown> }).mapping ?? {};
+  const title = typeof branch === 'object' ? branch['title'] : undefined;
+  const key = Object.entries(mapping).find(([, ref]) => typeof ref === 'string' && typeof title === 'string' && ref.endsWith(`/${title}`))?.[0];
+  const current = (value as Record<string, unknown>)[property];
+  return { ...value, [property]: key ?? (typeof title === 'string' ? title : current) };
+}
+
+function discriminatorValues(branch: JsonSchema, property: string): unknown[] {
+  const prop = schemaProperties(branch)[property];
+  if (typeof prop === 'object') {
+    if ('const' in prop) return [prop['const']];
+    if (Array.isArray(prop['enum'])) return prop['enum'];
+  }
+  if (typeof branch === 'object' && Array.isArray(branch['allOf'])) {
+    for (const part of branch['allOf'] as JsonSchema[]) {
+      const found = discriminatorValues(part, property);
+      if (found.length > 0) return found;
+    }
+  }
+  return [];
+}
+
+function uniqueOrMinimal(values: unknown[], min: number): unknown[] {
+  const seen = new Set(values.map((v) => JSON.stringify(v)));
+  return seen.size === values.length ? values : values.slice(0, Math.max(min, 1));
+}
+
+function objectValue(schema: Record<string, unknown>, random: Random, depth: number, options: GenerateOptions): Generated {
   const required = new Set(schemaRequired(schema));
   const out: Record<string, unknown> = {};
   for (const [name, prop] of Object.entries(schemaProperties(schema))) {
-    const value = generate(prop, random, depth + 1);
+    if (isOmitted(prop, options)) continue;
+    // Past the depth bound only what is required is built, so recursive schemas end.
+    if (depth >= MAX_DEPTH && !required.has(name)) continue;
+    const value = generate(prop, random, depth + 1, options);
     if (value === UNKNOWN) {
       if (required.has(name)) return UNKNOWN;
       continue;
@@ -77,25 +150,183 @@ function objectValue(schema: Record<string, unknown>, random: Random, depth: num
   return out;
 }
 
-function stringValue(schema: Record<string, unknown>, random: Random): string {
-  switch (schemaFormat(schema)) {
+/** True for a property the request (or response expectation) leaves out: readOnly in requests. */
+export function isOmitted(schema: JsonSchema, options: GenerateOptions = { omit: 'readOnly' }): boolean {
+  if (typeof schema !== 'object' || !options.omit) return false;
+  if (schema[options.omit] === true) return true;
+  return Array.isArray(schema['allOf']) && (schema['allOf'] as JsonSchema[]).some((s) => typeof s === 'object' && s[options.omit as string] === true);
+}
+
+/** Lower and upper bounds of a numeric schema, exclusive bounds included (3.0 booleans are normalised at load). */
+export function numericBounds(schema: Record<string, unknown>): { min?: number; max?: number; exclusiveMin: boolean; exclusiveMax: boolean } {
+  const num = (k: string) => (typeof schema[k] === 'number' ? (schema[k] as number) : undefined);
+  const min = num('minimum');
+  const xmin = num('exclusiveMinimum');
+  const max = num('maximum');
+  const xmax = num('exclusiveMaximum');
+  const lower = xmin !== undefined && (min === undefined || xmin >= min) ? { min: xmin, exclusiveMin: true } : { min, exclusiveMin: false };
+  const upper = xmax !== undefined && (max === undefined || xmax <= max) ? { max: xmax, exclusiveMax: true } : { max, exclusiveMax: false };
+  return { ...lower, ...upper } as { min?: number; max?: number; exclusiveMin: boolean; exclusiveMax: boolean };
+}
+
+/** The smallest and largest integers a schema allows (multipleOf honoured), undefined when none fits. */
+export function integerRange(schema: Record<string, unknown>): { lo: number; hi: number; step: number } | undefined {
+  const b = numericBounds(schema);
+  const step = typeof schema['multipleOf'] === 'number' && Number.isInteger(schema['multipleOf']) && schema['multipleOf'] > 0 ? schema['multipleOf'] : 1;
+  const int32 = schema['format'] === 'int32';
+  let lo = b.min === undefined ? (int32 ? -2147483648 : Number.MIN_SAFE_INTEGER) : b.exclusiveMin ? Math.floor(b.min) + 1 : Math.ceil(b.min);
+  let hi = b.max === undefined ? (int32 ? INT32_MAX : Number.MAX_SAFE_INTEGER) : b.exclusiveMax ? Math.ceil(b.max) - 1 : Math.floor(b.max);
+  if (int32) {
+    lo = Math.max(lo, -2147483648);
+    hi = Math.min(hi, INT32_MAX);
+  }
+  lo = Math.ceil(lo / step) * step;
+  hi = Math.floor(hi / step) * step;
+  return lo <= hi ? { lo, hi, step } : undefined;
+}
+
+function integerValue(schema: Record<string, unknown>, random: Random): Generated {
+  const range = integerRange(schema);
+  if (!range) return UNKNOWN;
+  const lo = Math.max(range.lo, range.hi < 1 ? range.lo : Math.min(1, range.hi));
+  const hi = Math.min(range.hi, Math.max(lo, lo + 999));
+  const value = random.int(lo, hi);
+  return Math.ceil(value / range.step) * range.step <= range.hi ? Math.ceil(value / range.step) * range.step : range.lo;
+}
+
+function numberValue(schema: Record<string, unknown>, random: Random): Generated {
+  if (typeof schema['multipleOf'] === 'number') return integerValue({ ...schema, multipleOf: Number.isInteger(schema['multipleOf']) ? schema['multipleOf'] : 1 }, random);
+  const b = numericBounds(schema);
+  const lo = b.min ?? Math.min(1, b.max ?? 1) - (b.max !== undefined && b.max < 1 ? 1000 : 0);
+  const hi = b.max ?? lo + 1000;
+  if (lo > hi || (lo === hi && (b.exclusiveMin || b.exclusiveMax))) return UNKNOWN;
+  // Strictly inside when a bound is exclusive: the midpoint of a non-empty open interval is always allowed.
+  if (b.exclusiveMin || b.exclusiveMax) return lo + (hi - lo) / 2;
+  return Math.round((lo + random.next() * (hi - lo)) * 100) / 100;
+}
+
+function stringValue(schema: Record<string, unknown>, random: Random): Generated {
+  const min = typeof schema['minLength'] === 'number' ? schema['minLength'] : 0;
+  const max = typeof schema['maxLength'] === 'number' ? schema['maxLength'] : Math.max(min, 24);
+  const byFormat = formatValue(schemaFormat(schema), random);
+  if (byFormat !== undefined) return byFormat;
+  if (typeof schema['pattern'] === 'string') {
+    const matched = patternValue(schema['pattern'], random, min, max);
+    // No value is invented that the pattern may reject: the case says the body cannot be built.
+    return matched ?? UNKNOWN;
+  }
+  const word = `conf-${random.word(8)}`;
+  return word.length > max ? word.slice(0, Math.max(min, max)) : word.padEnd(min, 'x');
+}
+
+function formatValue(format: string | undefined, random: Random): string | undefined {
+  switch (format) {
     case 'uuid':
       return random.uuid();
     case 'date-time':
       return new Date(Date.UTC(2026, 0, 1, 0, 0, random.int(0, 86_399))).toISOString();
     case 'date':
       return `2026-01-${String(random.int(10, 28))}`;
+    case 'time':
+      return `${String(random.int(10, 23))}:${String(random.int(10, 59))}:00Z`;
     case 'email':
       return `conformance.${random.word(6)}@example.com`;
     case 'uri':
+    case 'url':
       return `https://example.com/${random.word(6)}`;
-    default: {
-      const min = typeof schema['minLength'] === 'number' ? schema['minLength'] : 0;
-      const max = typeof schema['maxLength'] === 'number' ? schema['maxLength'] : 24;
-      const word = `conf-${random.word(8)}`;
-      return word.length > max ? word.slice(0, Math.max(min, max)) : word.padEnd(min, 'x');
+    case 'hostname':
+      return `${random.word(6)}.example.com`;
+    case 'ipv4':
+      return `192.0.2.${random.int(1, 254)}`;
+    case 'ipv6':
+      return `2001:db8::${random.int(1, 9999).toString(16)}`;
+    case 'byte':
+      return Buffer.from(`conformance-${random.word(4)}`).toString('base64');
+    case 'binary':
+      return `conformance-${random.word(8)}`;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * A string matching an ECMA-262 pattern (unicode-aware), drawn with randexp and confirmed with RegExp; undefined
+ * when the pattern does not compile or no candidate matches within the length bounds (never throws).
+ */
+export function patternValue(pattern: string, random: Random, min = 0, max = Number.MAX_SAFE_INTEGER): string | undefined {
+  let regex: RegExp;
+  try {
+    regex = new RegExp(pattern, 'u');
+  } catch {
+    try {
+      regex = new RegExp(pattern);
+    } catch {
+      return undefined;
     }
   }
+  // randexp knows no Unicode property escapes: draw from ASCII stand-ins, then confirm with the real pattern.
+  const drawable = asciiStandIns(pattern);
+  let source = regex;
+  if (drawable !== pattern) {
+    try {
+      source = new RegExp(drawable);
+    } catch {
+      return undefined;
+    }
+  }
+  for (let attempt = 0; attempt < 10; attempt++) {
+    try {
+      const gen = new RandExp(source);
+      gen.max = Math.min(8, max);
+      gen.randInt = (a: number, b: number) => random.int(a, b);
+      gen.defaultRange.subtract(0, 31);
+      gen.defaultRange.subtract(127, 65535);
+      const value: string = gen.gen();
+      if (regex.test(value) && [...value].length >= min && [...value].length <= max) return value;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+const STAND_INS: Record<string, string> = {
+  Lu: 'A-Z',
+  Uppercase_Letter: 'A-Z',
+  Ll: 'a-z',
+  Lowercase_Letter: 'a-z',
+  L: 'a-zA-Z',
+  Letter: 'a-zA-Z',
+  Alphabetic: 'a-zA-Z',
+  N: '0-9',
+  Nd: '0-9',
+  Number: '0-9',
+  Decimal_Number: '0-9',
+};
+
+/** The pattern with \p{...} escapes replaced by ASCII ranges (inside a class) or classes (outside one). */
+function asciiStandIns(pattern: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      const m = /^\\p\{([A-Za-z_]+)\}/.exec(pattern.slice(i));
+      const range = m?.[1] ? STAND_INS[m[1]] : undefined;
+      if (m && range) {
+        out += inClass ? range : `[${range}]`;
+        i += m[0].length - 1;
+        continue;
+      }
+      out += pattern.slice(i, i + 2);
+      i++;
+      continue;
+    }
+    if (c === '[') inClass = true;
+    else if (c === ']') inClass = false;
+    out += c;
+  }
+  return out;
 }
 
 /** A JSON value of another type than the schema declares, or UNKNOWN when the schema declares no type. */

@@ -12,6 +12,7 @@ import type {
 } from '../model.ts';
 import { ContractError } from './errors.ts';
 import { openapi30ToJsonSchema } from './json-schema.ts';
+import { authSchemesOf, linksOf, parameterExample, requestBodiesOf } from './request-shapes.ts';
 import { followRefs, resolvePointer, validationDocument } from './validation-document.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
@@ -127,7 +128,10 @@ export function describe(api: Obj, source: string, bundled?: Obj): { service: Se
         pointer,
         parameters,
         requestBody: requestBodyOf(op['requestBody'], `${pointer}/requestBody`, toSchema),
+        requestBodies: requestBodiesOf(op['requestBody'], `${pointer}/requestBody`, toSchema),
         responses: responsesOf(op['responses'], `${pointer}/responses`, toSchema, validation),
+        auth: authSchemesOf(security, api),
+        links: linksOf(op['responses'], api),
         secured: security.some((req) => isObj(req) && Object.keys(req).length > 0),
         extensions: Object.fromEntries(Object.entries(op).filter(([k]) => k.startsWith('x-'))),
         tags: tags.filter((t): t is string => typeof t === 'string'),
@@ -154,12 +158,15 @@ function mergeParameters(
     list.forEach((p, i) => {
       if (!isObj(p) || typeof p['name'] !== 'string' || typeof p['in'] !== 'string') return;
       const location = p['in'] as ParameterSpec['in'];
+      const schema = toSchema(p['schema']);
+      const example = parameterExample(p, schema);
       byKey.set(`${location}:${p['name']}`, {
         name: p['name'],
         in: location,
         required: location === 'path' || p['required'] === true,
-        schema: toSchema(p['schema']),
+        schema,
         pointer: `${base}/parameters/${i}`,
+        ...(example !== undefined ? { example } : {}),
       });
     });
   add(pathLevel, pointer.replace(/\/[a-z]+$/, ''));

@@ -1,0 +1,140 @@
+import type { Contract, Operation } from '../model.ts';
+
+/**
+ * The resource model: which operation produces the id a path parameter names, and which reads a record back.
+ * Derived from the contract only, in this order of evidence:
+ *  1. OpenAPI links: a response link to the operation that fills the parameter from the response
+ *     (`$response.body#/id`);
+ *  2. path structure: a POST on the collection path before the parameter, trailing slashes normalised
+ *     (`POST /heroes/` produces `{hero_id}` of `/heroes/{hero_id}`);
+ *  3. PUT-to-create: a PUT on the item path itself, where the client chooses the id.
+ * The created id is read from the create response in any of the three create shapes (record, array, page
+ * `{total, data}`): the link's pointer, else `id`, the parameter's own name, or its camelCase/snake_case forms;
+ * integer and string ids alike.
+ */
+
+export interface Producer {
+  producer: Operation;
+  /** How the id comes about: from the create response, or chosen by the client (PUT on the item path). */
+  via: 'link' | 'path' | 'put';
+  /** JSON pointer into the response body, when a link names it. */
+  pointer?: string;
+}
+
+/** A path with trailing slashes removed (the root stays "/"). */
+export function normalisePath(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
+  return trimmed === '' ? '/' : trimmed;
+}
+
+/** The parameter-name-insensitive shape of a path: `/heroes/{}` for `/heroes/{hero_id}`. */
+function shape(path: string): string {
+  return normalisePath(path).replace(/\{[^}]+\}/g, '{}');
+}
+
+function sameService(a: Operation, b: Operation): boolean {
+  return a.service === b.service;
+}
+
+export function producerFor(contract: Contract, op: Operation, param: string): Producer | undefined {
+  const byLink = linkProducer(contract, op, param);
+  if (byLink) return byLink;
+  const segments = normalisePath(op.path).split('/');
+  const index = segments.indexOf(`{${param}}`);
+  if (index < 1) return undefined;
+  const collection = shape(segments.slice(0, index).join('/') || '/');
+  const post = contract.operations.find((o) => sameService(o, op) && o.method === 'POST' && shape(o.path) === collection);
+  if (post) return { producer: post, via: 'path' };
+  const item = shape(segments.slice(0, index + 1).join('/'));
+  const put = contract.operations.find(
+    (o) => sameService(o, op) && o.method === 'PUT' && shape(o.path) === item && normalisePath(o.path).split('/')[index] === `{${param}}` && o.requestBody !== undefined,
+  );
+  if (put && put !== op) return { producer: put, via: 'put' };
+  return undefined;
+}
+
+function linkProducer(contract: Contract, op: Operation, param: string): Producer | undefined {
+  for (const candidate of contract.operations) {
+    if (!sameService(candidate, op) || candidate === op) continue;
+    for (const link of candidate.links ?? []) {
+      const targets = link.operationId !== undefined ? link.operationId === op.operationId : link.method === op.method && link.path === op.path;
+      if (!targets || !/^2/.test(link.status)) continue;
+      const expression = link.parameters[param];
+      const pointer = expression ? /^\$response\.body#(\/.*)?$/.exec(expression) : null;
+      if (pointer) return { producer: candidate, via: 'link', pointer: pointer[1] ?? '' };
+    }
+  }
+  return undefined;
+}
+
+/** True for a PUT on an item path whose id no other operation produces: the PUT creates the record it names. */
+export function createsItself(contract: Contract, op: Operation, param: string): boolean {
+  if (op.method !== 'PUT' || op.requestBody === undefined) return false;
+  const segments = normalisePath(op.path).split('/');
+  return segments.at(-1) === `{${param}}` && producerFor(contract, op, param) === undefined;
+}
+
+/** The GET of the same record (trailing slashes normalised). */
+export function readerFor(contract: Contract, op: Operation): Operation | undefined {
+  const target = shape(op.path);
+  return contract.operations.find((o) => sameService(o, op) && o.method === 'GET' && shape(o.path) === target);
+}
+
+/** The DELETE of the record a create made: on the item path that the create's path leads to. */
+export function deleterFor(contract: Contract, create: Operation): Operation | undefined {
+  if (create.method === 'PUT') {
+    const target = shape(create.path);
+    return contract.operations.find((o) => sameService(o, create) && o.method === 'DELETE' && shape(o.path) === target);
+  }
+  const collection = shape(create.path);
+  return contract.operations.find(
+    (o) => sameService(o, create) && o.method === 'DELETE' && /\/\{\}$/.test(shape(o.path)) && shape(o.path).replace(/\/\{\}$/, '') === collection,
+  );
+}
+
+/** The records of a create response in any of the three shapes: a record, a bare array, a page `{data}`. */
+export function createdRecords(body: unknown): unknown[] {
+  if (Array.isArray(body)) return body;
+  if (typeof body === 'object' && body !== null && Array.isArray((body as { data?: unknown }).data)) return (body as { data: unknown[] }).data;
+  return body === undefined ? [] : [body];
+}
+
+function idText(value: unknown): string | undefined {
+  if (typeof value === 'string' && value !== '') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'bigint') return value.toString();
+  return undefined;
+}
+
+/** Names the id of a record may go by for a path parameter: id, hero_id, heroId, HeroId. */
+export function idNames(param: string): string[] {
+  const camel = param.replace(/[_-]([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+  const snake = param.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+  return [...new Set(['id', param, camel, snake, camel.charAt(0).toUpperCase() + camel.slice(1), 'Id', 'ID'])];
+}
+
+/** The id a create answered for a path parameter, as text; undefined when the response carries none. */
+export function createdId(body: unknown, param: string, pointer?: string): string | undefined {
+  if (pointer !== undefined) return idText(at(body, pointer));
+  for (const record of createdRecords(body)) {
+    if (typeof record !== 'object' || record === null) {
+      const bare = idText(record);
+      if (bare) return bare;
+      continue;
+    }
+    for (const name of idNames(param)) {
+      const found = idText((record as Record<string, unknown>)[name]);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+function at(value: unknown, pointer: string): unknown {
+  let current = value;
+  for (const raw of pointer.split('/').slice(1)) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<string, unknown>)[raw.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return current;
+}

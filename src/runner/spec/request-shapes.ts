@@ -1,0 +1,120 @@
+import type { AuthScheme, JsonSchema, OperationLink, RequestBodySpec } from '../model.ts';
+
+/**
+ * What an operation says about the requests a client sends, beyond parameters: the security schemes it
+ * accepts (resolved from components.securitySchemes), every request body media type it declares, and the
+ * OpenAPI links of its responses. Pure functions over the dereferenced description.
+ */
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function pointerToken(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/**
+ * The schemes of the first security requirement the tool can satisfy (bearer, basic, apiKey in header, query
+ * or cookie); an empty list when the operation needs none or only schemes the tool cannot send.
+ */
+export function authSchemesOf(security: unknown[], api: Obj): AuthScheme[] {
+  const components = isObj(api['components']) ? api['components'] : {};
+  const schemes = isObj(components['securitySchemes']) ? components['securitySchemes'] : {};
+  const candidates: AuthScheme[][] = [];
+  for (const requirement of security) {
+    if (!isObj(requirement) || Object.keys(requirement).length === 0) continue;
+    const resolved = Object.keys(requirement).map((name) => toScheme(name, schemes[name]));
+    if (resolved.every((s): s is AuthScheme => s !== undefined)) candidates.push(resolved);
+  }
+  return candidates[0] ?? [];
+}
+
+function toScheme(name: string, raw: unknown): AuthScheme | undefined {
+  if (!isObj(raw)) return undefined;
+  const type = String(raw['type'] ?? '').toLowerCase();
+  if (type === 'http') {
+    const scheme = String(raw['scheme'] ?? '').toLowerCase();
+    if (scheme === 'basic') return { name, kind: 'basic' };
+    if (scheme === 'bearer') return { name, kind: 'bearer' };
+    return undefined;
+  }
+  if (type === 'apikey') {
+    const location = raw['in'];
+    if ((location === 'header' || location === 'query' || location === 'cookie') && typeof raw['name'] === 'string') {
+      return { name, kind: 'apiKey', in: location, parameter: raw['name'] };
+    }
+    return undefined;
+  }
+  // oauth2 and openIdConnect end in a bearer token in the Authorization header.
+  if (type === 'oauth2' || type === 'openidconnect') return { name, kind: 'bearer' };
+  return undefined;
+}
+
+/** Every media type of a request body, JSON first, then form-urlencoded, multipart, and any other. */
+export function requestBodiesOf(body: unknown, pointer: string, toSchema: (s: unknown) => JsonSchema): RequestBodySpec[] {
+  if (!isObj(body) || !isObj(body['content'])) return [];
+  const rank = (type: string) =>
+    /^application\/(.+\+)?json/i.test(type) ? 0 : /^application\/x-www-form-urlencoded/i.test(type) ? 1 : /^multipart\/form-data/i.test(type) ? 2 : 3;
+  return Object.entries(body['content'])
+    .filter((e): e is [string, Obj] => isObj(e[1]))
+    .sort((a, b) => rank(a[0]) - rank(b[0]))
+    .map(([type, media]) => ({
+      required: body['required'] === true,
+      contentType: type,
+      schema: toSchema(media['schema']),
+      pointer: `${pointer}/content/${pointerToken(type)}/schema`,
+    }));
+}
+
+/**
+ * The links of an operation's responses that name a target operation (operationId, or operationRef to a local
+ * path item) and say where the target's parameters come from ("$response.body#/id").
+ */
+export function linksOf(responses: unknown, api: Obj): OperationLink[] {
+  if (!isObj(responses)) return [];
+  const links: OperationLink[] = [];
+  for (const [status, response] of Object.entries(responses)) {
+    if (!isObj(response) || !isObj(response['links'])) continue;
+    for (const [name, link] of Object.entries(response['links'])) {
+      if (!isObj(link)) continue;
+      const target = linkTarget(link, api);
+      if (!target) continue;
+      const parameters: Record<string, string> = {};
+      if (isObj(link['parameters'])) {
+        for (const [param, expression] of Object.entries(link['parameters'])) {
+          if (typeof expression === 'string') parameters[param.replace(/^(path|query|header|cookie)\./, '')] = expression;
+        }
+      }
+      links.push({ name, status, ...target, parameters });
+    }
+  }
+  return links;
+}
+
+function linkTarget(link: Obj, api: Obj): { operationId?: string; method?: string; path?: string } | undefined {
+  if (typeof link['operationId'] === 'string') return { operationId: link['operationId'] };
+  const ref = link['operationRef'];
+  if (typeof ref !== 'string') return undefined;
+  const match = /^#\/paths\/([^/]+)\/([a-z]+)$/.exec(ref);
+  if (!match?.[1] || !match[2]) return undefined;
+  const path = match[1].replace(/~1/g, '/').replace(/~0/g, '~');
+  const paths = isObj(api['paths']) ? api['paths'] : {};
+  return isObj(paths[path]) ? { path, method: match[2].toUpperCase() } : undefined;
+}
+
+/** The example value of a parameter: `example`, else the first of `examples`, else the schema's example. */
+export function parameterExample(raw: Obj, schema: JsonSchema): unknown {
+  if ('example' in raw) return raw['example'];
+  if (isObj(raw['examples'])) {
+    const first = Object.values(raw['examples']).find((e) => isObj(e) && 'value' in e) as Obj | undefined;
+    if (first) return first['value'];
+  }
+  if (typeof schema === 'object') {
+    if (Array.isArray(schema['examples']) && schema['examples'].length > 0) return schema['examples'][0];
+    if ('example' in schema) return schema['example'];
+  }
+  return undefined;
+}
