@@ -1,12 +1,9 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { resolve } from 'node:path';
-import { isInteractive, renderSummary } from '../report/console.ts';
-import { mergeResults, readResultsDir, ResultsInputError } from '../report/merge.ts';
-import { WaiverFileError } from '../report/waivers.ts';
-import { writeReports } from '../report/write.ts';
 import { InputError } from '../spec/errors.ts';
 import { addPactCommands } from './pact.ts';
-import { DEFAULT_SPECS, ROOT, runConformance, type RunOptions } from './run.ts';
+import { DEFAULT_SPECS, ROOT } from './paths.ts';
+import type { RunOptions } from './run.ts';
 
 /** Exit codes: 0 conformant, 1 not conformant (a failed or missing operation), 2 could not run. */
 export const EXIT = { conformant: 0, notConformant: 1, couldNotRun: 2 } as const;
@@ -62,6 +59,7 @@ interface RunFlags {
   failOn: 'error' | 'warning';
   quiet?: boolean;
   deploymentSpec?: string;
+  keepPassedExchanges?: boolean;
 }
 
 function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv): RunOptions {
@@ -90,6 +88,7 @@ function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv): RunOptions {
     failOn: flags.failOn,
     quiet: flags.quiet ?? false,
     ...(flags.deploymentSpec ? { deploymentSpec: flags.deploymentSpec } : {}),
+    keepPassedExchanges: flags.keepPassedExchanges ?? false,
   };
 }
 
@@ -126,7 +125,10 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
     .addOption(new Option('--fail-on <level>', 'what fails the run').choices(['error', 'warning']).default('error'))
     .option('--quiet', 'print only the summary')
     .option('--deployment-spec <file|url>', "the deployment's own OpenAPI: list what it serves that the contract lacks, and the reverse")
+    .option('--keep-passed-exchanges', 'keep the requests and responses of passed cases in the reports (default: their summary only)')
     .action(async (flags: RunFlags) => {
+      // Loaded on use: `--help` and the other commands never load the engine.
+      const { runConformance } = await import('./run.ts');
       const outcome = await runConformance(toRunOptions(flags, env));
       if (outcome.message) process.stderr.write(`conformance: ${outcome.message}\n`);
       setExit(outcome.exitCode);
@@ -138,6 +140,11 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
     .argument('<dirs...>', 'report directories of the shards')
     .option('--out <dir>', 'report directory', 'reports')
     .action(async (dirs: string[], flags: { out: string }) => {
+      const [{ mergeResults, readResultsDir }, { writeReports }, { isInteractive, renderSummary }] = await Promise.all([
+        import('../report/merge.ts'),
+        import('../report/write.ts'),
+        import('../report/console.ts'),
+      ]);
       const parts = await Promise.all(dirs.map((d) => readResultsDir(d)));
       const merged = mergeResults(parts);
       const files = await writeReports(merged, flags.out);
@@ -162,6 +169,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     if (error instanceof CommanderError) {
       return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0 ? 0 : EXIT.couldNotRun;
     }
+    const [{ WaiverFileError }, { ResultsInputError }] = await Promise.all([import('../report/waivers.ts'), import('../report/merge.ts')]);
     if (error instanceof InputError || error instanceof WaiverFileError || error instanceof ResultsInputError) {
       process.stderr.write(`conformance: ${error.message.split('\n')[0]}\n`);
       return EXIT.couldNotRun;

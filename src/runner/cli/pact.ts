@@ -2,16 +2,24 @@ import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import type { RunResults } from '../model.ts';
-import { checkPacts } from '../pact/check.ts';
-import { verifyPacts } from '../pact/verify.ts';
 import type { BrokerSource } from '../pact/worker-protocol.ts';
-import { isInteractive, renderSummary } from '../report/console.ts';
-import { summarise } from '../report/outcomes.ts';
-import { writeReports } from '../report/write.ts';
-import { coverage, loadCatalog } from '../spec/catalog.ts';
 import { InputError } from '../spec/errors.ts';
-import { loadContract } from '../spec/load.ts';
-import { startReferenceService, type ReferenceService } from '../../reference-service/index.ts';
+import type { ReferenceService } from '../../reference-service/index.ts';
+
+/** The modules a pact command needs, loaded when one runs (never for `--help` or a conformance run). */
+async function load() {
+  const [check, verify, console, outcomes, write, catalog, spec, reference] = await Promise.all([
+    import('../pact/check.ts'),
+    import('../pact/verify.ts'),
+    import('../report/console.ts'),
+    import('../report/outcomes.ts'),
+    import('../report/write.ts'),
+    import('../spec/catalog.ts'),
+    import('../spec/load.ts'),
+    import('../../reference-service/index.ts'),
+  ]);
+  return { ...check, ...verify, ...console, ...outcomes, ...write, ...catalog, ...spec, ...reference };
+}
 
 interface PactFlags {
   pacts: string[];
@@ -64,6 +72,7 @@ export function addPactCommands(program: Command, defaults: { specs: string[]; c
 
   common(pact.command('check').description('Check every pact interaction against the OpenAPI contract (no deployment needed).')).action(
     async (flags: PactFlags) => {
+      const { loadContract, checkPacts } = await load();
       const contract = await loadContract(flags.spec.length ? flags.spec : defaults.specs);
       const started = new Date();
       const result = await checkPacts({ contract, ...(flags.pacts.length ? { pacts: flags.pacts } : {}), allowNoPacts: flags.allowNoPacts ?? false });
@@ -88,6 +97,7 @@ export function addPactCommands(program: Command, defaults: { specs: string[]; c
     .option('--provider-branch <branch>', 'provider branch to publish with')
     .option('--allow-irreversible', 'needed against a deployment: pacts replay calls that cannot be undone (OTP, reference numbers)')
     .action(async (flags: PactFlags & { allowIrreversible?: boolean }) => {
+      const { loadContract, verifyPacts, startReferenceService } = await load();
       let embedded: ReferenceService | undefined;
       let token = flags.token ?? env['CONFORMANCE_TOKEN'];
       let customerBaseUrl = flags.baseUrl;
@@ -157,6 +167,7 @@ async function report(
   started: Date,
   target: RunResults['target'],
 ): Promise<number> {
+  const { loadContract, loadCatalog, summarise, coverage, writeReports, renderSummary, isInteractive } = await load();
   const contract = await loadContract(flags.spec.length ? flags.spec : defaults.specs);
   const catalog = await loadCatalog(flags.catalog);
   const finished = new Date();

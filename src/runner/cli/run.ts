@@ -1,26 +1,26 @@
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { createVitest } from 'vitest/node';
 import { CHECKS } from '../checks/registry.ts';
 import type { RunConfig } from '../execute/config.ts';
+import { runScenarios, type ScenarioRun } from '../execute/scenarios.ts';
+import { schedule } from '../execute/scheduler.ts';
 import { matchesSelector, selectOperations } from '../execute/select.ts';
-import type { Contract, OperationResult, RunResults } from '../model.ts';
+import { Session } from '../execute/session.ts';
+import type { CaseResult, Contract, OperationResult, RunResults } from '../model.ts';
 import { planOperation } from '../plan/cases.ts';
+import { assembleOperations, compactCase } from '../report/assemble.ts';
 import { ConsoleProgress, isInteractive, renderSummary } from '../report/console.ts';
 import { summarise } from '../report/outcomes.ts';
 import { applyWaivers, loadWaivers, localDate, type Waiver } from '../report/waivers.ts';
-import { ConformanceCollector } from '../report/vitest-reporter.ts';
-import { writeReports } from '../report/write.ts';
 import { coverage, loadCatalog, notDescribedResults, type Catalog } from '../spec/catalog.ts';
 import { InputError } from '../spec/errors.ts';
 import { loadExamples } from '../spec/examples.ts';
 import { loadContract, loadDescription, describe as describeApi } from '../spec/load.ts';
 import { loadProfile } from '../spec/profile.ts';
-import { startReferenceService, type ReferenceService } from '../../reference-service/index.ts';
+import type { ReferenceService } from '../../reference-service/index.ts';
+import { ROOT } from './paths.ts';
 
-export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-export const DEFAULT_SPECS = ['contract/customer-service.openapi.yaml', 'contract/foreign-trade-service.openapi.yaml'];
+export { DEFAULT_SPECS, ROOT } from './paths.ts';
 
 export interface RunOptions {
   specs: string[];
@@ -44,6 +44,8 @@ export interface RunOptions {
   failOn: 'error' | 'warning';
   quiet: boolean;
   deploymentSpec?: string;
+  /** Keep the exchanges of passed cases in the reports (default: a passed case keeps only its summary). */
+  keepPassedExchanges?: boolean;
   /** Where the console goes (default process.stdout / stderr). */
   stdout?: NodeJS.WritableStream & { isTTY?: boolean };
   stderr?: NodeJS.WritableStream & { isTTY?: boolean };
@@ -78,6 +80,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   let allowIrreversible = options.allowIrreversible;
   if (Object.keys(servers).length === 0) {
     token = randomBytes(24).toString('base64url');
+    const { startReferenceService } = await import('../../reference-service/index.ts');
     embedded = await startReferenceService({ token });
     servers = { 'customer-service': embedded.customerBaseUrl, 'foreign-trade-service': embedded.foreignTradeBaseUrl };
     otpSourceUrl ??= `${embedded.url}/__reference/otp/{transactionId}`;
@@ -114,78 +117,78 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     };
     const selected = selectOperations(contract.operations, config);
     const planOptions = { seed: options.seed, readOnly: options.readOnly, allowIrreversible, otpSource: otpSourceUrl !== undefined };
-    const plannedCases = Object.fromEntries(selected.map((op) => [op.operationId, planOperation(contract, op, profile, examples, planOptions).cases.length]));
+    const plans = selected.map((op) => planOperation(contract, op, profile, examples, planOptions));
     const deploymentDiff = options.deploymentSpec ? await diffDeployment(contract, options.deploymentSpec) : undefined;
 
     const startedAt = new Date();
-    let results: RunResults | undefined;
-    let endErrors: string[] = [];
     const progress = options.quiet ? undefined : new ConsoleProgress(stderr as never, {});
-    const collector = new ConformanceCollector({
-      operations: selected,
-      allOperations: contract.operations,
-      plannedCases,
-      ...(progress ? { progress } : {}),
-      onEnd: async (operations, end) => {
-        endErrors = end.errors;
-        results = buildResults({ operations, contract, catalog, config, options, embedded: embedded !== undefined, startedAt, interrupted: end.reason === 'interrupted', deploymentDiff });
-        results = summarise(applyWaivers(results, waivers, localDate()));
-        const files = await writeReports(results, options.out);
-        stdout.write(`${renderSummary(results, files, { color: isInteractive(stdout) })}\n`);
-        if (results.deploymentDiff) {
-          const { extra, lacking } = results.deploymentDiff;
-          stdout.write(`Deployment description: ${extra.length} operation(s) served that the contract lacks${extra.length ? ` (${extra.map((e) => `${e.method} ${e.path}`).join(', ')})` : ''}; ${lacking.length} contract operation(s) it lacks${lacking.length ? ` (${lacking.join(', ')})` : ''}.\n`);
-        }
+    progress?.start(selected.length);
+    const keep = options.keepPassedExchanges ?? false;
+    // Generated cases: the engine's own scheduler. Results are kept compact as they arrive, in plan order.
+    const generated = new Map<string, CaseResult[]>(plans.map((p) => [p.operation.operationId, []]));
+    let doneOperations = 0;
+    let failingOperations = 0;
+    const scheduler = schedule(Session.from(config, contract, profile, examples), plans, options.concurrency, {
+      onCase: (operationId, index, result) => {
+        generated.get(operationId)![index] = compactCase(result, keep);
+      },
+      onOperationDone: (operationId, failing) => {
+        doneOperations++;
+        if (failing) failingOperations++;
+        progress?.update(doneOperations, failingOperations, operationId);
       },
     });
-
-    const signalListeners = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
+    // Scenario suites (vitest) only in a full, unsharded selection; loaded only then.
     const scenarios = options.include.length === 0 && options.exclude.length === 0 && (!options.shard || options.shard.index === 1);
-    const vitest = await createVitest(
-      'test',
-      {
-        config: false,
-        root: ROOT,
-        watch: false,
-        include: scenarios ? ['suites/**/*.test.ts'] : ['suites/generated/**/*.test.ts'],
-        exclude: ['suites/pact/**', '**/node_modules/**'],
-        reporters: [collector],
-        provide: { conformance: config },
-        maxConcurrency: options.concurrency,
-        testTimeout: options.timeoutMs * 8 + 5_000,
-        hookTimeout: options.timeoutMs * 40 + 10_000,
-        passWithNoTests: true,
-        pool: 'threads',
-        fileParallelism: true,
-      },
-      { logLevel: 'silent', server: { watch: null } },
-    );
-    // vitest adds listeners that exit the process at once on SIGINT/SIGTERM; drop them so the run can end
-    // cleanly and write its reports with what was measured.
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      for (const listener of process.listeners(signal)) {
-        if (!signalListeners[signal].includes(listener)) process.off(signal, listener);
-      }
-    }
+    const scenarioRun: ScenarioRun | undefined = scenarios ? runScenarios({ root: ROOT, config, contract, include: ['suites/scenarios/**/*.test.ts'] }) : undefined;
+
     let interrupted = false;
     const onSignal = () => {
       interrupted = true;
       stderr.write('\nInterrupted: finishing the reports with what was measured.\n');
-      void vitest.cancelCurrentRun('keyboard-input');
+      scheduler.interrupt();
+      scenarioRun?.cancel();
     };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
+    let scenarioOutcome: Awaited<ScenarioRun['done']> = { cases: new Map(), errors: [], interrupted: false };
     try {
-      await vitest.start();
+      const [scheduled, fromScenarios] = await Promise.all([
+        scheduler.done,
+        scenarioRun?.done.catch((error: unknown) => ({
+          cases: new Map<string, CaseResult[]>(),
+          errors: [`the scenario suites could not run: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`],
+          interrupted: false,
+        })),
+      ]);
+      if (fromScenarios) scenarioOutcome = fromScenarios;
+      interrupted ||= scheduled.interrupted || scenarioOutcome.interrupted;
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
-      await vitest.close();
     }
-    if (!results) {
-      return { exitCode: 2, message: `the run produced no results${endErrors[0] ? `: ${endErrors[0]}` : ''}` };
+    progress?.finish();
+
+    const cases = new Map<string, CaseResult[]>();
+    for (const [operationId, list] of generated) {
+      const kept = list.filter((c) => c !== undefined);
+      if (kept.length > 0) cases.set(operationId, kept);
+    }
+    for (const [operationId, list] of scenarioOutcome.cases) {
+      cases.set(operationId, [...(cases.get(operationId) ?? []), ...list.map((c) => compactCase(c, keep))]);
+    }
+    const operations = assembleOperations({ operations: selected, allOperations: contract.operations, cases, interrupted });
+    let results = buildResults({ operations, contract, catalog, config, options, embedded: embedded !== undefined, startedAt, interrupted, deploymentDiff });
+    results = summarise(applyWaivers(results, waivers, localDate()));
+    const { writeReports } = await import('../report/write.ts');
+    const files = await writeReports(results, options.out);
+    stdout.write(`${renderSummary(results, files, { color: isInteractive(stdout) })}\n`);
+    if (results.deploymentDiff) {
+      const { extra, lacking } = results.deploymentDiff;
+      stdout.write(`Deployment description: ${extra.length} operation(s) served that the contract lacks${extra.length ? ` (${extra.map((e) => `${e.method} ${e.path}`).join(', ')})` : ''}; ${lacking.length} contract operation(s) it lacks${lacking.length ? ` (${lacking.join(', ')})` : ''}.\n`);
     }
     const final: RunResults = results;
+    const endErrors = scenarioOutcome.errors;
     if (endErrors.length > 0 && final.operations.every((o) => o.cases.length === 0)) {
       return { exitCode: 2, results: final, message: `the suites could not run: ${endErrors[0]}` };
     }
