@@ -14,6 +14,8 @@ const INT32 = { min: -2147483648, max: 2147483647 };
 export class SchemaValidator {
   private readonly ajv: Ajv2020;
   private readonly cache = new Map<string, ValidateFunction>();
+  private readonly byObject = new WeakMap<object, ValidateFunction>();
+  private readonly byContent = new Map<string, ValidateFunction>();
 
   constructor() {
     this.ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
@@ -34,7 +36,7 @@ export class SchemaValidator {
   validate(key: string, schema: JsonSchema, data: unknown): SchemaErrorDetail[] {
     let fn = this.cache.get(key);
     if (!fn) {
-      fn = this.ajv.compile(typeof schema === 'boolean' ? schema : stripIds(schema));
+      fn = this.compiled(schema);
       this.cache.set(key, fn);
     }
     if (fn(data)) return [];
@@ -45,6 +47,26 @@ export class SchemaValidator {
         e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty: string }).additionalProperty)})` : ''
       }`,
     }));
+  }
+
+  /** One compiled function per distinct schema: the same object, or the same content under another key. */
+  private compiled(schema: JsonSchema): ValidateFunction {
+    if (typeof schema === 'boolean') return this.ajv.compile(schema);
+    const same = this.byObject.get(schema);
+    if (same) return same;
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(schema);
+    } catch {
+      // a recursive schema: shared by object identity only
+    }
+    let fn = text === undefined ? undefined : this.byContent.get(text);
+    if (!fn) {
+      fn = this.ajv.compile(stripIds(schema));
+      if (text !== undefined) this.byContent.set(text, fn);
+    }
+    this.byObject.set(schema, fn);
+    return fn;
   }
 
   get compiledCount(): number {

@@ -10,7 +10,9 @@ import type {
   ResponseSpec,
   ServiceSpec,
 } from '../model.ts';
+import { readFile } from 'node:fs/promises';
 import { ContractError } from './errors.ts';
+import { isKnownValid, rememberValid, validityKey } from './validity-cache.ts';
 import { openapi30ToJsonSchema } from './json-schema.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
@@ -38,7 +40,7 @@ export async function loadDescription(source: string): Promise<{ api: Obj; sourc
   const location = isUrl(source) || isAbsolute(source) ? source : resolve(source);
   let api: unknown;
   try {
-    api = await SwaggerParser.validate(location);
+    api = await validateOrDereference(location);
   } catch (error) {
     throw toContractError(source, error);
   }
@@ -46,6 +48,38 @@ export async function loadDescription(source: string): Promise<{ api: Obj; sourc
     throw new ContractError(source, '', 'not an OpenAPI 3.0 or 3.1 description (Swagger 2.0 is not supported)');
   }
   return { api, source };
+}
+
+/**
+ * Validation (the OpenAPI meta-schema and the spec rules) costs most of the start-up; a local description whose
+ * files are byte for byte ones that passed before is only dereferenced. URLs are always validated.
+ */
+async function validateOrDereference(location: string): Promise<unknown> {
+  if (isUrl(location)) return SwaggerParser.validate(location);
+  const known = await knownFiles(location);
+  if (known && isKnownValid(known)) return new SwaggerParser().dereference(location);
+  const parser = new SwaggerParser();
+  const api = await parser.validate(location);
+  const files = parser.$refs.paths();
+  if (files.every((f) => !isUrl(f))) rememberValid(validityKey('openapi', ...(await readAll(files))));
+  return api;
+}
+
+/** The key over the description and the local files it refers to (listed in the cache under the main file). */
+async function knownFiles(location: string): Promise<string | undefined> {
+  try {
+    const parser = new SwaggerParser();
+    await parser.resolve(location);
+    const files = parser.$refs.paths();
+    if (files.some(isUrl)) return undefined;
+    return validityKey('openapi', ...(await readAll(files)));
+  } catch {
+    return undefined;
+  }
+}
+
+async function readAll(files: string[]): Promise<string[]> {
+  return Promise.all([...files].sort().map(async (f) => `${f}\0${await readFile(f, 'utf8')}`));
 }
 
 function toContractError(source: string, error: unknown): ContractError {
