@@ -131,7 +131,7 @@ describe('schedule', () => {
 
 describe('compactCase', () => {
   const exchange = { request: { method: 'GET' as const, url: 'http://127.0.0.1/x', headers: { authorization: 'Bearer $CONFORMANCE_TOKEN' } }, durationMs: 1 };
-  const base = { name: 'positive', kind: 'positive' as const, durationMs: 1, checks: [{ id: 'not-a-server-error', status: 'passed' as const }], findings: [], exchanges: [exchange] };
+  const base = { name: 'positive', kind: 'positive' as const, durationMs: 1, checks: [{ id: 'not-a-server-error' as const, status: 'passed' as const }], findings: [], exchanges: [exchange] };
 
   test('a passed case keeps its summary and curl line, not its exchanges', () => {
     const compact = compactCase({ ...base, outcome: 'passed' }, false);
