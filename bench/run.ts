@@ -11,7 +11,7 @@
  *   npm run bench                 BENCH_RUNS=3 (median of runs)   BENCH_SIZES=80,800,2770
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,15 +110,22 @@ interface Sample {
   peakRssMiB: number;
   firstRequestMs: number | undefined;
   reportBytes: number;
+  /** User + system CPU seconds of the CLI and its children (from /usr/bin/time), when available. */
+  cpuSeconds: number | undefined;
   stderr: string;
 }
+
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
 async function runCli(args: string[], env: Record<string, string> = {}): Promise<Sample> {
   const out = join(work, `out-${Math.random().toString(36).slice(2)}`);
   served = 0;
   firstServedAt = 0;
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, ...args, '--out', out, '--quiet', '--concurrency', String(CONCURRENCY)], {
+  const timeFile = join(work, `time-${Math.random().toString(36).slice(2)}`);
+  const command = [process.execPath, BIN, ...args, ...(args.includes('--help') ? [] : ['--out', out, '--quiet', '--concurrency', String(CONCURRENCY)])];
+  const [file, ...argv] = TIME ? [TIME, '-f', '%U %S', '-o', timeFile, ...command] : command;
+  const child = spawn(file!, argv, {
     cwd: root,
     env: { ...process.env, NO_COLOR: '1', CONFORMANCE_TOKEN: TOKEN, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -137,7 +144,15 @@ async function runCli(args: string[], env: Record<string, string> = {}): Promise
     // no reports
   }
   rmSync(out, { recursive: true, force: true });
-  return { exit, wallMs, requests: served, peakRssMiB: peak, firstRequestMs: firstServedAt ? firstServedAt - started : undefined, reportBytes, stderr };
+  let cpuSeconds: number | undefined;
+  try {
+    const [user, system] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number);
+    cpuSeconds = user! + system!;
+    rmSync(timeFile);
+  } catch {
+    // no /usr/bin/time
+  }
+  return { exit, wallMs, requests: served, peakRssMiB: peak, firstRequestMs: firstServedAt ? firstServedAt - started : undefined, reportBytes, cpuSeconds, stderr };
 }
 
 const median = (xs: number[]): number => {
@@ -162,6 +177,8 @@ async function measure(label: string, args: string[], runs = RUNS, requestsOverr
     reportMiB: median(samples.map((s) => s.reportBytes)) / 1024 / 1024,
     exit: samples[0]?.exit ?? null,
   };
+  const cpu = samples.map((s) => s.cpuSeconds).filter((x): x is number => x !== undefined);
+  if (cpu.length) row.cpuSeconds = median(cpu);
   const first = samples.map((s) => s.firstRequestMs).filter((x): x is number => x !== undefined);
   if (first.length) row.firstRequestMs = median(first);
   process.stdout.write(`  ${label}: ${Math.round(wallMs)} ms, ${requests} requests, ${Math.round(row.peakRssMiB)} MiB\n`);
@@ -177,6 +194,7 @@ interface Row {
   reportMiB: number;
   exit: number | null;
   firstRequestMs?: number;
+  cpuSeconds?: number;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -235,7 +253,7 @@ process.stdout.write(`conformance bench: node ${process.version}, ${RUNS} run(s)
 // --help
 const help: Sample[] = [];
 for (let i = 0; i < 5; i++) help.push(await runCli(['--help']));
-const helpRow = { wallMs: median(help.map((s) => s.wallMs)), peakRssMiB: median(help.map((s) => s.peakRssMiB)) };
+const helpRow = { wallMs: median(help.map((s) => s.wallMs)), peakRssMiB: median(help.map((s) => s.peakRssMiB)), cpuMs: median(help.map((s) => (s.cpuSeconds ?? 0) * 1000)) };
 process.stdout.write(`  --help: ${Math.round(helpRow.wallMs)} ms, ${Math.round(helpRow.peakRssMiB)} MiB\n`);
 
 // (a) full runs
@@ -256,15 +274,15 @@ const stubArgs = ['--base-url', `${ok.url}/customer-service`, '--foreign-trade-b
 const stubRow = await measure('plain stub (200 {} to everything)', stubArgs);
 rows.push(stubRow);
 
-// (b) synthetic contracts
+// (b) synthetic contracts (generated cases only: --include selects every operation and no scenario suite)
 const synthetic: Row[] = [];
 for (const n of SIZES) {
   const spec = syntheticContract(n);
-  synthetic.push(await measure(`synthetic N=${n}, stub 200 {}`, ['--spec', spec, '--base-url', `${ok.url}/customer-service`, '--allow-irreversible'], 1));
+  synthetic.push(await measure(`synthetic N=${n}, stub 200 {}`, ['--spec', spec, '--include', 'customer-service', '--base-url', `${ok.url}/customer-service`, '--allow-irreversible'], 1));
 }
 const notFound = await stub('not-found');
 const largest = Math.max(...SIZES);
-synthetic.push(await measure(`synthetic N=${largest}, stub 404 (all missing)`, ['--spec', syntheticContract(largest), '--base-url', `${notFound.url}/customer-service`], 1));
+synthetic.push(await measure(`synthetic N=${largest}, stub 404 (all missing)`, ['--spec', syntheticContract(largest), '--include', 'customer-service', '--base-url', `${notFound.url}/customer-service`], 1));
 await notFound.close();
 
 // (c) raw ceiling
@@ -276,11 +294,11 @@ const fmt = (n: number, d = 0) => n.toFixed(d);
 const table = (title: string, list: Row[]) => {
   const lines = [
     `\n${title}`,
-    '| run | wall | requests | requests/s | peak RSS (tree) | reports | first request | exit |',
-    '|---|---|---|---|---|---|---|---|',
+    '| run | wall | CPU | requests | requests/s | requests per CPU-s | peak RSS (tree) | reports | first request | exit |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...list.map(
       (r) =>
-        `| ${r.label} | ${fmt(r.wallMs / 1000, 2)} s | ${r.requests} | ${fmt(r.requestsPerSecond)} | ${fmt(r.peakRssMiB)} MiB | ${fmt(r.reportMiB, 1)} MiB | ${r.firstRequestMs === undefined ? '-' : `${fmt(r.firstRequestMs)} ms`} | ${r.exit} |`,
+        `| ${r.label} | ${fmt(r.wallMs / 1000, 2)} s | ${r.cpuSeconds === undefined ? '-' : `${fmt(r.cpuSeconds, 2)} s`} | ${r.requests} | ${fmt(r.requestsPerSecond)} | ${r.cpuSeconds ? fmt(r.requests / r.cpuSeconds) : '-'} | ${fmt(r.peakRssMiB)} MiB | ${fmt(r.reportMiB, 1)} MiB | ${r.firstRequestMs === undefined ? '-' : `${fmt(r.firstRequestMs)} ms`} | ${r.exit} |`,
     ),
   ];
   return lines.join('\n');
@@ -292,7 +310,7 @@ const perOp = synthetic
     return `| ${n} | ${fmt(r.wallMs / 1000, 2)} s | ${fmt(r.wallMs / n, 2)} ms | ${r.requests} | ${fmt(r.peakRssMiB)} MiB | ${fmt(r.reportMiB, 1)} MiB |`;
   });
 const output = [
-  `\n--help: ${fmt(helpRow.wallMs)} ms, ${fmt(helpRow.peakRssMiB)} MiB (median of 5)`,
+  `\n--help: ${fmt(helpRow.wallMs)} ms wall, ${fmt(helpRow.cpuMs)} ms CPU, ${fmt(helpRow.peakRssMiB)} MiB (median of 5)`,
   table('(a) full runs (the 15 described operations and the scenario suites)', rows),
   table('(b) synthetic contracts', synthetic),
   '\n| N | wall | per operation | requests | peak RSS (tree) | reports |\n|---|---|---|---|---|---|',

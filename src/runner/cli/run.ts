@@ -140,7 +140,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     });
     // Scenario suites (vitest) only in a full, unsharded selection; loaded only then.
     const scenarios = options.include.length === 0 && options.exclude.length === 0 && (!options.shard || options.shard.index === 1);
-    const scenarioRun: ScenarioRun | undefined = scenarios ? runScenarios({ root: ROOT, config, contract, include: ['suites/scenarios/**/*.test.ts'] }) : undefined;
+    const scenarioRun: ScenarioRun | undefined = scenarios ? runScenarios({ root: ROOT, config, contract, include: ['suites/**/*.test.ts'] }) : undefined;
 
     let interrupted = false;
     const onSignal = () => {

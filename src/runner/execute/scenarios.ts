@@ -1,5 +1,5 @@
 /**
- * Scenario suites (suites/scenarios) run in vitest, loaded only when a run selects them. Their case results
+ * Scenario suites (suites/**/*.test.ts but the Pact consumers) run in vitest, loaded only when a run selects them. Their case results
  * come back per operationId, to be joined with the generated cases into one results model.
  */
 import type { CaseResult, Contract } from '../model.ts';
@@ -33,7 +33,7 @@ export function runScenarios(input: { root: string; config: RunConfig; contract:
         root: input.root,
         watch: false,
         include: input.include,
-        exclude: ['suites/pact/**', '**/node_modules/**'],
+        exclude: ['suites/pact/**', 'suites/generated/**', '**/node_modules/**'],
         reporters: [collector],
         provide: { conformance: input.config },
         maxConcurrency: input.config.concurrency,
