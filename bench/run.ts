@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
+import { gzipSync } from 'node:zlib';
 import { parse, stringify } from 'yaml';
 import { startReferenceService } from '../src/reference-service/index.ts';
 
@@ -42,12 +43,25 @@ http.Server.prototype.emit = function (this: http.Server, event: string, ...args
   return (emit as (this: http.Server, event: string, ...rest: unknown[]) => boolean).call(this, event, ...args);
 } as typeof emit;
 
-async function stub(mode: 'ok' | 'not-found'): Promise<{ url: string; close: () => Promise<void> }> {
-  const body = mode === 'ok' ? '{}' : 'Not Found';
+/** 2 GiB of zeros as a gzip body of about 2 MB: one member of 64 MiB, repeated (gzip members concatenate). */
+function gzipBomb(): Buffer {
+  const member = gzipSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 });
+  return Buffer.concat(Array.from({ length: 32 }, () => member));
+}
+
+async function stub(mode: 'ok' | 'not-found' | 'gzip-bomb'): Promise<{ url: string; close: () => Promise<void> }> {
+  const body: string | Buffer = mode === 'ok' ? '{}' : mode === 'not-found' ? 'Not Found' : gzipBomb();
+  const headers: Record<string, string | number> =
+    mode === 'ok'
+      ? { 'content-type': 'application/json' }
+      : mode === 'not-found'
+        ? { 'content-type': 'text/plain' }
+        : { 'content-type': 'application/json', 'content-encoding': 'gzip' };
+  headers['content-length'] = Buffer.byteLength(body);
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      res.writeHead(mode === 'ok' ? 200 : 404, { 'content-type': mode === 'ok' ? 'application/json' : 'text/plain', 'content-length': Buffer.byteLength(body) });
+      res.writeHead(mode === 'not-found' ? 404 : 200, headers);
       res.end(body);
     });
   });
@@ -273,6 +287,10 @@ const ok = await stub('ok');
 const stubArgs = ['--base-url', `${ok.url}/customer-service`, '--foreign-trade-base-url', `${ok.url}/foreign-trade-service`, '--allow-irreversible'];
 const stubRow = await measure('plain stub (200 {} to everything)', stubArgs);
 rows.push(stubRow);
+
+const bomb = await stub('gzip-bomb');
+rows.push(await measure('stub answering a 2 GiB gzip body to everything', ['--base-url', `${bomb.url}/customer-service`, '--foreign-trade-base-url', `${bomb.url}/foreign-trade-service`, '--allow-irreversible'], 1));
+await bomb.close();
 
 // (b) synthetic contracts (generated cases only: --include selects every operation and no scenario suite)
 const synthetic: Row[] = [];

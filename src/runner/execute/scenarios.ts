@@ -1,5 +1,5 @@
 /**
- * Scenario suites (suites/**/*.test.ts but the Pact consumers) run in vitest, loaded only when a run selects them. Their case results
+ * Scenario suites (every test file under suites/ but the Pact consumers) run in vitest, loaded only when a run selects them. Their case results
  * come back per operationId, to be joined with the generated cases into one results model.
  */
 import type { CaseResult, Contract } from '../model.ts';
