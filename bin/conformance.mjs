@@ -25,5 +25,9 @@ if (builtAt === 0 || (!process.env['CONFORMANCE_SKIP_BUILD_CHECK'] && newest(new
   const { buildDist } = await import('../scripts/build.mjs');
   await buildDist();
 }
+const { endChildProcesses, exitCleanlyOnSignals } = await import('../dist/runner/cli/children.js');
+exitCleanlyOnSignals();
 const { main } = await import('../dist/runner/cli/main.js');
 process.exitCode = await main(process.argv.slice(2));
+// No process outlives the CLI: helper services are stopped and every child reaped before exit.
+await endChildProcesses();

@@ -97,6 +97,8 @@ export interface RecordedResponse {
   truncated: boolean;
   /** Full size in bytes as received (before truncation). */
   size: number;
+  /** Why a body declared as JSON (or that looks like JSON) could not be used as JSON: invalid, nested too deep. */
+  jsonError?: string;
 }
 
 export type TransportErrorKind = 'timeout' | 'connection' | 'body-too-large' | 'other';
@@ -126,7 +128,8 @@ export type CheckId =
   | 'update-persisted'
   | 'operation-present'
   | 'property-casing'
-  | 'response-timeout';
+  | 'response-timeout'
+  | 'response-body-readable';
 
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -156,8 +159,12 @@ export interface Finding {
 // ---------------------------------------------------------------------------------------------------------
 // Results (results.json): the single source every reporter renders from.
 
-export type Outcome = 'passed' | 'failed' | 'missing' | 'errored' | 'skipped' | 'not-described';
-export type CaseOutcome = 'passed' | 'failed' | 'missing' | 'errored' | 'skipped';
+/**
+ * untested: the operation's positive case could not run (irreversible and not allowed, read-only, no
+ * producer, setup failed); flaky: identical calls disagreed (fails the run like failed).
+ */
+export type Outcome = 'passed' | 'failed' | 'missing' | 'flaky' | 'errored' | 'untested' | 'skipped' | 'not-described';
+export type CaseOutcome = 'passed' | 'failed' | 'missing' | 'flaky' | 'errored' | 'skipped';
 export type CheckStatus = 'passed' | 'failed' | 'warning' | 'waived' | 'skipped';
 
 export type CaseKind = 'positive' | 'auth' | 'negative' | 'lifecycle' | 'presence' | 'scenario' | 'pact';
@@ -175,6 +182,8 @@ export interface CaseResult {
   skipReason?: string;
   /** Message of a tool or network error (outcome errored). */
   errorMessage?: string;
+  /** Outcome flaky: identical attempts of the case disagreed; how many attempts were made and how many failed. */
+  flaky?: { attempts: number; failed: number };
   durationMs: number;
   checks: CheckResult[];
   findings: Finding[];
@@ -191,8 +200,10 @@ export interface OperationResult {
   group: string;
   service: string;
   outcome: Outcome;
-  /** For not-described and skipped operations: why. */
+  /** For not-described, untested and skipped operations: why. */
   reason?: string;
+  /** The kinds of case that actually ran (were not skipped), in canonical order; derived. */
+  ran?: CaseKind[];
   durationMs: number;
   cases: CaseResult[];
 }
@@ -209,15 +220,25 @@ export interface CoverageSummary {
 export interface RunResults {
   schemaVersion: 1;
   tool: { name: string; version: string };
-  contract: { title: string; version: string; files: string[] };
+  /** `hash`: sha256 over the contract files' contents (merge refuses shards of different contracts). */
+  contract: { title: string; version: string; files: string[]; hash?: string };
   target: { embedded: boolean; services: Array<{ id: string; baseUrl: string }> };
   startedAt: string;
   finishedAt: string;
   durationMs: number;
-  /** conformant: exit 0; not-conformant: exit 1; incomplete: the run was interrupted. */
+  /**
+   * conformant: exit 0; not-conformant: exit 1; incomplete (exit 2): the run was interrupted, stopped on a
+   * configuration problem, or an operation errored. Derived by report/outcomes.ts, the same everywhere.
+   */
   verdict: 'conformant' | 'not-conformant' | 'incomplete';
+  /** One line saying what the verdict means, e.g. "conformant for 9 of 15 operations; 6 untested: ..."; derived. */
+  verdictLine?: string;
   interrupted: boolean;
+  /** Set when the run stopped early on a configuration problem (e.g. rejected credentials): what it was. */
+  stopped?: string;
   failOn: 'error' | 'warning';
+  /** --fail-on untested: an untested operation fails the run (a gate that demands full coverage). */
+  failOnUntested?: boolean;
   seed: number;
   shard?: { index: number; count: number };
   coverage: CoverageSummary;

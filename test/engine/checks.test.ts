@@ -383,4 +383,59 @@ describe('plan', () => {
     const c = plans({ otpSource: false }).flatMap((p) => p.cases).find((x) => x.operationId === 'verify-forget-password-otp' && x.name === 'positive');
     expect(c?.skip).toMatch(/one-time password/);
   });
+
+  test('a case runs only the setup its request uses: validate-reference-number auth cases need no generated reference', () => {
+    const cases = plans({ allowIrreversible: false }).flatMap((p) => p.cases).filter((c) => c.operationId === 'validate-reference-number');
+    for (const c of cases.filter((x) => x.kind === 'auth')) {
+      expect(c.request.setup, c.name).toEqual([]);
+      expect(c.skip, c.name).toBeUndefined();
+      expect(JSON.stringify(c.request.body), c.name).not.toContain('{{');
+    }
+    // The example case with its own reference inherits no setup; the positive case proper keeps it.
+    expect(cases.find((c) => c.name === 'positive: unknown reference is not valid')?.request.setup).toEqual([]);
+    expect(cases.find((c) => c.name === 'positive')?.request.setup.map((s) => s.as)).toEqual(['generated']);
+    expect(cases.find((c) => c.name === 'positive')?.skip).toMatch(/irreversible/);
+  });
+});
+
+describe('hostile bodies fail their case, never pass unexamined', () => {
+  const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
+  const judged = (res: RecordedResponse) => {
+    const operation = op('customer-get-cache-key-list');
+    return runChecks({ exchange: exchange(operation.method, operation.path, res), operation, profile, validator, expectation: 'success', expect: [] });
+  };
+
+  test('a body larger than the body cap fails response-body-readable', () => {
+    const res = { ...response(200, [], JSON_TYPE), body: '[', truncated: true, size: 5_000_000 };
+    const found = judged(res).findings.filter((f) => f.check === 'response-body-readable');
+    expect(found.map((f) => f.message)).toEqual(['Response 200 body is 5000000 bytes, more than the run reads (1 bytes): it cannot be checked.']);
+  });
+
+  test('a body declared JSON that is not JSON fails response-body-readable', () => {
+    const res = { ...response(200, '{"a":', JSON_TYPE), jsonError: 'the body is not valid JSON: Unexpected end of JSON input' };
+    expect(judged(res).findings.map((f) => f.check)).toContain('response-body-readable');
+  });
+
+  test('the HTTP client keeps no JSON nested deeper than the limit, and says why', async () => {
+    const { nestingDepth, MAX_JSON_DEPTH } = await import('../../src/runner/http/client.ts');
+    expect(nestingDepth(JSON.parse(deep(100_000)), MAX_JSON_DEPTH)).toBeGreaterThan(MAX_JSON_DEPTH);
+    expect(nestingDepth({ a: [{ b: 1 }] }, MAX_JSON_DEPTH)).toBe(3);
+  });
+
+  test('the schema validator answers a body it cannot walk with an error, never a throw', () => {
+    const v = new SchemaValidator();
+    const schema = { $ref: '#/$defs/n', $defs: { n: { type: 'array', items: { $ref: '#/$defs/n' } } } };
+    const errors = v.validate('deep', schema, JSON.parse(deep(100_000)));
+    expect(errors.length).toBeGreaterThan(0);
+  });
+});
+
+describe('redaction by header name', () => {
+  test('Authorization keeps its scheme; a one-letter token becomes $CONFORMANCE_TOKEN, other credentials [redacted]', async () => {
+    const { redactHeaders } = await import('../../src/runner/http/redact.ts');
+    expect(redactHeaders({ Authorization: 'Bearer T', accept: 'T' }, ['T'])).toEqual({ Authorization: 'Bearer $CONFORMANCE_TOKEN', accept: 'T' });
+    expect(redactHeaders({ authorization: 'Bearer not a valid token' }, ['T'])).toEqual({ authorization: 'Bearer [redacted]' });
+    expect(redactHeaders({ 'x-secret': 'abc' }, ['T'], ['X-Secret'])).toEqual({ 'x-secret': '[redacted]' });
+    expect(redactHeaders({ 'proxy-authorization': 'Basic dXNlcjpwYXNz' }, [])).toEqual({ 'proxy-authorization': 'Basic [redacted]' });
+  });
 });

@@ -2,7 +2,7 @@
  * Helpers for the engine's own tests: reference-service variants started in the test process, and the
  * conformance CLI run as a child process against them (exactly as a user runs it), with its reports read back.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -105,6 +105,8 @@ export interface CliRun {
   stderr: string;
   /** <out>/results.json when the run wrote one. */
   results?: RunResults;
+  /** With ownGroup: the processes (pid, state, command) still in the CLI's process group after it exited. */
+  leftover?: string[];
   /** The report directory (a fresh temporary directory unless --out was given). */
   out: string;
   wallMs: number;
@@ -119,6 +121,8 @@ export interface CliOptions {
   onSpawn?: (child: ChildProcess) => void;
   /** Kill the child after this long (a safety net; default 150 s). */
   killAfterMs?: number;
+  /** Start the CLI in its own process group and report what is left in the group after it exits. */
+  ownGroup?: boolean;
 }
 
 /** A child environment without the test runner's own variables, so the CLI's vitest starts clean. */
@@ -149,7 +153,7 @@ export async function runCli(args: string[], options: CliOptions = {}): Promise<
   const out = options.noOut ? '' : await tempDir();
   const argv = [BIN, ...args, ...(options.noOut ? [] : ['--out', out])];
   const started = performance.now();
-  const child = spawn(process.execPath, argv, { cwd: ROOT, env: childEnv(options.env ?? {}), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, argv, { cwd: ROOT, env: childEnv(options.env ?? {}), stdio: ['ignore', 'pipe', 'pipe'], detached: options.ownGroup === true });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -161,10 +165,17 @@ export async function runCli(args: string[], options: CliOptions = {}): Promise<
     child.once('close', (c, s) => resolve([c, s]));
   });
   clearTimeout(killer);
+  const leftover = options.ownGroup && child.pid ? processGroup(child.pid) : undefined;
   const wallMs = performance.now() - started;
   const file = join(out, 'results.json');
   const results = out && existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as RunResults) : undefined;
-  return { code, signal, stdout, stderr, ...(results ? { results } : {}), out, wallMs };
+  return { code, signal, stdout, stderr, ...(results ? { results } : {}), ...(leftover ? { leftover } : {}), out, wallMs };
+}
+
+/** The processes of a process group (`ps -o pid=,stat=,args= -g <pgid>`): empty when none is left. */
+export function processGroup(pgid: number): string[] {
+  const ps = spawnSync('ps', ['-o', 'pid=,stat=,args=', '-g', String(pgid)], { encoding: 'utf8' });
+  return ps.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
 }
 
 /** Limits how many CLI runs go at once (each starts its own vitest with worker threads). */

@@ -108,7 +108,16 @@ describe('renderSummary', () => {
     expect(text).not.toMatch(ANSI);
     expect(text).toContain('NOT CONFORMANT  Customer da1dea94286d · 12.50 s');
     expect(text).toContain('Coverage: 15 of 287 operations described · 6 tested · 272 not described');
-    expect(text).toContain('Operations: 3 passed · 1 failed · 1 missing · 1 errored · 1 skipped · 2 not described');
+    // The operation whose positive case was skipped is untested, and the skipped cases are counted as cases.
+    expect(text).toContain('Operations: 3 passed · 1 failed · 1 missing · 1 errored · 1 untested · 2 not described');
+    expect(text).toContain('Cases: 8 ran · 1 case skipped');
+    expect(text).toContain(
+      'Verdict: not conformant: 1 failed, 1 missing of 7 operations; 1 pact interaction failed; 1 waiver expired; 1 untested: irreversible side effects (pass --allow-irreversible against a disposable deployment)',
+    );
+    expect(text).toContain('  untested  customer-refresh-cache\n            irreversible: refreshes a shared cache (use --allow-irreversible)');
+    // Warnings have their own section; under failOn error it says they do not fail the run.
+    expect(text).toContain('Warnings (reported, not failing the run; --fail-on warning makes them fatal):');
+    expect(text).toContain('  warning  get-address-type-field-list › auth: no token: auth-enforced:');
     expect(text).toContain(
       '  failed   get-address-type-field-list  GET /address-types/{id}/fields\n           positive: response-schema-conformance: The 200 response body does not match the declared schema.',
     );
@@ -125,6 +134,13 @@ describe('renderSummary', () => {
       '      70 ms  update-address-type-field',
     ]);
     expect(text).toContain('Reports:\n  results.json reports/results.json\n  junit.xml    reports/junit.xml\n  index.html   reports/index.html\n');
+  });
+
+  test('under --fail-on warning the warnings section and the failing line say the warning failed the run', () => {
+    const run = fixtureRun();
+    const text = renderSummary(summarise({ ...run, failOn: 'warning' }), paths, { color: false });
+    expect(text).toContain('Warnings (--fail-on warning: they fail the run):');
+    expect(text).not.toContain('reported, not failed');
   });
 
   test('coloured when asked', () => {

@@ -1,12 +1,14 @@
 import { describe, expect, test } from 'vitest';
-import type { CaseOutcome, CaseResult, Finding, Outcome, RunResults } from '../../src/runner/model.ts';
+import type { CaseKind, CaseOutcome, CaseResult, Finding, OperationResult, Outcome, RunResults } from '../../src/runner/model.ts';
 import {
   caseOutcome,
   computeVerdict,
   countOutcomes,
+  exitCodeOf,
   operationOutcome,
   sortOperations,
   summarise,
+  verdictLine,
 } from '../../src/runner/report/outcomes.ts';
 import { rawRun } from './fixtures/run-results.ts';
 
@@ -43,23 +45,30 @@ describe('caseOutcome', () => {
 });
 
 describe('operationOutcome', () => {
-  const table: Array<[string, { own: Outcome; cases: CaseOutcome[]; want: Outcome }]> = [
+  // Cases are given as [kind, outcome]; a bare outcome is a positive case.
+  type C = CaseOutcome | [CaseKind, CaseOutcome];
+  const table: Array<[string, { own: Outcome; cases: C[]; want: Outcome }]> = [
     ['all passed', { own: 'passed', cases: ['passed', 'passed'], want: 'passed' }],
     ['missing wins over failed', { own: 'passed', cases: ['failed', 'missing', 'errored'], want: 'missing' }],
     ['failed wins over errored', { own: 'passed', cases: ['errored', 'failed'], want: 'failed' }],
+    ['failed wins over flaky', { own: 'passed', cases: ['flaky', 'failed'], want: 'failed' }],
+    ['flaky wins over errored', { own: 'passed', cases: ['errored', 'flaky'], want: 'flaky' }],
     ['errored wins over skipped and passed', { own: 'passed', cases: ['skipped', 'errored', 'passed'], want: 'errored' }],
-    ['all skipped', { own: 'passed', cases: ['skipped', 'skipped'], want: 'skipped' }],
-    ['some skipped, rest passed', { own: 'failed', cases: ['skipped', 'passed'], want: 'passed' }],
+    ['all skipped: untested', { own: 'passed', cases: ['skipped', 'skipped'], want: 'untested' }],
+    ['positive skipped, presence and auth passed: untested, never passed', { own: 'passed', cases: [['presence', 'passed'], ['positive', 'skipped'], ['auth', 'passed']], want: 'untested' }],
+    ['positive passed, a negative skipped: passed', { own: 'failed', cases: [['positive', 'passed'], ['negative', 'skipped']], want: 'passed' }],
+    ['positive skipped but an auth case failed: failed', { own: 'passed', cases: [['positive', 'skipped'], ['auth', 'failed']], want: 'failed' }],
     ['not-described stays', { own: 'not-described', cases: ['failed'], want: 'not-described' }],
     ['no cases keeps its own outcome', { own: 'skipped', cases: [], want: 'skipped' }],
   ];
   test.each(table)('%s', (_name, { own, cases, want }) => {
-    expect(operationOutcome({ outcome: own, cases: cases.map((o) => ({ outcome: o })) })).toBe(want);
+    const list = cases.map((c) => (Array.isArray(c) ? { kind: c[0], outcome: c[1] } : { kind: 'positive' as const, outcome: c }));
+    expect(operationOutcome({ outcome: own, cases: list })).toBe(want);
   });
 });
 
 describe('computeVerdict', () => {
-  const base = (): Pick<RunResults, 'operations' | 'pact' | 'expiredWaivers' | 'interrupted' | 'failOn'> => ({
+  const base = (): Pick<RunResults, 'operations' | 'pact' | 'expiredWaivers' | 'interrupted' | 'failOn' | 'failOnUntested' | 'stopped'> => ({
     operations: summarise(rawRun()).operations.filter((op) => op.outcome === 'passed'),
     expiredWaivers: [],
     interrupted: false,
@@ -69,7 +78,12 @@ describe('computeVerdict', () => {
     ['all passed', () => {}, 'conformant'],
     ['a failed operation', (r) => r.operations.push({ ...r.operations[0]!, operationId: 'x', outcome: 'failed' }), 'not-conformant'],
     ['a missing operation', (r) => r.operations.push({ ...r.operations[0]!, operationId: 'x', outcome: 'missing' }), 'not-conformant'],
-    ['an errored operation is the tool, not the service', (r) => r.operations.push({ ...r.operations[0]!, operationId: 'x', outcome: 'errored' }), 'conformant'],
+    ['an errored operation: the run cannot vouch for it (not blamed on the service)', (r) => r.operations.push({ ...r.operations[0]!, operationId: 'x', outcome: 'errored' }), 'incomplete'],
+    ['an errored operation and a failed one: the failure stays found', (r) => r.operations.push({ ...r.operations[0]!, operationId: 'x', outcome: 'errored' }, { ...r.operations[0]!, operationId: 'y', outcome: 'failed' }), 'not-conformant'],
+    ['a flaky operation fails the run like a failed one', (r) => r.operations.push({ ...r.operations[0]!, operationId: 'x', outcome: 'flaky' }), 'not-conformant'],
+    ['an untested operation: conformant for what ran', (r) => r.operations.push({ ...r.operations[0]!, operationId: 'x', outcome: 'untested' }), 'conformant'],
+    ['an untested operation under --fail-on untested', (r) => { r.failOnUntested = true; r.operations.push({ ...r.operations[0]!, operationId: 'x', outcome: 'untested' }); }, 'not-conformant'],
+    ['stopped on a configuration problem, failures or not', (r) => { r.stopped = 'the deployment rejected the credentials (401 on 3 of 3 calls)'; r.operations.push({ ...r.operations[0]!, operationId: 'x', outcome: 'failed' }); }, 'incomplete'],
     [
       'a failed pact interaction',
       (r) => {
@@ -115,7 +129,8 @@ describe('computeVerdict', () => {
 describe('summarise', () => {
   test('derives outcomes, counts, coverage.tested and the verdict of the fixture run', () => {
     const r = summarise(rawRun());
-    expect(r.counts).toEqual({ passed: 2, failed: 2, missing: 1, errored: 1, skipped: 1, 'not-described': 2 });
+    // The operation whose every case was skipped is untested, never skipped-and-green.
+    expect(r.counts).toEqual({ passed: 2, failed: 2, missing: 1, flaky: 0, errored: 1, untested: 1, skipped: 0, 'not-described': 2 });
     expect(r.coverage).toEqual({ catalogTotal: 287, described: 15, tested: 6, notDescribed: 272 });
     expect(r.verdict).toBe('not-conformant');
     // The auth case with only a warning passes; the operation fails on its positive case.
@@ -132,7 +147,7 @@ describe('summarise', () => {
   });
 
   test('every outcome has a count, zero included', () => {
-    expect(countOutcomes([])).toEqual({ passed: 0, failed: 0, missing: 0, errored: 0, skipped: 0, 'not-described': 0 });
+    expect(countOutcomes([])).toEqual({ passed: 0, failed: 0, missing: 0, flaky: 0, errored: 0, untested: 0, skipped: 0, 'not-described': 0 });
   });
 });
 
@@ -159,5 +174,55 @@ describe('sortOperations', () => {
     expect(summarise(shuffled).operations.map((o) => o.operationId)).toEqual(
       sortOperations(rawRun().operations).map((o) => o.operationId),
     );
+  });
+});
+
+describe('verdictLine and exitCodeOf: one verdict everywhere', () => {
+  const op = (operationId: string, outcome: Outcome, reason?: string): OperationResult => ({
+    operationId, method: 'POST', path: '/x', group: '/x', service: 's', outcome, durationMs: 1, cases: [], ...(reason ? { reason } : {}),
+  });
+  const base = { pact: undefined, expiredWaivers: [], interrupted: false, failOn: 'error' as const };
+  const irreversible = 'irreversible side effect: sends a one-time password to a user; runs against the embedded reference service or with --allow-irreversible';
+
+  test('conformant with untested operations says for how many and why', () => {
+    const operations = [op('a', 'passed'), op('b', 'passed'), op('c', 'untested', irreversible), op('d', 'not-described')];
+    expect(verdictLine({ ...base, verdict: 'conformant', operations })).toBe(
+      'conformant for 2 of 3 operations; 1 untested: irreversible side effects (pass --allow-irreversible against a disposable deployment)',
+    );
+  });
+
+  test('untested for different reasons are counted per reason', () => {
+    const operations = [op('a', 'untested', irreversible), op('b', 'untested', 'not a safe method (--read-only)')];
+    expect(verdictLine({ ...base, verdict: 'conformant', operations })).toBe(
+      'conformant for 0 of 2 operations; 2 untested: 1 irreversible side effects (pass --allow-irreversible against a disposable deployment); 1 read-only run (--read-only sends no call that changes data)',
+    );
+  });
+
+  test('an errored operation: incomplete, and the line says the run cannot vouch for it', () => {
+    const operations = [op('a', 'passed'), op('b', 'errored')];
+    const verdict = computeVerdict({ ...base, operations });
+    expect(verdict).toBe('incomplete');
+    expect(exitCodeOf(verdict)).toBe(2);
+    expect(verdictLine({ ...base, verdict, operations })).toBe('incomplete: 1 operation errored (tool or network problems): the run cannot vouch for it');
+  });
+
+  test('a stopped run says what stopped it', () => {
+    const stopped = 'the deployment rejected the credentials (401 on 3 of 3 calls)';
+    expect(verdictLine({ ...base, verdict: 'incomplete', stopped, operations: [] })).toBe(`incomplete: ${stopped}`);
+  });
+
+  test('exit codes: conformant 0, not-conformant 1, incomplete 2', () => {
+    expect([exitCodeOf('conformant'), exitCodeOf('not-conformant'), exitCodeOf('incomplete')]).toEqual([0, 1, 2]);
+  });
+
+  test('summarise records the kinds of case that ran and the reason of an untested operation', () => {
+    const raw = rawRun();
+    const r = summarise(raw);
+    const untested = r.operations.find((o) => o.outcome === 'untested');
+    expect(untested?.reason).toBeTruthy();
+    expect(untested?.ran).toEqual([]);
+    const passed = r.operations.find((o) => o.outcome === 'passed');
+    expect(passed?.ran).toContain('positive');
+    expect(r.verdictLine).toMatch(/^not conformant: /);
   });
 });

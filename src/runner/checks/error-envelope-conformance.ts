@@ -37,7 +37,7 @@ export const errorEnvelopeConformance: Check = {
       (profile.operationCodes ?? []).some((c) => c.code === code && c.operation === operation.operationId);
     if (known) return [];
     return [
-      finding(ctx, 'error-envelope-conformance', profile.unknownCode, `Error code ${code} is not documented (the code set is open: reported, not failed).`, {
+      finding(ctx, 'error-envelope-conformance', profile.unknownCode, `Error code ${code} is not documented (the code set is open).`, {
         expected: rule.codes,
         actual: code,
         specLocation,

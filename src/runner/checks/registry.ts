@@ -8,6 +8,7 @@ import { notAServerError } from './not-a-server-error.ts';
 import { operationPresent } from './operation-present.ts';
 import { positiveDataAccepted } from './positive-data-accepted.ts';
 import { propertyCasing } from './property-casing.ts';
+import { responseBodyReadable } from './response-body-readable.ts';
 import { responseSchemaConformance } from './response-schema-conformance.ts';
 import { statusCodeConformance } from './status-code-conformance.ts';
 import type { Check, CheckContext } from './types.ts';
@@ -21,6 +22,7 @@ export const CHECKS: ReadonlyMap<CheckId, Check> = new Map(
     notAServerError,
     statusCodeConformance,
     contentTypeConformance,
+    responseBodyReadable,
     responseSchemaConformance,
     errorEnvelopeConformance,
     createShape,

@@ -39,7 +39,14 @@ export class SchemaValidator {
       fn = this.compiled(schema);
       this.cache.set(key, fn);
     }
-    if (fn(data)) return [];
+    let valid: boolean;
+    try {
+      valid = fn(data) as boolean;
+    } catch (error) {
+      // A body ajv cannot walk (the call stack runs out) is not valid: say why, never throw.
+      return [{ instancePath: '', schemaPath: '', message: `(root) could not be validated: ${(error as Error).message}` }];
+    }
+    if (valid) return [];
     return (fn.errors ?? []).map((e) => ({
       instancePath: e.instancePath,
       schemaPath: e.schemaPath,

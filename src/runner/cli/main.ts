@@ -30,6 +30,16 @@ function parseShard(value: string): { index: number; count: number } {
   return { index, count };
 }
 
+const FAIL_ON = ['error', 'warning', 'untested'] as const;
+
+/** --fail-on takes one level or a comma-separated list (repeatable): error (default), warning, untested. */
+function parseFailOn(value: string, previous: string[]): string[] {
+  const levels = value.split(',').map((v) => v.trim()).filter(Boolean);
+  const unknown = levels.filter((l) => !(FAIL_ON as readonly string[]).includes(l));
+  if (unknown.length > 0 || levels.length === 0) throw new InvalidArgumentError(`--fail-on takes ${FAIL_ON.join(', ')} (or a comma-separated list)`);
+  return [...previous, ...levels];
+}
+
 function parseServer(value: string, previous: Record<string, string>): Record<string, string> {
   const at = value.indexOf('=');
   if (at < 1) throw new InvalidArgumentError('--server takes <service-id>=<url>, e.g. customer-service=https://gw/customer-service');
@@ -56,7 +66,7 @@ interface RunFlags {
   out: string;
   seed: number;
   shard?: { index: number; count: number };
-  failOn: 'error' | 'warning';
+  failOn: string[];
   quiet?: boolean;
   deploymentSpec?: string;
   keepPassedExchanges?: boolean;
@@ -85,7 +95,8 @@ function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv): RunOptions {
     out: flags.out,
     seed: flags.seed,
     ...(flags.shard ? { shard: flags.shard } : {}),
-    failOn: flags.failOn,
+    failOn: flags.failOn.includes('warning') ? 'warning' : 'error',
+    ...(flags.failOn.includes('untested') ? { failOnUntested: true } : {}),
     quiet: flags.quiet ?? false,
     ...(flags.deploymentSpec ? { deploymentSpec: flags.deploymentSpec } : {}),
     keepPassedExchanges: flags.keepPassedExchanges ?? false,
@@ -122,7 +133,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
     .option('--out <dir>', 'report directory', 'reports')
     .option('--seed <n>', 'seed of the generated requests', positiveInt('--seed'), 1)
     .option('--shard <i/n>', 'run a deterministic i-th of n parts of the operations', parseShard)
-    .addOption(new Option('--fail-on <level>', 'what fails the run').choices(['error', 'warning']).default('error'))
+    .option('--fail-on <levels>', 'what else fails the run besides errors: warning, untested (comma-separated)', parseFailOn, [])
     .option('--quiet', 'print only the summary')
     .option('--deployment-spec <file|url>', "the deployment's own OpenAPI: list what it serves that the contract lacks, and the reverse")
     .option('--keep-passed-exchanges', 'keep the requests and responses of passed cases in the reports (default: their summary only)')
@@ -140,16 +151,18 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
     .argument('<dirs...>', 'report directories of the shards')
     .option('--out <dir>', 'report directory', 'reports')
     .action(async (dirs: string[], flags: { out: string }) => {
-      const [{ mergeResults, readResultsDir }, { writeReports }, { isInteractive, renderSummary }] = await Promise.all([
+      const [{ mergeResults, readResultsDir }, { writeReports }, { isInteractive, renderSummary }, { exitCodeOf }] = await Promise.all([
         import('../report/merge.ts'),
         import('../report/write.ts'),
         import('../report/console.ts'),
+        import('../report/outcomes.ts'),
       ]);
       const parts = await Promise.all(dirs.map((d) => readResultsDir(d)));
       const merged = mergeResults(parts);
       const files = await writeReports(merged, flags.out);
       process.stdout.write(`${renderSummary(merged, files, { color: isInteractive(process.stdout) })}\n`);
-      setExit(merged.verdict === 'conformant' ? 0 : merged.verdict === 'not-conformant' ? 1 : 2);
+      if (merged.verdict === 'incomplete') process.stderr.write(`conformance: ${(merged.verdictLine ?? 'incomplete').replace(/^incomplete: /, '')}\n`);
+      setExit(exitCodeOf(merged.verdict));
     });
 
   addPactCommands(program, { specs: DEFAULT_SPECS.map(fromRoot), catalog: fromRoot('contract/catalog.yaml') }, env, setExit);

@@ -10,7 +10,9 @@ import type { CaseResult, Contract, OperationResult, RunResults } from '../model
 import { planOperation } from '../plan/cases.ts';
 import { assembleOperations, compactCase } from '../report/assemble.ts';
 import { ConsoleProgress, isInteractive, renderSummary } from '../report/console.ts';
-import { summarise } from '../report/outcomes.ts';
+import { countOutcomes, exitCodeOf, summarise } from '../report/outcomes.ts';
+import { contractHash } from '../report/run-identity.ts';
+import { diagnoseResults, preflightCredentials, preflightOperations } from '../execute/diagnose.ts';
 import { applyWaivers, loadWaivers, localDate, type Waiver } from '../report/waivers.ts';
 import { coverage, loadCatalog, notDescribedResults, type Catalog } from '../spec/catalog.ts';
 import { InputError } from '../spec/errors.ts';
@@ -42,6 +44,8 @@ export interface RunOptions {
   seed: number;
   shard?: { index: number; count: number };
   failOn: 'error' | 'warning';
+  /** --fail-on untested: an untested operation fails the run. */
+  failOnUntested?: boolean;
   quiet: boolean;
   deploymentSpec?: string;
   /** Keep the exchanges of passed cases in the reports (default: a passed case keeps only its summary). */
@@ -88,14 +92,23 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   }
   try {
     if (!token) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token)');
-    for (const service of contract.services) {
+    // Only the services the selection touches need a base URL (--include customer-service runs alone).
+    const needed = contract.services.filter((s) =>
+      contract.operations.some(
+        (o) =>
+          o.service === s.id &&
+          (options.include.length === 0 || options.include.some((p) => matchesSelector(o, p))) &&
+          !options.exclude.some((p) => matchesSelector(o, p)),
+      ),
+    );
+    for (const service of needed) {
       if (!servers[service.id]) {
         throw new InputError(`no base URL for service "${service.id}": pass --server ${service.id}=<url> (or --base-url / --foreign-trade-base-url)`);
       }
     }
     const unknown = Object.keys(servers).filter((id) => !contract.services.some((s) => s.id === id));
     if (unknown.length > 0) throw new InputError(`--server names no service of the contract: ${unknown.join(', ')}`);
-    await Promise.all(contract.services.map((s) => assertReachable(servers[s.id]!, options.timeoutMs)));
+    await Promise.all(needed.map((s) => assertReachable(servers[s.id]!, options.timeoutMs)));
 
     const config: RunConfig = {
       contractFiles: options.specs,
@@ -121,6 +134,26 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     const deploymentDiff = options.deploymentSpec ? await diffDeployment(contract, options.deploymentSpec) : undefined;
 
     const startedAt = new Date();
+    const hash = contractHash(contract);
+    const finish = async (built: RunResults): Promise<RunResults> => {
+      const diagnosed = built.stopped ? built : { ...built, ...(diagnoseResults(built) ? { stopped: diagnoseResults(built) } : {}) };
+      const summarised = summarise(applyWaivers({ ...diagnosed, contract: { ...diagnosed.contract, hash } }, waivers, localDate()));
+      const { writeReports } = await import('../report/write.ts');
+      const files = await writeReports(summarised, options.out);
+      stdout.write(`${renderSummary(summarised, files, { color: isInteractive(stdout) })}\n`);
+      return summarised;
+    };
+    // Credentials the deployment rejects across the board: stop before the run (reports still written).
+    const rejected = await preflightCredentials({ operations: preflightOperations(contract, selected), baseUrls: servers, token, profile, timeoutMs: options.timeoutMs });
+    if (rejected) {
+      const operations: OperationResult[] = selected.map((op) => ({
+        operationId: op.operationId, method: op.method, path: op.path, group: op.group, service: op.service,
+        outcome: 'skipped', reason: 'not run: the deployment rejected the credentials', durationMs: 0, cases: [],
+      }));
+      const built = buildResults({ operations, contract, catalog, config, options, embedded: embedded !== undefined, startedAt, interrupted: false, deploymentDiff });
+      const final = await finish({ ...built, stopped: rejected });
+      return { exitCode: exitCodeOf(final.verdict), results: final, message: `${rejected}; reports written` };
+    }
     const progress = options.quiet ? undefined : new ConsoleProgress(stderr as never, {});
     progress?.start(selected.length);
     const keep = options.keepPassedExchanges ?? false;
@@ -138,7 +171,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
         progress?.update(doneOperations, failingOperations, operationId);
       },
     });
-    // Scenario suites (vitest) only in a full, unsharded selection; loaded only then.
+    // Scenario suites (vitest) only in a full, unsharded selection; vitest is loaded only then.
     const scenarios = options.include.length === 0 && options.exclude.length === 0 && (!options.shard || options.shard.index === 1);
     const scenarioRun: ScenarioRun | undefined = scenarios ? runScenarios({ root: ROOT, config, contract, include: ['suites/**/*.test.ts'] }) : undefined;
 
@@ -169,6 +202,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     }
     progress?.finish();
 
+    // One results model: generated cases first, then what the scenario suites recorded per operation.
     const cases = new Map<string, CaseResult[]>();
     for (const [operationId, list] of generated) {
       const kept = list.filter((c) => c !== undefined);
@@ -178,29 +212,19 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       cases.set(operationId, [...(cases.get(operationId) ?? []), ...list.map((c) => compactCase(c, keep))]);
     }
     const operations = assembleOperations({ operations: selected, allOperations: contract.operations, cases, interrupted });
-    let results = buildResults({ operations, contract, catalog, config, options, embedded: embedded !== undefined, startedAt, interrupted, deploymentDiff });
-    results = summarise(applyWaivers(results, waivers, localDate()));
-    const { writeReports } = await import('../report/write.ts');
-    const files = await writeReports(results, options.out);
-    stdout.write(`${renderSummary(results, files, { color: isInteractive(stdout) })}\n`);
-    if (results.deploymentDiff) {
-      const { extra, lacking } = results.deploymentDiff;
+    const final = await finish(buildResults({ operations, contract, catalog, config, options, embedded: embedded !== undefined, startedAt, interrupted, deploymentDiff }));
+    if (final.deploymentDiff) {
+      const { extra, lacking } = final.deploymentDiff;
       stdout.write(`Deployment description: ${extra.length} operation(s) served that the contract lacks${extra.length ? ` (${extra.map((e) => `${e.method} ${e.path}`).join(', ')})` : ''}; ${lacking.length} contract operation(s) it lacks${lacking.length ? ` (${lacking.join(', ')})` : ''}.\n`);
     }
-    const final: RunResults = results;
     const endErrors = scenarioOutcome.errors;
     if (endErrors.length > 0 && final.operations.every((o) => o.cases.length === 0)) {
       return { exitCode: 2, results: final, message: `the suites could not run: ${endErrors[0]}` };
     }
-    if (interrupted || final.verdict === 'incomplete') return { exitCode: 2, results: final, message: 'the run was interrupted; partial reports written' };
-    if (final.verdict === 'conformant' && final.counts.errored > 0) {
-      return {
-        exitCode: 2,
-        results: final,
-        message: `${final.counts.errored} operation(s) errored (tool or network problems, see the reports): the run cannot vouch for them`,
-      };
-    }
-    return { exitCode: final.verdict === 'conformant' ? 0 : 1, results: final };
+    // One verdict everywhere: the exit code is the verdict's (report/outcomes.ts).
+    const exitCode = exitCodeOf(final.verdict);
+    if (exitCode === 2) return { exitCode, results: final, message: `${(final.verdictLine ?? final.verdict).replace(/^incomplete: /, '')}; reports written` };
+    return { exitCode, results: final };
   } finally {
     await embedded?.close();
   }
@@ -231,10 +255,11 @@ function buildResults(input: {
     verdict: 'conformant',
     interrupted: input.interrupted,
     failOn: input.options.failOn,
+    ...(input.options.failOnUntested ? { failOnUntested: true } : {}),
     seed: input.options.seed,
     ...(input.options.shard ? { shard: input.options.shard } : {}),
     coverage: coverage(input.catalog, input.contract, 0),
-    counts: { passed: 0, failed: 0, missing: 0, errored: 0, skipped: 0, 'not-described': 0 },
+    counts: countOutcomes([]),
     operations,
     ...(input.deploymentDiff ? { deploymentDiff: input.deploymentDiff } : {}),
     expiredWaivers: [],

@@ -67,6 +67,7 @@ export class Session {
       bodyCapBytes: config.bodyCapBytes,
       connections: Math.max(2, config.concurrency),
       secrets: [config.token],
+      secretHeaders: [profile.auth.header],
     });
     this.byId = new Map(contract.operations.map((o) => [o.operationId, o]));
   }

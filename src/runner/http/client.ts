@@ -11,6 +11,8 @@ export interface HttpOptions {
   connections: number;
   /** Secrets that must never appear in a recorded exchange (the bearer token). */
   secrets: readonly string[];
+  /** Headers whose values are credentials, redacted by name (Authorization always is). */
+  secretHeaders?: readonly string[];
 }
 
 export interface OutgoingRequest {
@@ -39,7 +41,7 @@ export class HttpClient {
     const recorded = {
       method: req.method,
       url: redactText(req.url, this.options.secrets),
-      headers: redactHeaders(req.headers, this.options.secrets),
+      headers: redactHeaders(req.headers, this.options.secrets, this.options.secretHeaders),
       ...(req.body !== undefined ? { body: redactText(req.body, this.options.secrets) } : {}),
     };
     try {
@@ -57,16 +59,20 @@ export class HttpClient {
       }
       const response: RecordedResponse = {
         status: res.statusCode,
-        headers: redactHeaders(headers, this.options.secrets),
+        headers: redactHeaders(headers, this.options.secrets, this.options.secretHeaders),
         body: redactText(text, this.options.secrets),
         truncated,
         size,
       };
       if (!truncated && text.trim() !== '') {
         try {
-          response.json = JSON.parse(response.body);
-        } catch {
-          // not JSON: the content-type and schema checks say so
+          const json: unknown = JSON.parse(response.body);
+          const depth = nestingDepth(json, MAX_JSON_DEPTH);
+          if (depth > MAX_JSON_DEPTH) response.jsonError = `the JSON body is nested more than ${MAX_JSON_DEPTH} levels deep; it cannot be validated`;
+          else response.json = json;
+        } catch (error) {
+          // Not JSON: a failure where JSON is declared (response-body-readable), else the content-type check's.
+          if (/json/i.test(headers['content-type'] ?? '')) response.jsonError = `the body is not valid JSON: ${(error as Error).message.split('\n')[0]}`;
         }
       }
       return { request: recorded, response, durationMs: performance.now() - started };
@@ -88,6 +94,23 @@ export class HttpClient {
   close(): Promise<void> {
     return this.agent.close();
   }
+}
+
+/** Deeper JSON than this is not kept as JSON (validation and reports recurse over it). */
+export const MAX_JSON_DEPTH = 512;
+
+/** The nesting depth of a JSON value, counted without recursion; stops counting past `limit`. */
+export function nestingDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > deepest) deepest = depth;
+    if (deepest > limit) return deepest;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 async function readCapped(body: AsyncIterable<Buffer> & { destroy?: () => void }, cap: number) {

@@ -105,6 +105,8 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
     skipReason(contract, profile, op, request, kind, fixture, options, body);
 
   const add = (c: Omit<PlannedCase, 'operationId' | 'skip' | 'expect'> & { expect?: Expectation[] }) => {
+    // A case runs only the setup steps its own request uses (an auth case uses none: see withoutSetup).
+    c.request = c.kind === 'auth' ? withoutSetup(c.request) : { ...c.request, setup: neededSetup(c.request) };
     const skip = gate(c.request, c.kind, c.fixture);
     cases.push({ operationId: op.operationId, expect: [], ...c, ...(skip ? { skip } : {}) });
   };
@@ -185,6 +187,46 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
     });
   }
   return { operation: op, cases };
+}
+
+/** Names of the setup steps a value's {{templates}} read from ("{{step./pointer}}", "{{otp:step./pointer}}"). */
+function stepsNamed(value: unknown): Set<string> {
+  const names = new Set<string>();
+  for (const m of JSON.stringify(value ?? null).matchAll(/\{\{\s*(?:otp:)?([^.}\s]+)[.}]/g)) if (m[1] !== 'unique') names.add(m[1]!);
+  return names;
+}
+
+/**
+ * The setup steps a request needs: those its body, query and path values read from, and the steps those
+ * read from in turn. A case that inherits the operation's setup but no longer uses it (a negative case without
+ * the field, an example case with its own values) does not run it.
+ */
+export function neededSetup(request: Pick<RequestPlan, 'setup' | 'body' | 'query' | 'pathParams'>): SetupStep[] {
+  const needed = stepsNamed([request.body, request.query, request.pathParams]);
+  for (const step of [...request.setup].reverse()) if (needed.has(step.as)) for (const n of stepsNamed([step.body, step.query])) needed.add(n);
+  return request.setup.filter((step) => needed.has(step.as));
+}
+
+const STAND_IN = 'conformance-auth-probe';
+
+/**
+ * An auth case asks whether a call without valid credentials is refused: that needs no record of the run.
+ * Values read from setup steps get a stand-in, and the steps are not run.
+ */
+export function withoutSetup(request: RequestPlan): RequestPlan {
+  const replace = (v: unknown): unknown => {
+    if (typeof v === 'string') return stepsNamed(v).size > 0 ? STAND_IN : v;
+    if (Array.isArray(v)) return v.map(replace);
+    if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, replace(x)]));
+    return v;
+  };
+  return {
+    ...request,
+    ...(request.body !== undefined ? { body: replace(request.body) } : {}),
+    query: replace(request.query) as Record<string, unknown>,
+    pathParams: replace(request.pathParams) as Record<string, string>,
+    setup: [],
+  };
 }
 
 function requestFrom(base: RequestPlan, example: RequestExample): RequestPlan {

@@ -7,7 +7,7 @@
  * summary. Colour and layout belong here only: the results carry none.
  */
 import type { OperationResult, RunResults } from '../model.ts';
-import { blockingFindings, OUTCOMES } from './outcomes.ts';
+import { blockingFindings, OUTCOMES, unwaivedWarnings, verdictLine } from './outcomes.ts';
 import { formatDuration } from './text.ts';
 
 export interface ProgressStream {
@@ -126,7 +126,9 @@ const OUTCOME_PAINT: Record<string, keyof typeof paint> = {
   passed: 'green',
   failed: 'red',
   missing: 'red',
+  flaky: 'red',
   errored: 'yellow',
+  untested: 'yellow',
   skipped: 'dim',
   'not-described': 'dim',
 };
@@ -134,9 +136,10 @@ const OUTCOME_PAINT: Record<string, keyof typeof paint> = {
 function firstProblem(op: OperationResult, failOn: RunResults['failOn']): string | undefined {
   for (const c of op.cases) {
     const f = blockingFindings(c, failOn)[0];
-    if (f) return `${c.name}: ${f.check}: ${f.message}`;
+    if (f) return `${c.name}: ${f.check}: ${f.message}${f.severity === 'warning' ? ' (a warning: --fail-on warning failed the run on it)' : ''}`;
   }
   for (const c of op.cases) {
+    if (c.outcome === 'flaky') return `${c.name}: flaky: ${c.flaky ? `${c.flaky.failed} of ${c.flaky.attempts} identical attempts failed` : 'identical attempts disagreed'}`;
     if (c.outcome === 'errored') return `${c.name}: ${c.errorMessage ?? 'the tool or the network failed'}`;
     if (c.outcome === 'failed' || c.outcome === 'missing') return `${c.name}: ${c.errorMessage ?? c.outcome}`;
   }
@@ -160,17 +163,41 @@ export function renderSummary(results: RunResults, paths: ReportPaths, options: 
     return results.counts[o] > 0 ? painter(text) : text;
   });
   lines.push(`Operations: ${counts.join(' · ')}`);
+  // Case-level skips are counted apart from operation-level outcomes: a skipped case is not a passed one.
+  const cases = results.operations.flatMap((op) => op.cases);
+  const skippedCases = cases.filter((k) => k.outcome === 'skipped').length;
+  const skippedText = `${skippedCases} case${skippedCases === 1 ? '' : 's'} skipped`;
+  lines.push(`Cases: ${cases.length - skippedCases} ran · ${skippedCases > 0 ? c.yellow(skippedText) : skippedText}`);
+  lines.push(`Verdict: ${verdictPaint(results.verdictLine ?? verdictLine(results))}`);
   if (results.interrupted) lines.push(c.yellow('The run was interrupted: operations not reached are not counted.'));
 
-  const problems = results.operations.filter((op) => op.outcome === 'failed' || op.outcome === 'missing' || op.outcome === 'errored');
+  const problems = results.operations.filter(
+    (op) => op.outcome === 'failed' || op.outcome === 'missing' || op.outcome === 'flaky' || op.outcome === 'errored',
+  );
   if (problems.length > 0) {
-    lines.push('', c.bold('Failed, missing and errored operations:'));
+    lines.push('', c.bold('Failed, missing, flaky and errored operations:'));
     for (const op of problems) {
       const painter = op.outcome === 'errored' ? c.yellow : c.red;
       const route = op.method && op.path ? `${op.method} ${op.path}` : '';
       lines.push(`  ${painter(op.outcome.padEnd(7))}  ${op.operationId}${route ? `  ${c.dim(route)}` : ''}`);
       const first = firstProblem(op, results.failOn);
       if (first) lines.push(`           ${first.split('\n')[0]}`);
+    }
+  }
+  const untested = results.operations.filter((op) => op.outcome === 'untested');
+  if (untested.length > 0) {
+    lines.push('', c.bold(`Untested operations (their positive case could not run${results.failOnUntested ? '; --fail-on untested fails the run' : ''}):`));
+    for (const op of untested) {
+      lines.push(`  ${c.yellow('untested')}  ${op.operationId}`);
+      if (op.reason) lines.push(`            ${op.reason.split('\n')[0]}`);
+    }
+  }
+  const warnings = unwaivedWarnings(results.operations);
+  if (warnings.length > 0) {
+    const fatal = results.failOn === 'warning';
+    lines.push('', c.bold(fatal ? c.red('Warnings (--fail-on warning: they fail the run):') : 'Warnings (reported, not failing the run; --fail-on warning makes them fatal):'));
+    for (const w of warnings) {
+      lines.push(`  ${(fatal ? c.red : c.yellow)('warning')}  ${w.operationId} › ${w.caseName}: ${w.finding.check}: ${w.finding.message.split('\n')[0]}`);
     }
   }
   const pactFailed = (results.pact?.interactions ?? []).filter((i) => i.outcome === 'failed' || i.outcome === 'errored');

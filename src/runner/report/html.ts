@@ -34,7 +34,9 @@ export const OUTCOME_LABELS: Record<Outcome, string> = {
   passed: 'passed',
   failed: 'failed',
   missing: 'missing',
+  flaky: 'flaky',
   errored: 'errored',
+  untested: 'untested',
   skipped: 'skipped',
   'not-described': 'not described',
 };
@@ -42,7 +44,7 @@ export const OUTCOME_LABELS: Record<Outcome, string> = {
 const VERDICT_LABELS: Record<RunResults['verdict'], { label: string; explain: string }> = {
   conformant: { label: 'Conformant', explain: 'Every tested operation behaved as the contract describes.' },
   'not-conformant': { label: 'Not conformant', explain: 'The deployment broke the contract (see the failures below).' },
-  incomplete: { label: 'Incomplete', explain: 'The run was interrupted before every operation was tested.' },
+  incomplete: { label: 'Incomplete', explain: 'The run could not vouch for every operation (interrupted, errored or stopped).' },
 };
 
 const CHECK_RANK: Record<CheckStatus, number> = { failed: 4, warning: 3, waived: 2, passed: 1, skipped: 0 };
@@ -111,6 +113,8 @@ interface OperationView {
   checks: Array<{ id: string; status: CheckStatus }>;
   findingCount: number;
   waivedCount: number;
+  /** Unwaived warnings of the operation (the Problems filter shows operations that have any). */
+  warningCount: number;
   /** Row chips: every case when there are few, else the cases that did not pass plus one "N passed" chip. */
   chips: Array<{ name: string; outcome: string }>;
   passedChip?: { count: number; names: string };
@@ -264,12 +268,13 @@ function operationView(op: OperationResult, results: RunResults, maxBytes: numbe
     outcome: op.outcome,
     outcomeLabel: OUTCOME_LABELS[op.outcome],
     duration: op.outcome === 'not-described' ? '' : formatDuration(op.durationMs),
-    open: op.outcome === 'failed' || op.outcome === 'missing' || op.outcome === 'errored',
+    open: op.outcome === 'failed' || op.outcome === 'missing' || op.outcome === 'errored' || op.outcome === 'flaky',
     search: [op.operationId, op.method ?? '', op.path ?? '', op.service, op.group].join(' ').toLowerCase(),
     cases,
     checks: worstChecks(op.cases),
     findingCount: op.cases.reduce((n, c) => n + c.findings.length, 0),
     waivedCount: op.cases.reduce((n, c) => n + c.findings.filter((f) => f.waived).length, 0),
+    warningCount: op.cases.reduce((n, c) => n + c.findings.filter((f) => !f.waived && f.severity === 'warning').length, 0),
     chips: op.cases.map((c) => ({ name: c.name, outcome: c.outcome })),
   };
   if (op.cases.length > MAX_CHIPS) {
@@ -322,7 +327,7 @@ export function buildReportView(results: RunResults, options: HtmlOptions = {}):
 
   const view: Omit<ReportView, 'csp' | 'css' | 'script'> = {
     title: `${results.contract.title} ${results.contract.version}: ${VERDICT_LABELS[results.verdict].label.toLowerCase()}`,
-    verdict: { value: results.verdict, ...VERDICT_LABELS[results.verdict] },
+    verdict: { value: results.verdict, ...VERDICT_LABELS[results.verdict], ...(results.verdictLine ? { explain: results.verdictLine } : {}) },
     contract: results.contract,
     tool: results.tool,
     meta,

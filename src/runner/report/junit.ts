@@ -15,7 +15,7 @@
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 import type { CaseResult, OperationResult, PactInteractionResult, RunResults } from '../model.ts';
-import { blockingFindings, sortOperations, sortPactInteractions } from './outcomes.ts';
+import { blockingFindings, sortOperations, sortPactInteractions, untestedCase } from './outcomes.ts';
 import { exchangeTranscript, findingText, seconds } from './text.ts';
 
 export interface JunitOptions {
@@ -115,7 +115,8 @@ function suiteProperties(results: RunResults, services: string[]): Array<[string
     ['contract', results.contract.title],
     ['contract-version', results.contract.version],
     ['verdict', results.verdict],
-    ['fail-on', results.failOn],
+    ...(results.verdictLine ? ([['verdict-line', results.verdictLine]] as Array<[string, string]>) : []),
+    ['fail-on', results.failOnUntested ? `${results.failOn},untested` : results.failOn],
     ['seed', String(results.seed)],
   ];
   for (const id of services) {
@@ -197,8 +198,12 @@ function operationOnlyResult(op: OperationResult): Result | undefined {
       return { kind: 'failure', type: 'operation-present', message: `missing: ${reason ?? 'the deployment does not serve this operation'}`, text: reason ?? '' };
     case 'failed':
       return { kind: 'failure', type: 'failed', message: reason ?? 'failed', text: reason ?? '' };
+    case 'flaky':
+      return { kind: 'failure', type: 'flaky', message: reason ?? 'flaky', text: reason ?? '' };
     case 'errored':
       return { kind: 'error', type: 'error', message: reason ?? 'errored', text: reason ?? '' };
+    case 'untested':
+      return { kind: 'skipped', message: `untested: ${reason ?? 'the positive case could not run'}` };
     case 'skipped':
       return { kind: 'skipped', message: reason ?? 'skipped' };
     default:
@@ -223,8 +228,15 @@ function caseResult(results: RunResults, op: OperationResult, c: CaseResult): Re
   switch (c.outcome) {
     case 'passed':
       return undefined;
-    case 'skipped':
-      return { kind: 'skipped', message: oneLine(c.skipReason ?? 'skipped') };
+    case 'skipped': {
+      const untested = op.outcome === 'untested' && untestedCase(op.cases) === c;
+      return { kind: 'skipped', message: `${untested ? 'untested: ' : ''}${oneLine(c.skipReason ?? 'skipped')}` };
+    }
+    case 'flaky': {
+      const attempts = c.flaky ? `${c.flaky.failed} of ${c.flaky.attempts} identical attempts failed` : 'identical attempts disagreed';
+      const why = first ? `; ${first.check}: ${oneLine(first.message)}` : '';
+      return { kind: 'failure', type: 'flaky', message: `flaky: ${attempts}${why}`, text: text || attempts };
+    }
     case 'errored': {
       const transport = [...c.exchanges].reverse().find((e) => e.error)?.error;
       const message = c.errorMessage ?? transport?.message ?? 'the tool or the network failed';

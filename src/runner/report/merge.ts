@@ -13,7 +13,8 @@
  *   duration: shards run side by side, so that is the time the run took (the sum of the work is in the
  *   operations' own durations);
  * - `shard` is removed; `interrupted` is true when any shard was interrupted.
- * Shards of different runs (other contract, seed, failOn, tool or schemaVersion) are refused.
+ * Anything that is not one run is refused with a one-line error: every shard of 1..n exactly once, the same
+ * contract (title, version and hash), targets, seed, failOn, tool and schemaVersion.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -36,15 +37,23 @@ function shardLabel(part: RunResults, index: number): string {
   return part.shard ? `shard ${part.shard.index}/${part.shard.count}` : `part ${index + 1}`;
 }
 
+/** The targets of a run: the base URLs (an embedded reference service is one target, whatever its port). */
+function targetsOf(r: RunResults): string {
+  if (r.target.embedded) return 'the embedded reference service';
+  return [...r.target.services].sort((a, b) => (a.id < b.id ? -1 : 1)).map((s) => `${s.id}=${s.baseUrl}`).join(', ');
+}
+
 function assertSameRun(parts: RunResults[]): void {
   const [first] = parts;
   if (!first) return;
   const facts: Array<[string, (r: RunResults) => unknown]> = [
     ['schemaVersion', (r) => r.schemaVersion],
     ['contract', (r) => `${r.contract.title} ${r.contract.version}`],
+    ['contract hash', (r) => r.contract.hash ?? null],
     ['tool', (r) => `${r.tool.name} ${r.tool.version}`],
+    ['targets', targetsOf],
     ['seed', (r) => r.seed],
-    ['failOn', (r) => r.failOn],
+    ['failOn', (r) => `${r.failOn}${r.failOnUntested ? ',untested' : ''}`],
   ];
   parts.forEach((part, i) => {
     for (const [name, get] of facts) {
@@ -55,6 +64,27 @@ function assertSameRun(parts: RunResults[]): void {
       }
     }
   });
+  assertEveryShardOnce(parts);
+}
+
+/** Every shard of 1..n exactly once (or one unsharded run alone). */
+function assertEveryShardOnce(parts: RunResults[]): void {
+  const unsharded = parts.filter((p) => !p.shard).length;
+  if (unsharded > 0) {
+    if (parts.length === 1) return;
+    throw new ResultsInputError(
+      `cannot merge: ${unsharded} of the ${parts.length} results ${unsharded === 1 ? 'is' : 'are'} not a shard (no --shard i/n); merge the shards of one run, each once`,
+    );
+  }
+  const count = parts[0]?.shard?.count ?? 0;
+  const other = parts.find((p) => p.shard?.count !== count);
+  if (other) throw new ResultsInputError(`cannot merge: shards of ${count} and of ${other.shard?.count} parts; merge the shards of one run`);
+  const seen = new Map<number, number>();
+  for (const p of parts) seen.set(p.shard?.index ?? 0, (seen.get(p.shard?.index ?? 0) ?? 0) + 1);
+  const twice = [...seen].filter(([, n]) => n > 1).map(([i]) => `${i}/${count}`);
+  if (twice.length > 0) throw new ResultsInputError(`cannot merge: shard ${twice.join(', ')} given more than once; give each shard of the run once`);
+  const absent = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seen.has(i)).map((i) => `${i}/${count}`);
+  if (absent.length > 0) throw new ResultsInputError(`cannot merge: shard ${absent.join(', ')} missing; every shard 1..${count} of the run is needed`);
 }
 
 function opKey(op: Pick<OperationResult, 'service' | 'operationId'>): string {
@@ -115,13 +145,15 @@ export function mergeResults(parts: RunResults[]): RunResults {
   const finishedAt = ordered.reduce((max, p) => (Date.parse(p.finishedAt) > Date.parse(max) ? p.finishedAt : max), first.finishedAt);
 
   // Rebuild from the first part's fields, leaving out the per-shard ones.
-  const { shard: _shard, counts: _counts, verdict: _verdict, pact: _pact, deploymentDiff: _diff, ...common } = first;
+  const { shard: _shard, counts: _counts, verdict: _verdict, pact: _pact, deploymentDiff: _diff, stopped: _stopped, ...common } = first;
+  const stopped = ordered.find((p) => p.stopped)?.stopped;
   const merged: Omit<RunResults, 'counts' | 'verdict'> = {
     ...common,
     startedAt,
     finishedAt,
     durationMs: Math.max(...ordered.map((p) => p.durationMs)),
     interrupted: ordered.some((p) => p.interrupted),
+    ...(stopped ? { stopped } : {}),
     operations: sortOperations([...operations.values()]),
     expiredWaivers: [...expired.values()],
   };

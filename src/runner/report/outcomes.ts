@@ -1,22 +1,28 @@
 /**
- * Outcomes, counts and the verdict: pure functions over results. Every reporter and the gate policy call
- * these, so a case, an operation and a run are judged the same way everywhere.
+ * Outcomes, counts, the verdict and the exit code: pure functions over results. Every reporter, `run` and
+ * `merge` call these, so a case, an operation and a run are judged the same way everywhere.
  *
- * Rules (ARCHITECTURE.md, "Outcomes are distinct"):
+ * Rules (ARCHITECTURE.md, "Outcomes say what was verified"):
  * - A finding blocks its case when it is not waived and its severity is `error`, or `warning` under
  *   `failOn: warning`. `info` never blocks.
- * - A case is skipped or errored as the engine recorded it. Otherwise it is missing when a blocking finding
- *   says the operation is absent (or the engine said missing), failed on any other blocking finding, passed
- *   when all its findings are non-blocking; a case without findings keeps the engine's outcome (a scenario
- *   assertion may fail without a structured finding).
- * - An operation is missing if any case is missing; else failed if any failed; else errored if any errored;
- *   else skipped if all are skipped; else passed. `not-described` stays; an operation without cases keeps
- *   its outcome.
- * - The run is not-conformant when any operation is failed or missing, any pact interaction failed, a waiver
- *   expired, or (failOn warning) an unwaived warning exists; else incomplete when interrupted; else
- *   conformant. A definite failure outranks the interruption: what was found stays found.
+ * - A case is skipped, errored or flaky as the engine recorded it. Otherwise it is missing when a blocking
+ *   finding says the operation is absent (or the engine said missing), failed on any other blocking finding,
+ *   passed when all its findings are non-blocking; a case without findings keeps the engine's outcome (a
+ *   scenario assertion may fail without a structured finding).
+ * - An operation is missing if any case is missing; else failed if any failed; else flaky if any was flaky;
+ *   else errored if any errored; else untested when a positive case of it could not run (skipped: the
+ *   reason is the operation's reason) or when every case was skipped; else passed. So an operation is passed
+ *   only when its positive case ran and passed. `not-described` stays; an operation without cases keeps its
+ *   outcome. `ran` lists the kinds of case that ran.
+ * - The run is incomplete when it stopped on a configuration problem. Else it is not-conformant when any
+ *   operation is failed, missing or flaky, any pact interaction failed, a waiver expired, (failOn warning)
+ *   an unwaived warning exists, or (failOnUntested) an operation is untested: a definite failure outranks
+ *   an interruption, what was found stays found. Else incomplete when interrupted or any operation (or pact
+ *   interaction) errored: the run cannot vouch for it. Else conformant.
+ * - Exit codes: conformant 0, not-conformant 1, incomplete 2 (exitCodeOf).
  */
 import type {
+  CaseKind,
   CaseOutcome,
   CaseResult,
   Finding,
@@ -30,7 +36,12 @@ export type FailOn = RunResults['failOn'];
 export type Verdict = RunResults['verdict'];
 
 /** Every outcome, in the order reports list them. */
-export const OUTCOMES: readonly Outcome[] = ['passed', 'failed', 'missing', 'errored', 'skipped', 'not-described'];
+export const OUTCOMES: readonly Outcome[] = ['passed', 'failed', 'missing', 'flaky', 'errored', 'untested', 'skipped', 'not-described'];
+
+/** The exit code of a verdict: 0 conformant, 1 not conformant, 2 incomplete (could not vouch for the run). */
+export function exitCodeOf(verdict: Verdict): 0 | 1 | 2 {
+  return verdict === 'conformant' ? 0 : verdict === 'not-conformant' ? 1 : 2;
+}
 
 /** Results as the engine assembles them, before counts and verdict are derived. */
 export type UnsummarisedResults = Omit<RunResults, 'counts' | 'verdict'> & Partial<Pick<RunResults, 'counts' | 'verdict'>>;
@@ -49,7 +60,7 @@ export function blockingFindings(c: CaseResult, failOn: FailOn): Finding[] {
 
 /** A case's outcome derived from its findings (see the module comment). */
 export function caseOutcome(c: CaseResult, failOn: FailOn): CaseOutcome {
-  if (c.outcome === 'skipped' || c.outcome === 'errored') return c.outcome;
+  if (c.outcome === 'skipped' || c.outcome === 'errored' || c.outcome === 'flaky') return c.outcome;
   const blocking = blockingFindings(c, failOn);
   if (blocking.length > 0) {
     const absent = c.outcome === 'missing' || blocking.some((f) => f.check === 'operation-present');
@@ -60,14 +71,50 @@ export function caseOutcome(c: CaseResult, failOn: FailOn): CaseOutcome {
 }
 
 /** An operation's outcome from its cases' outcomes (see the module comment). */
-export function operationOutcome(op: Pick<OperationResult, 'outcome'> & { cases: Array<Pick<CaseResult, 'outcome'>> }): Outcome {
+export function operationOutcome(
+  op: Pick<OperationResult, 'outcome'> & { cases: Array<Pick<CaseResult, 'outcome' | 'kind'>> },
+): Outcome {
   if (op.outcome === 'not-described' || op.cases.length === 0) return op.outcome;
   const has = (o: CaseOutcome): boolean => op.cases.some((c) => c.outcome === o);
   if (has('missing')) return 'missing';
   if (has('failed')) return 'failed';
+  if (has('flaky')) return 'flaky';
   if (has('errored')) return 'errored';
-  if (op.cases.every((c) => c.outcome === 'skipped')) return 'skipped';
+  if (untestedCase(op.cases) || op.cases.every((c) => c.outcome === 'skipped')) return 'untested';
   return 'passed';
+}
+
+/** The positive case that could not run (the first skipped case of kind positive), if any. */
+export function untestedCase<C extends Pick<CaseResult, 'outcome' | 'kind'>>(cases: readonly C[]): C | undefined {
+  return cases.find((c) => c.kind === 'positive' && c.outcome === 'skipped');
+}
+
+/** Why an untested operation is untested: the skip reason of its positive case (or of its first case). */
+export function untestedReason(cases: readonly CaseResult[]): string {
+  const c = untestedCase(cases) ?? cases.find((x) => x.outcome === 'skipped');
+  return c?.skipReason ?? 'the positive case could not run';
+}
+
+/** The kinds of case that ran (were not skipped), in canonical order. */
+export function kindsRan(cases: ReadonlyArray<Pick<CaseResult, 'outcome' | 'kind'>>): CaseKind[] {
+  const kinds = new Set(cases.filter((c) => c.outcome !== 'skipped').map((c) => c.kind));
+  return (Object.keys(KIND_ORDER) as CaseKind[]).filter((k) => kinds.has(k));
+}
+
+/**
+ * The kind of reason an operation is untested, as one phrase that says what to do (for the verdict line).
+ * Reasons are the planner's and the session's own skip messages.
+ */
+export function untestedCategory(reason: string): string {
+  if (/--read-only/.test(reason)) return 'read-only run (--read-only sends no call that changes data)';
+  if (/irreversible/.test(reason)) return 'irreversible side effects (pass --allow-irreversible against a disposable deployment)';
+  if (/one-time password|OTP source/i.test(reason)) return 'no one-time password source (pass --otp-source-url)';
+  if (/no described operation creates|does not describe|no GET/.test(reason)) return 'no operation of the contract creates the records they need';
+  if (/interrupted/.test(reason)) return 'not reached (the run was interrupted)';
+  if (/missing from the deployment/.test(reason)) return 'the deployment does not serve them';
+  if (/^setup|answered|OTP source answered/.test(reason)) return 'setup calls failed (see the operations that make the records)';
+  if (/request body cannot be built|no request body/.test(reason)) return 'no request could be built (add an example in contract/examples.yaml)';
+  return 'the positive case could not run';
 }
 
 /** Number of operations per outcome; every outcome is present (0 when none). */
@@ -79,23 +126,91 @@ export function countOutcomes(operations: ReadonlyArray<Pick<OperationResult, 'o
 
 /** The run's verdict (see the module comment). */
 export function computeVerdict(
-  results: Pick<RunResults, 'operations' | 'pact' | 'expiredWaivers' | 'interrupted' | 'failOn'>,
+  results: Pick<RunResults, 'operations' | 'pact' | 'expiredWaivers' | 'interrupted' | 'failOn' | 'failOnUntested' | 'stopped'>,
 ): Verdict {
-  const opFailed = results.operations.some((op) => op.outcome === 'failed' || op.outcome === 'missing');
+  if (results.stopped) return 'incomplete';
+  const opFailed = results.operations.some((op) => op.outcome === 'failed' || op.outcome === 'missing' || op.outcome === 'flaky');
   const pactFailed = (results.pact?.interactions ?? []).some((i) => i.outcome === 'failed');
   const expired = results.expiredWaivers.length > 0;
-  const warning =
-    results.failOn === 'warning' &&
-    results.operations.some((op) => op.cases.some((c) => c.findings.some((f) => !f.waived && f.severity === 'warning')));
-  if (opFailed || pactFailed || expired || warning) return 'not-conformant';
-  if (results.interrupted) return 'incomplete';
+  const warning = results.failOn === 'warning' && unwaivedWarnings(results.operations).length > 0;
+  const untested = results.failOnUntested === true && results.operations.some((op) => op.outcome === 'untested');
+  if (opFailed || pactFailed || expired || warning || untested) return 'not-conformant';
+  const errored =
+    results.operations.some((op) => op.outcome === 'errored') || (results.pact?.interactions ?? []).some((i) => i.outcome === 'errored');
+  if (results.interrupted || errored) return 'incomplete';
   return 'conformant';
 }
 
-/** Described operations with at least one case that was not skipped. */
+/** Every unwaived warning of the run, with the operation and case it belongs to. */
+export function unwaivedWarnings(operations: readonly OperationResult[]): Array<{ operationId: string; caseName: string; finding: Finding }> {
+  return operations.flatMap((op) =>
+    op.cases.flatMap((c) =>
+      c.findings.filter((f) => !f.waived && f.severity === 'warning').map((finding) => ({ operationId: op.operationId, caseName: c.name, finding })),
+    ),
+  );
+}
+
+/** Operations the run judged (described, not scenario-only entries). */
+function judged(operations: readonly OperationResult[]): OperationResult[] {
+  return operations.filter((op) => op.outcome !== 'not-described' && op.method !== null);
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * One line saying what the verdict means, the same on the console, in results.json, JUnit and HTML, e.g.
+ * "conformant for 9 of 15 operations; 6 untested: irreversible side effects (pass --allow-irreversible
+ * against a disposable deployment)".
+ */
+export function verdictLine(results: Pick<RunResults, 'verdict' | 'operations' | 'stopped' | 'interrupted' | 'failOnUntested' | 'expiredWaivers' | 'pact' | 'failOn'>): string {
+  const ops = judged(results.operations);
+  const n = (o: Outcome): number => ops.filter((op) => op.outcome === o).length;
+  const untested = ops.filter((op) => op.outcome === 'untested');
+  const byCategory = new Map<string, number>();
+  for (const op of untested) {
+    const category = untestedCategory(op.reason ?? untestedReason(op.cases));
+    byCategory.set(category, (byCategory.get(category) ?? 0) + 1);
+  }
+  const untestedText =
+    untested.length === 0
+      ? ''
+      : `${untested.length} untested${results.failOnUntested ? ' (--fail-on untested)' : ''}: ${
+          byCategory.size === 1 ? [...byCategory.keys()][0] : [...byCategory].map(([k, v]) => `${v} ${k}`).join('; ')
+        }`;
+  const parts: string[] = [];
+  if (results.verdict === 'incomplete') {
+    if (results.stopped) return `incomplete: ${results.stopped}`;
+    const errored = n('errored');
+    if (errored > 0) parts.push(`${plural(errored, 'operation')} errored (tool or network problems): the run cannot vouch for ${errored === 1 ? 'it' : 'them'}`);
+    if (results.interrupted) parts.push('the run was interrupted: operations not reached are not counted');
+    const pactErrored = (results.pact?.interactions ?? []).filter((i) => i.outcome === 'errored').length;
+    if (pactErrored > 0) parts.push(`${plural(pactErrored, 'pact interaction')} errored`);
+    if (untestedText) parts.push(untestedText);
+    return `incomplete: ${parts.join('; ') || 'the run could not vouch for every operation'}`;
+  }
+  if (results.verdict === 'not-conformant') {
+    const bad = (['failed', 'missing', 'flaky'] as const).filter((o) => n(o) > 0).map((o) => `${n(o)} ${o}`);
+    if (bad.length > 0) parts.push(`${bad.join(', ')} of ${plural(ops.length, 'operation')}`);
+    const pactFailed = (results.pact?.interactions ?? []).filter((i) => i.outcome === 'failed').length;
+    if (pactFailed > 0) parts.push(`${plural(pactFailed, 'pact interaction')} failed`);
+    if (results.expiredWaivers.length > 0) parts.push(`${plural(results.expiredWaivers.length, 'waiver')} expired`);
+    const warnings = results.failOn === 'warning' ? unwaivedWarnings(results.operations).length : 0;
+    if (warnings > 0) parts.push(`${plural(warnings, 'warning')} (--fail-on warning)`);
+    if (untestedText) parts.push(untestedText);
+    return `not conformant: ${parts.join('; ')}`;
+  }
+  const passed = n('passed');
+  if (untested.length === 0) return `conformant: ${passed === ops.length ? 'all ' : ''}${plural(passed, 'operation')} passed`;
+  return `conformant for ${passed} of ${plural(ops.length, 'operation')}; ${untestedText}`;
+}
+
+/** Described operations whose positive case ran (not untested, not skipped). */
 export function countTested(operations: readonly OperationResult[]): number {
-  return operations.filter((op) => op.outcome !== 'not-described' && op.cases.some((c) => c.outcome !== 'skipped'))
-    .length;
+  return operations.filter(
+    (op) => op.outcome !== 'not-described' && op.outcome !== 'untested' && op.outcome !== 'skipped' && op.cases.some((c) => c.outcome !== 'skipped'),
+  ).length;
 }
 
 function compareText(a: string, b: string): number {
@@ -154,15 +269,22 @@ export function summarise(results: UnsummarisedResults): RunResults {
   const operations = sortOperations(
     results.operations.map((op) => {
       const cases = sortCases(op.cases).map((c) => ({ ...c, outcome: caseOutcome(c, results.failOn) }));
-      return { ...op, cases, outcome: operationOutcome({ outcome: op.outcome, cases }) };
+      const outcome = operationOutcome({ outcome: op.outcome, cases });
+      const derived: OperationResult = { ...op, cases, outcome };
+      if (op.outcome !== 'not-described') derived.ran = kindsRan(cases);
+      if (outcome === 'untested' && cases.length > 0) derived.reason = untestedReason(cases);
+      else if (op.outcome === 'untested' && outcome !== 'untested') delete derived.reason;
+      return derived;
     }),
   );
   const pact = results.pact ? { ...results.pact, interactions: sortPactInteractions(results.pact.interactions) } : undefined;
   const expiredWaivers = sortExpiredWaivers(results.expiredWaivers);
   const verdict = computeVerdict({ ...results, operations, pact, expiredWaivers });
+  const line = verdictLine({ ...results, verdict, operations, pact, expiredWaivers });
   const out: RunResults = {
     ...results,
     verdict,
+    verdictLine: line,
     coverage: { ...results.coverage, tested: countTested(operations) },
     counts: countOutcomes(operations),
     operations,
@@ -174,8 +296,8 @@ export function summarise(results: UnsummarisedResults): RunResults {
 }
 
 const KEY_ORDER: ReadonlyArray<keyof RunResults> = [
-  'schemaVersion', 'tool', 'contract', 'target', 'startedAt', 'finishedAt', 'durationMs', 'verdict', 'interrupted',
-  'failOn', 'seed', 'shard', 'coverage', 'counts', 'operations', 'deploymentDiff', 'pact', 'expiredWaivers',
+  'schemaVersion', 'tool', 'contract', 'target', 'startedAt', 'finishedAt', 'durationMs', 'verdict', 'verdictLine', 'interrupted',
+  'stopped', 'failOn', 'failOnUntested', 'seed', 'shard', 'coverage', 'counts', 'operations', 'deploymentDiff', 'pact', 'expiredWaivers',
 ];
 
 function canonicalKeyOrder(results: RunResults): RunResults {

@@ -13,7 +13,9 @@
   var search = document.getElementById('search');
   var shown = document.getElementById('shown');
   var noRows = document.getElementById('no-rows');
-  var PROBLEMS = ['failed', 'missing', 'errored'];
+  var PROBLEMS = ['failed', 'missing', 'flaky', 'errored', 'untested'];
+  // The Problems preset also shows operations with warnings, whatever their outcome.
+  var problemsPreset = false;
 
   function setPressed(button, pressed) {
     button.setAttribute('aria-pressed', pressed ? 'true' : 'false');
@@ -34,7 +36,7 @@
     var visible = 0;
     rows.forEach(function (row) {
       var show =
-        outcomes[row.getAttribute('data-outcome')] === true &&
+        (outcomes[row.getAttribute('data-outcome')] === true || (problemsPreset && row.hasAttribute('data-warnings'))) &&
         (group === '' || row.getAttribute('data-group') === group) &&
         (text === '' || (row.getAttribute('data-search') || '').indexOf(text) !== -1);
       row.hidden = !show;
@@ -50,15 +52,18 @@
   buttons.forEach(function (button) {
     button.addEventListener('click', function () {
       setPressed(button, button.getAttribute('aria-pressed') !== 'true');
+      problemsPreset = false;
       apply();
     });
   });
   toolbar.querySelector('[data-filter-preset="all"]').addEventListener('click', function () {
     buttons.forEach(function (b) { setPressed(b, true); });
+    problemsPreset = false;
     apply();
   });
   toolbar.querySelector('[data-filter-preset="problems"]').addEventListener('click', function () {
     buttons.forEach(function (b) { setPressed(b, PROBLEMS.indexOf(b.getAttribute('data-outcome')) !== -1); });
+    problemsPreset = true;
     apply();
   });
   groupSelect.addEventListener('change', apply);

@@ -1,0 +1,96 @@
+/**
+ * Configuration problems named as such, never blamed on the service:
+ * - credentials: when the deployment answers the run's own authenticated calls with 401/403 across the
+ *   board, the token is wrong (or lacks rights), not every operation broken. A preflight with the safe
+ *   operations (GET without path parameters) stops the run before it starts; after the run, the positive
+ *   cases are looked at again (a contract without such a GET).
+ * - base URL: when every selected operation of a service answers like an unknown route, the base URL is
+ *   probably wrong (a gateway without the service prefix, say): the message shows the URL and what it answered.
+ * Either one sets `stopped` on the results: the verdict is incomplete (exit 2) and the reports are written.
+ */
+import { request } from 'undici';
+import type { Contract, Operation, OperationResult, RunResults } from '../model.ts';
+import type { Profile } from '../spec/profile.ts';
+
+const REJECTED = new Set([401, 403]);
+
+/** "the deployment rejected the credentials (401 on 3 of 3 calls)" when every call answered 401/403. */
+export function credentialsMessage(statuses: readonly number[]): string | undefined {
+  if (statuses.length === 0 || !statuses.every((s) => REJECTED.has(s))) return undefined;
+  const kinds = [...new Set(statuses)].sort().join('/');
+  return `the deployment rejected the credentials (${kinds} on ${statuses.length} of ${statuses.length} calls): check the bearer token (CONFORMANCE_TOKEN or --token)`;
+}
+
+/** Safe operations without path parameters: calls any valid token must be let through. */
+export function preflightOperations(contract: Contract, selected: readonly Operation[]): Operation[] {
+  const services = new Set(selected.map((o) => o.service));
+  return contract.operations.filter(
+    (o) => services.has(o.service) && o.secured && (o.method === 'GET' || o.method === 'HEAD') && !o.path.includes('{') && !o.parameters.some((p) => p.required && p.in !== 'header'),
+  );
+}
+
+/**
+ * Sends each preflight operation once with the run's token; returns the credentials message when every one
+ * was rejected with 401/403 (undefined when any got through, or there was nothing to send).
+ */
+export async function preflightCredentials(input: {
+  operations: readonly Operation[];
+  baseUrls: Record<string, string>;
+  token: string;
+  profile: Profile;
+  timeoutMs: number;
+}): Promise<string | undefined> {
+  const statuses: number[] = [];
+  for (const op of input.operations) {
+    const base = input.baseUrls[op.service];
+    if (!base) continue;
+    try {
+      const res = await request(`${base.replace(/\/+$/, '')}${op.path}`, {
+        method: op.method,
+        headers: { accept: 'application/json', [input.profile.auth.header.toLowerCase()]: `Bearer ${input.token}` },
+        headersTimeout: input.timeoutMs,
+        bodyTimeout: input.timeoutMs,
+      });
+      await res.body.dump();
+      statuses.push(res.statusCode);
+    } catch {
+      return undefined; // a network problem is the cases' to report, not a credentials problem
+    }
+  }
+  return credentialsMessage(statuses);
+}
+
+/** The final status of each positive case that ran (its last exchange with a response). */
+function positiveStatuses(operations: readonly OperationResult[]): number[] {
+  const statuses: number[] = [];
+  for (const op of operations) {
+    for (const c of op.cases) {
+      if (c.kind !== 'positive' || c.outcome === 'skipped') continue;
+      const status = c.exchanges.at(-1)?.response?.status;
+      if (status !== undefined) statuses.push(status);
+    }
+  }
+  return statuses;
+}
+
+/** The first presence probe of an operation: what the route answered. */
+function presenceAnswer(op: OperationResult): string {
+  const exchange = op.cases.find((c) => c.kind === 'presence')?.exchanges[0];
+  if (!exchange?.response) return 'no answer';
+  return `${exchange.response.status} to ${exchange.request.method} ${exchange.request.url}`;
+}
+
+/** The configuration problem the results show, if any (see the module comment). */
+export function diagnoseResults(results: Pick<RunResults, 'operations' | 'target'>): string | undefined {
+  const described = results.operations.filter((op) => op.method !== null && op.outcome !== 'not-described');
+  const credentials = credentialsMessage(positiveStatuses(described));
+  if (credentials && positiveStatuses(described).length >= 2) return credentials;
+  for (const target of results.target.services) {
+    const ops = described.filter((op) => op.service === target.id);
+    const missing = (op: OperationResult) => op.cases.some((c) => c.kind === 'presence' && c.findings.some((f) => f.check === 'operation-present' && f.severity === 'error'));
+    if (ops.length >= 2 && ops.every(missing)) {
+      return `every operation of ${target.id} is missing: its base URL ${target.baseUrl} is probably wrong (it answered ${presenceAnswer(ops[0] as OperationResult)} like an unknown route); pass the URL the service's paths hang off, e.g. https://gateway/${target.id}`;
+    }
+  }
+  return undefined;
+}
