@@ -26,6 +26,16 @@ export function runScenarios(input: { root: string; config: RunConfig; contract:
       },
     });
     const signalListeners = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
+    // vitest installs SIGINT/SIGTERM listeners that exit the process at once; while it starts, keep them from
+    // being installed at all (an interrupt then must still write the reports), and remove any left afterwards.
+    const restore = { on: process.on, once: process.once };
+    const skipSignals = (register: typeof process.on): typeof process.on =>
+      function (this: NodeJS.Process, event: string | symbol, listener: (...args: unknown[]) => void) {
+        if (event === 'SIGINT' || event === 'SIGTERM') return this;
+        return register.call(this, event, listener);
+      } as typeof process.on;
+    process.on = skipSignals(restore.on);
+    process.once = skipSignals(restore.once);
     const vitest = await createVitest(
       'test',
       {
@@ -44,7 +54,10 @@ export function runScenarios(input: { root: string; config: RunConfig; contract:
         fileParallelism: true,
       },
       { logLevel: 'silent', server: { watch: null } },
-    );
+    ).finally(() => {
+      process.on = restore.on;
+      process.once = restore.once;
+    });
     // vitest adds listeners that exit the process at once on SIGINT/SIGTERM; drop them so the run can end
     // cleanly and write its reports with what was measured.
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
