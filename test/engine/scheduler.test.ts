@@ -8,7 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { schedule } from '../../src/runner/execute/scheduler.ts';
 import type { CaseResult, Operation } from '../../src/runner/model.ts';
 import type { OperationPlan, PlannedCase } from '../../src/runner/plan/cases.ts';
-import { compactCase } from '../../src/runner/report/assemble.ts';
+import { compactCase, RECORDED_BODY_CAP } from '../../src/runner/report/assemble.ts';
 
 function plan(operationId: string, cases: number): OperationPlan {
   return {
@@ -144,5 +144,16 @@ describe('compactCase', () => {
     expect(compactCase({ ...base, outcome: 'failed' }, false).exchanges).toEqual([exchange]);
     expect(compactCase({ ...base, outcome: 'errored' }, false).exchanges).toEqual([exchange]);
     expect(compactCase({ ...base, outcome: 'passed' }, true).exchanges).toEqual([exchange]);
+  });
+
+  test('a body over the recorded cap is cut in the report, its real size and the cut said', () => {
+    const big = 'x'.repeat(RECORDED_BODY_CAP * 3);
+    const huge = { ...exchange, response: { status: 500, headers: {}, body: big, json: { a: big }, truncated: false, size: big.length } };
+    const kept = compactCase({ ...base, outcome: 'failed', exchanges: [huge] }, false).exchanges[0]!;
+    expect(kept.response?.body).toHaveLength(RECORDED_BODY_CAP);
+    expect(kept.response?.truncated).toBe(true);
+    expect(kept.response?.size).toBe(big.length);
+    expect(kept.response?.json).toBeUndefined();
+    expect(huge.response.body).toHaveLength(RECORDED_BODY_CAP * 3);
   });
 });

@@ -1,4 +1,4 @@
-import type { CaseResult, Contract, OperationResult } from '../model.ts';
+import type { CaseResult, Contract, Exchange, OperationResult } from '../model.ts';
 import { toCurl } from './curl.ts';
 
 /**
@@ -59,6 +59,26 @@ export function withCurl(result: CaseResult): CaseResult {
  */
 export function compactCase(result: CaseResult, keepPassedExchanges: boolean): CaseResult {
   const curled = withCurl(result);
-  if (keepPassedExchanges || result.outcome !== 'passed' || curled.exchanges.length === 0) return curled;
-  return { ...curled, exchanges: [] };
+  if (curled.exchanges.length === 0) return curled;
+  if (!keepPassedExchanges && result.outcome === 'passed') return { ...curled, exchanges: [] };
+  return curled.exchanges.some(oversized) ? { ...curled, exchanges: curled.exchanges.map(capRecorded) } : curled;
+}
+
+/**
+ * Bodies kept in the reports are cut at this size (the checks saw up to the body cap): a report carries the
+ * evidence of a huge or binary answer without its megabytes. `size` keeps the real size, `truncated` says so.
+ */
+export const RECORDED_BODY_CAP = 64 * 1024;
+
+function oversized(e: Exchange): boolean {
+  return (e.response?.body.length ?? 0) > RECORDED_BODY_CAP || (e.request.body?.length ?? 0) > RECORDED_BODY_CAP;
+}
+
+function capRecorded(e: Exchange): Exchange {
+  if (!oversized(e)) return e;
+  const request = e.request.body !== undefined && e.request.body.length > RECORDED_BODY_CAP ? { ...e.request, body: e.request.body.slice(0, RECORDED_BODY_CAP) } : e.request;
+  if (!e.response || e.response.body.length <= RECORDED_BODY_CAP) return { ...e, request };
+  // The parsed JSON of a cut body would repeat what was cut: only the text is kept.
+  const { json: _json, ...response } = e.response;
+  return { ...e, request, response: { ...response, body: response.body.slice(0, RECORDED_BODY_CAP), truncated: true } };
 }
