@@ -2,7 +2,8 @@
  * The embedded reference service: one node:http server answering both `/customer-service/...` and
  * `/foreign-trade-service/...`. Per request, in this order:
  *  1. variant extra routes (answered as given, no auth);
- *  2. the test-only route GET /__reference/otp/{transactionId} (bearer token required);
+ *  2. the test-only routes GET /__reference/otp/{transactionId} (bearer token required) and
+ *     POST /__reference/pact-states (the Pact provider-state change endpoint, see PACT_STATES_ROUTE);
  *  3. routing: unknown path or removed operation → 404, known path with another method → 405 + Allow,
  *     both without the platform envelope (what a gateway answers);
  *  4. auth (unless variant.skipAuth lists the operation) → 401 + WWW-Authenticate: Bearer;
@@ -28,6 +29,8 @@ import {
 import { matchTemplate, resolveRoute, type OperationId } from './routes.ts';
 import { ReferenceState, type Operation, type OperationContext } from './state.ts';
 import type { HandlerRequest, ReferenceService, ReferenceServiceOptions, Reply, Variant } from './types.ts';
+import { createStateChangeHandler, serveStateChange, type StateChangeHandler } from '../runner/pact/state-endpoint.ts';
+import { createServiceApi } from '../runner/pact/states.ts';
 
 /** Request bodies larger than this are rejected with 400. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -36,6 +39,13 @@ const DRAIN_LIMIT_BYTES = 16 * MAX_BODY_BYTES;
 
 /** Test-only route (not part of the contract): the OTP of a forgot-password transaction. */
 export const OTP_ROUTE = '/__reference/otp/{transactionId}';
+
+/**
+ * Test-only route (not part of the contract): the Pact provider-state change endpoint. POST
+ * `{state, params, action}` sets a state up (or tears it down) through this service's own API and answers
+ * the values to inject. No credentials: any Pact verifier can be pointed at it.
+ */
+export const PACT_STATES_ROUTE = '/__reference/pact-states';
 
 const OPERATIONS: Record<OperationId, Operation> = {
   'create-address-type': addressTypes.createAddressType,
@@ -135,6 +145,8 @@ class ReferenceServer {
   private readonly removed: ReadonlySet<string>;
   private readonly skipAuth: ReadonlySet<string>;
   private readonly ctx: OperationContext;
+  /** Set once the server listens (the states call this service over HTTP). */
+  pactStates: StateChangeHandler | undefined;
 
   constructor(
     token: string,
@@ -153,7 +165,8 @@ class ReferenceServer {
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let reply: Reply;
     try {
-      const early = this.route(req);
+      const states = this.pactStates ? await serveStateChange(this.pactStates, req, PACT_STATES_ROUTE) : undefined;
+      const early = states ? { reply: { status: states.status, body: states.body, ...(states.allow ? { headers: { allow: states.allow } } : {}) } } : this.route(req);
       if ('reply' in early) {
         req.resume();
         reply = early.reply;
@@ -270,6 +283,12 @@ export async function startReferenceService(opts: ReferenceServiceOptions): Prom
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${urlHost(host)}:${port}`;
+  const selfUrl = `http://${urlHost(host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host)}:${port}`;
+  const apis = {
+    'customer-service': createServiceApi(`${selfUrl}/customer-service`, opts.token, 30_000),
+    'foreign-trade-service': createServiceApi(`${selfUrl}/foreign-trade-service`, opts.token, 30_000),
+  };
+  service.pactStates = createStateChangeHandler(apis);
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -280,7 +299,7 @@ export async function startReferenceService(opts: ReferenceServiceOptions): Prom
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      });
+      }).then(() => Promise.all(Object.values(apis).map((api) => api.close()))).then(() => undefined);
       return closing;
     },
   };

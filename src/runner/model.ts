@@ -55,6 +55,8 @@ export interface Operation {
   secured: boolean;
   /** Vendor extensions of the operation object (x-*), kept verbatim. */
   extensions: Record<string, unknown>;
+  /** The operation object's tags. */
+  tags?: string[];
 }
 
 export interface ServiceSpec {
@@ -109,6 +111,8 @@ export interface Exchange {
   /** Set when no response could be read: a tool or network problem, never the service's fault. */
   error?: { kind: TransportErrorKind; message: string };
   durationMs: number;
+  /** Re-sends before this answer (network errors on idempotent calls, 429 back-off, a refreshed token). */
+  retries?: Array<{ attempt: number; reason: string; waitedMs: number }>;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -191,6 +195,8 @@ export interface CaseResult {
   exchanges: Exchange[];
   /** curl command reproducing the last exchange, token as $CONFORMANCE_TOKEN. */
   curl?: string;
+  /** True when one of its requests had to be sent again (see the exchanges' retries). */
+  retried?: boolean;
 }
 
 export interface OperationResult {

@@ -121,6 +121,8 @@ export interface CliOptions {
   onSpawn?: (child: ChildProcess) => void;
   /** Kill the child after this long (a safety net; default 150 s). */
   killAfterMs?: number;
+  /** Working directory of the child (default the repository root). */
+  cwd?: string;
   /** Start the CLI in its own process group and report what is left in the group after it exits. */
   ownGroup?: boolean;
 }
@@ -153,7 +155,7 @@ export async function runCli(args: string[], options: CliOptions = {}): Promise<
   const out = options.noOut ? '' : await tempDir();
   const argv = [BIN, ...args, ...(options.noOut ? [] : ['--out', out])];
   const started = performance.now();
-  const child = spawn(process.execPath, argv, { cwd: ROOT, env: childEnv(options.env ?? {}), stdio: ['ignore', 'pipe', 'pipe'], detached: options.ownGroup === true });
+  const child = spawn(process.execPath, argv, { cwd: options.cwd ?? ROOT, env: childEnv(options.env ?? {}), stdio: ['ignore', 'pipe', 'pipe'], detached: options.ownGroup === true });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

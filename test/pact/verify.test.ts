@@ -284,8 +284,8 @@ describe('verifyPacts: Pact Broker', () => {
     const brokerToken = `broker-${Math.random().toString(36).slice(2)}`;
     const broker = await startFakeBroker(
       [
-        { consumer: 'onboarding-portal', provider: 'customer-service', version: '1.4.0', pact: await readPact(ONBOARDING_PACT) },
-        { consumer: 'trade-finance-back-office', provider: 'foreign-trade-service', version: '2.0.1', pact: await readPact(TRADE_PACT) },
+        { consumer: 'onboarding-portal', provider: 'customer-service', version: '1.4.0', branch: 'main', pact: await readPact(ONBOARDING_PACT) },
+        { consumer: 'trade-finance-back-office', provider: 'foreign-trade-service', version: '2.0.1', branch: 'main', pact: await readPact(TRADE_PACT) },
       ],
       { token: brokerToken },
     );

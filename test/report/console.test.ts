@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { ConsoleProgress, isInteractive, renderSummary, type ProgressStream } from '../../src/runner/report/console.ts';
+import { ConsoleProgress, isLive, isInteractive, renderSummary, type ProgressStream } from '../../src/runner/report/console.ts';
 import { summarise } from '../../src/runner/report/outcomes.ts';
 import { fixtureRun, rawRun } from './fixtures/run-results.ts';
 
@@ -81,13 +81,17 @@ describe('ConsoleProgress', () => {
     expect(out.text.endsWith('\r\u001b[2K')).toBe(true);
   });
 
-  test('a terminal with NO_COLOR gets plain lines', () => {
+  test('a terminal with NO_COLOR keeps the live progress, without colour', () => {
     const out = new Capture(true);
     const progress = new ConsoleProgress(out, { env: { NO_COLOR: '1' } });
     progress.start(10);
-    progress.update(10, 0);
-    expect(out.text).not.toMatch(ANSI);
-    expect(out.text).toContain('progress: 10/10 operations (100%), 0 failing\n');
+    progress.update(5, 1, 'get-address-type-field-list › positive');
+    expect(out.text).not.toMatch(/\u001b\[[0-9;]*m/);
+    expect(out.text).toContain('\r');
+    expect(out.text).toContain('5/10 · 1 failing');
+    expect(out.text).toContain('get-address-type-field-list › positive');
+    expect(isLive({ isTTY: true }, { NO_COLOR: '1' })).toBe(true);
+    expect(isLive({ isTTY: true }, { CI: 'true' })).toBe(false);
   });
 
   test('quiet mode prints no progress at all', () => {

@@ -307,6 +307,18 @@ describe('renderJunit', () => {
     ]);
   });
 
+  test('a flaky case is a <failure> typed flaky with its attempts; the operation, the counts and the verdict say flaky', () => {
+    const raw = rawRun();
+    const op = raw.operations.find((o) => o.operationId === 'create-address-type')!;
+    op.cases[0] = { ...op.cases[0]!, outcome: 'flaky', flaky: { attempts: 3, failed: 1 } };
+    const results = summarise(raw);
+    expect(results.operations.find((o) => o.operationId === 'create-address-type')?.outcome).toBe('flaky');
+    expect(results.counts.flaky).toBe(1);
+    expect(results.verdict).toBe('not-conformant');
+    const xml = renderJunit(results);
+    expect(xml).toMatch(/<failure message="flaky: 1 of 3 identical attempts failed[^"]*" type="flaky"/);
+  });
+
   test('hostile text arrives as text: the XML has no raw markup from the service', () => {
     const xml = renderJunit(fixtureRun());
     expect(xml).not.toContain('<script>');

@@ -1,149 +1,66 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { isInteractive, renderSummary } from '../report/console.ts';
+import { exitCodeOf } from '../report/outcomes.ts';
+import { mergeResults, readResultsDir, ResultsInputError } from '../report/merge.ts';
+import { WaiverFileError } from '../report/waivers.ts';
+import { writeReports } from '../report/write.ts';
 import { InputError } from '../spec/errors.ts';
 import { addPactCommands } from './pact.ts';
+import { showConfig } from './show-config.ts';
+import { printPlan } from './plan.ts';
+import { addRunOptions, resolveOptions, toRunOptions } from './run-options.ts';
 import { DEFAULT_SPECS, ROOT } from './paths.ts';
-import type { RunOptions } from './run.ts';
+
+const fromRoot = (p: string) => resolve(ROOT, p);
+const VERSION = (JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { version: string }).version;
 
 /** Exit codes: 0 conformant, 1 not conformant (a failed or missing operation), 2 could not run. */
 export const EXIT = { conformant: 0, notConformant: 1, couldNotRun: 2 } as const;
-
-const fromRoot = (p: string) => resolve(ROOT, p);
-
-function positiveInt(name: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a whole number above 0`);
-    return n;
-  };
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, ...value.split(',').map((v) => v.trim()).filter(Boolean)];
-}
-
-function parseShard(value: string): { index: number; count: number } {
-  const m = /^(\d+)\/(\d+)$/.exec(value);
-  const index = Number(m?.[1]);
-  const count = Number(m?.[2]);
-  if (!m || count < 1 || index < 1 || index > count) throw new InvalidArgumentError('--shard takes i/n with 1 <= i <= n, e.g. 2/4');
-  return { index, count };
-}
-
-const FAIL_ON = ['error', 'warning', 'untested'] as const;
-
-/** --fail-on takes one level or a comma-separated list (repeatable): error (default), warning, untested. */
-function parseFailOn(value: string, previous: string[]): string[] {
-  const levels = value.split(',').map((v) => v.trim()).filter(Boolean);
-  const unknown = levels.filter((l) => !(FAIL_ON as readonly string[]).includes(l));
-  if (unknown.length > 0 || levels.length === 0) throw new InvalidArgumentError(`--fail-on takes ${FAIL_ON.join(', ')} (or a comma-separated list)`);
-  return [...previous, ...levels];
-}
-
-function parseServer(value: string, previous: Record<string, string>): Record<string, string> {
-  const at = value.indexOf('=');
-  if (at < 1) throw new InvalidArgumentError('--server takes <service-id>=<url>, e.g. customer-service=https://gw/customer-service');
-  return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
-}
-
-interface RunFlags {
-  baseUrl?: string;
-  foreignTradeBaseUrl?: string;
-  server: Record<string, string>;
-  token?: string;
-  spec: string[];
-  profile: string;
-  examples: string;
-  catalog: string;
-  waivers: string;
-  timeout: number;
-  concurrency: number;
-  include: string[];
-  exclude: string[];
-  readOnly?: boolean;
-  allowIrreversible?: boolean;
-  otpSourceUrl?: string;
-  out: string;
-  seed: number;
-  shard?: { index: number; count: number };
-  failOn: string[];
-  quiet?: boolean;
-  deploymentSpec?: string;
-  keepPassedExchanges?: boolean;
-}
-
-function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv): RunOptions {
-  const servers: Record<string, string> = { ...flags.server };
-  if (flags.baseUrl) servers['customer-service'] = flags.baseUrl;
-  if (flags.foreignTradeBaseUrl) servers['foreign-trade-service'] = flags.foreignTradeBaseUrl;
-  const token = flags.token ?? env['CONFORMANCE_TOKEN'];
-  return {
-    specs: flags.spec.length > 0 ? flags.spec : DEFAULT_SPECS.map(fromRoot),
-    profile: flags.profile,
-    examples: flags.examples,
-    catalog: flags.catalog,
-    waivers: flags.waivers,
-    servers,
-    ...(token ? { token } : {}),
-    timeoutMs: flags.timeout,
-    concurrency: flags.concurrency,
-    include: flags.include,
-    exclude: flags.exclude,
-    readOnly: flags.readOnly ?? false,
-    allowIrreversible: flags.allowIrreversible ?? false,
-    ...(flags.otpSourceUrl ? { otpSourceUrl: flags.otpSourceUrl } : {}),
-    out: flags.out,
-    seed: flags.seed,
-    ...(flags.shard ? { shard: flags.shard } : {}),
-    failOn: flags.failOn.includes('warning') ? 'warning' : 'error',
-    ...(flags.failOn.includes('untested') ? { failOnUntested: true } : {}),
-    quiet: flags.quiet ?? false,
-    ...(flags.deploymentSpec ? { deploymentSpec: flags.deploymentSpec } : {}),
-    keepPassedExchanges: flags.keepPassedExchanges ?? false,
-  };
-}
 
 /** Builds the command line. `setExit` receives the exit code; nothing here calls process.exit. */
 export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => void): Command {
   const program = new Command('conformance')
     .description('Contract tests and conformance checks for the Customer domain service and the foreign-trade service.')
+    .version(VERSION, '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
     .showSuggestionAfterError(true);
 
-  program
+  const run = program
     .command('run', { isDefault: true })
-    .description('Run every described operation against a deployment (default: the embedded reference service).')
-    .option('--base-url <url>', 'customer-service base URL, e.g. https://gw.example/customer-service')
-    .option('--foreign-trade-base-url <url>', 'foreign-trade-service base URL')
-    .option('--server <id=url>', 'base URL of any service of the contract (repeatable)', parseServer, {})
-    .option('--token <token>', 'bearer token (prefer the CONFORMANCE_TOKEN environment variable; never printed)')
-    .option('--spec <file|url>', 'OpenAPI 3.0/3.1 description (repeatable; default: contract/*.openapi.yaml)', collect, [])
-    .option('--profile <file>', 'service profile', fromRoot('contract/profile.yaml'))
-    .option('--examples <file>', 'request examples', fromRoot('contract/examples.yaml'))
-    .option('--catalog <file>', 'operation catalog', fromRoot('contract/catalog.yaml'))
-    .option('--waivers <file>', 'known deviations', fromRoot('contract/waivers.yaml'))
-    .option('--timeout <ms>', 'timeout of each request', positiveInt('--timeout'), 10_000)
-    .option('--concurrency <n>', 'requests in flight at once', positiveInt('--concurrency'), 8)
-    .option('--include <ids>', 'only these operationIds, groups or services (repeatable, comma-separated)', collect, [])
-    .option('--exclude <ids>', 'leave out these operationIds, groups or services', collect, [])
-    .option('--read-only', 'only safe methods and negative probes that must be rejected')
-    .option('--allow-irreversible', 'also run calls whose side effects cannot be undone (OTP, reference numbers, users, caches)')
-    .option('--otp-source-url <url>', 'URL template with {transactionId} that answers the one-time password')
-    .option('--out <dir>', 'report directory', 'reports')
-    .option('--seed <n>', 'seed of the generated requests', positiveInt('--seed'), 1)
-    .option('--shard <i/n>', 'run a deterministic i-th of n parts of the operations', parseShard)
-    .option('--fail-on <levels>', 'what else fails the run besides errors: warning, untested (comma-separated)', parseFailOn, [])
-    .option('--quiet', 'print only the summary')
-    .option('--deployment-spec <file|url>', "the deployment's own OpenAPI: list what it serves that the contract lacks, and the reverse")
-    .option('--keep-passed-exchanges', 'keep the requests and responses of passed cases in the reports (default: their summary only)')
-    .action(async (flags: RunFlags) => {
-      // Loaded on use: `--help` and the other commands never load the engine.
-      const { runConformance } = await import('./run.ts');
-      const outcome = await runConformance(toRunOptions(flags, env));
-      if (outcome.message) process.stderr.write(`conformance: ${outcome.message}\n`);
-      setExit(outcome.exitCode);
-    });
+    .description('Run every described operation against a deployment (the default command; with no base URL: the embedded reference service).');
+  addRunOptions(run).action(async (_flags: unknown, cmd: Command) => {
+    const { flags } = await resolveOptions(cmd, env);
+    const options = toRunOptions(flags, env);
+    if (flags.dryRun) {
+      await printPlan(options, (line) => process.stdout.write(`${line}\n`));
+      return setExit(0);
+    }
+    // Loaded on use: `--help` and the other commands never load the engine.
+    const { runConformance } = await import('./run.ts');
+    const outcome = await runConformance(options);
+    if (outcome.message) process.stderr.write(`conformance: ${outcome.message}\n`);
+    setExit(outcome.exitCode);
+  });
+
+  const plan = program
+    .command('plan')
+    .description('Print every case a run with these options would send, and why each skipped one would not run; sends nothing.');
+  addRunOptions(plan).action(async (_flags: unknown, cmd: Command) => {
+    const { flags } = await resolveOptions(cmd, env);
+    await printPlan(toRunOptions(flags, env), (line) => process.stdout.write(`${line}\n`));
+    setExit(0);
+  });
+
+  const config = program
+    .command('config')
+    .description('Print the effective options (flags > environment > config file > defaults) and where each comes from; secrets masked.');
+  addRunOptions(config).action(async (_flags: unknown, cmd: Command) => {
+    process.stdout.write(showConfig(await resolveOptions(cmd, env)));
+    setExit(0);
+  });
 
   program
     .command('merge')
@@ -151,12 +68,6 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
     .argument('<dirs...>', 'report directories of the shards')
     .option('--out <dir>', 'report directory', 'reports')
     .action(async (dirs: string[], flags: { out: string }) => {
-      const [{ mergeResults, readResultsDir }, { writeReports }, { isInteractive, renderSummary }, { exitCodeOf }] = await Promise.all([
-        import('../report/merge.ts'),
-        import('../report/write.ts'),
-        import('../report/console.ts'),
-        import('../report/outcomes.ts'),
-      ]);
       const parts = await Promise.all(dirs.map((d) => readResultsDir(d)));
       const merged = mergeResults(parts);
       const files = await writeReports(merged, flags.out);
@@ -166,11 +77,46 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
     });
 
   addPactCommands(program, { specs: DEFAULT_SPECS.map(fromRoot), catalog: fromRoot('contract/catalog.yaml') }, env, setExit);
+  program.addHelpText('after', HELP_FOOTER);
+  run.addHelpText('after', HELP_FOOTER);
   return program;
 }
 
+const HELP_FOOTER = `
+\`conformance\` without a command runs \`conformance run\`. \`conformance <command> --help\` lists a command's options.
+Every run option can also be set by a CONFORMANCE_* environment variable or in conformance.config.yaml
+(keys: the long flags in camelCase); flags win over the environment, the environment over the file.
+
+Exit codes:
+  0  conformant
+  1  not conformant: an operation failed or is missing, a pact interaction failed, or a waiver expired
+  2  could not run: bad arguments or config, a broken contract, an unreachable target, an interrupted run
+
+Environment:
+  CONFORMANCE_TOKEN               bearer token (never printed; reports show $CONFORMANCE_TOKEN)
+  CONFORMANCE_<OPTION>            any run option, e.g. CONFORMANCE_BASE_URL, CONFORMANCE_TIMEOUT,
+                                  CONFORMANCE_HEADER (one NAME:VALUE per line)
+  HTTPS_PROXY, HTTP_PROXY         proxy of https:// and http:// targets (--proxy wins)
+  NO_PROXY                        hosts reached without the proxy
+  NO_COLOR                        no colour in the console (progress is still shown)
+  CI                              plain progress lines instead of a live bar
+
+Examples:
+  $ conformance                                         # everything, against the embedded reference service
+  $ CONFORMANCE_TOKEN=… conformance --base-url https://gw.example/customer-service \\
+      --foreign-trade-base-url https://gw.example/foreign-trade-service --proxy http://proxy:3128 -H 'X-Tenant:acme'
+  $ conformance plan --include tag:address-types --include 'method:GET'   # what would run, sending nothing
+`;
+
 /** Runs the CLI and returns the exit code. Bad input is one line on stderr and exit 2, never a stack trace. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // Output piped into `head` and the like: a closed pipe ends the output, not the process with a stack trace.
+  for (const stream of [process.stdout, process.stderr]) {
+    if (stream.listenerCount('error') > 0) continue;
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e;
+    });
+  }
   env['PACT_DO_NOT_TRACK'] ??= 'true';
   process.env['PACT_DO_NOT_TRACK'] ??= 'true';
   let code = 0;
@@ -179,10 +125,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     await program.parseAsync(argv, { from: 'user' });
     return code;
   } catch (error) {
+    if (error instanceof InvalidArgumentError) {
+      // A bad value from the environment or the config file (flags are reported by commander itself).
+      process.stderr.write(`conformance: ${error.message.split('\n')[0]}\n`);
+      return EXIT.couldNotRun;
+    }
     if (error instanceof CommanderError) {
       return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0 ? 0 : EXIT.couldNotRun;
     }
-    const [{ WaiverFileError }, { ResultsInputError }] = await Promise.all([import('../report/waivers.ts'), import('../report/merge.ts')]);
     if (error instanceof InputError || error instanceof WaiverFileError || error instanceof ResultsInputError) {
       process.stderr.write(`conformance: ${error.message.split('\n')[0]}\n`);
       return EXIT.couldNotRun;

@@ -2,24 +2,17 @@ import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import type { RunResults } from '../model.ts';
+import { checkPacts } from '../pact/check.ts';
+import { verifyPacts } from '../pact/verify.ts';
 import type { BrokerSource } from '../pact/worker-protocol.ts';
+import { isInteractive, renderSummary } from '../report/console.ts';
+import { exitCodeOf, summarise } from '../report/outcomes.ts';
+import { writeReports } from '../report/write.ts';
+import { coverage, loadCatalog } from '../spec/catalog.ts';
 import { InputError } from '../spec/errors.ts';
-import type { ReferenceService } from '../../reference-service/index.ts';
-
-/** The modules a pact command needs, loaded when one runs (never for `--help` or a conformance run). */
-async function load() {
-  const [check, verify, console, outcomes, write, catalog, spec, reference] = await Promise.all([
-    import('../pact/check.ts'),
-    import('../pact/verify.ts'),
-    import('../report/console.ts'),
-    import('../report/outcomes.ts'),
-    import('../report/write.ts'),
-    import('../spec/catalog.ts'),
-    import('../spec/load.ts'),
-    import('../../reference-service/index.ts'),
-  ]);
-  return { ...check, ...verify, ...console, ...outcomes, ...write, ...catalog, ...spec, ...reference };
-}
+import { loadContract } from '../spec/load.ts';
+import { PACT_STATES_ROUTE, startReferenceService, type ReferenceService } from '../../reference-service/index.ts';
+import { addPactWorkflowCommands } from './pact-workflow.ts';
 
 interface PactFlags {
   pacts: string[];
@@ -42,6 +35,7 @@ interface PactFlags {
   publishVerificationResults?: boolean;
   providerVersion?: string;
   providerBranch?: string;
+  stateChangeUrl?: string;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -72,7 +66,6 @@ export function addPactCommands(program: Command, defaults: { specs: string[]; c
 
   common(pact.command('check').description('Check every pact interaction against the OpenAPI contract (no deployment needed).')).action(
     async (flags: PactFlags) => {
-      const { loadContract, checkPacts } = await load();
       const contract = await loadContract(flags.spec.length ? flags.spec : defaults.specs);
       const started = new Date();
       const result = await checkPacts({ contract, ...(flags.pacts.length ? { pacts: flags.pacts } : {}), allowNoPacts: flags.allowNoPacts ?? false });
@@ -96,8 +89,8 @@ export function addPactCommands(program: Command, defaults: { specs: string[]; c
     .option('--provider-version <version>', 'provider version to publish with')
     .option('--provider-branch <branch>', 'provider branch to publish with')
     .option('--allow-irreversible', 'needed against a deployment: pacts replay calls that cannot be undone (OTP, reference numbers)')
+    .option('--state-change-url <url>', 'provider-state change endpoint to use (default: the reference service\'s, or one started for the run)')
     .action(async (flags: PactFlags & { allowIrreversible?: boolean }) => {
-      const { loadContract, verifyPacts, startReferenceService } = await load();
       let embedded: ReferenceService | undefined;
       let token = flags.token ?? env['CONFORMANCE_TOKEN'];
       let customerBaseUrl = flags.baseUrl;
@@ -140,6 +133,11 @@ export function addPactCommands(program: Command, defaults: { specs: string[]; c
           timeoutMs: flags.timeout,
           contract,
           ...(broker ? { broker } : {}),
+          ...(flags.stateChangeUrl
+            ? { stateChangeUrl: flags.stateChangeUrl }
+            : embedded
+              ? { stateChangeUrl: (provider: string) => `${embedded?.url ?? ''}${PACT_STATES_ROUTE}/${encodeURIComponent(provider)}` }
+              : {}),
         });
         for (const warning of result.warnings) process.stderr.write(`conformance: warning: ${warning}\n`);
         const target = {
@@ -154,6 +152,8 @@ export function addPactCommands(program: Command, defaults: { specs: string[]; c
         await embedded?.close();
       }
     });
+
+  addPactWorkflowCommands(pact, env, setExit);
 }
 
 function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
@@ -167,7 +167,6 @@ async function report(
   started: Date,
   target: RunResults['target'],
 ): Promise<number> {
-  const { loadContract, loadCatalog, summarise, coverage, writeReports, renderSummary, isInteractive } = await load();
   const contract = await loadContract(flags.spec.length ? flags.spec : defaults.specs);
   const catalog = await loadCatalog(flags.catalog);
   const finished = new Date();
@@ -196,5 +195,6 @@ async function report(
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   if (!flags.quiet) process.stdout.write(`${renderSummary(results, files, { color: isInteractive(process.stdout) })}\n`);
-  return failed.length > 0 ? 1 : 0;
+  // One verdict everywhere: a failed interaction is exit 1, an errored one (tool or network) exit 2.
+  return exitCodeOf(results.verdict);
 }

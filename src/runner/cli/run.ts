@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
+import { RUN_ID_HEADER, type ClientOptions } from '../http/client-options.ts';
+import { buildDispatcher } from '../http/dispatcher.ts';
+import { runTokenCommand, TokenCommandError } from '../http/token-command.ts';
 import { CHECKS } from '../checks/registry.ts';
 import type { RunConfig } from '../execute/config.ts';
 import { runScenarios, type ScenarioRun } from '../execute/scenarios.ts';
@@ -50,6 +53,14 @@ export interface RunOptions {
   deploymentSpec?: string;
   /** Keep the exchanges of passed cases in the reports (default: a passed case keeps only its summary). */
   keepPassedExchanges?: boolean;
+  /** Headers, proxy, TLS, retries, rate limit, token command, run id (see http/client-options.ts). */
+  client?: ClientOptions;
+  /** Unique id of the run, sent with every request. */
+  runId?: string;
+  /** Stop running cases once this many operations have failed. */
+  maxFailures?: number;
+  /** Directories of the user's own scenario suites, run with the bundled ones. */
+  suites?: string[];
   /** Where the console goes (default process.stdout / stderr). */
   stdout?: NodeJS.WritableStream & { isTTY?: boolean };
   stderr?: NodeJS.WritableStream & { isTTY?: boolean };
@@ -73,7 +84,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   const waivers: Waiver[] = options.waivers ? await loadWaivers(options.waivers, { knownChecks: [...CHECKS.keys(), 'response-timeout'] }) : [];
   for (const pattern of [...options.include, ...options.exclude]) {
     if (!contract.operations.some((o) => matchesSelector(o, pattern))) {
-      throw new InputError(`--include/--exclude "${pattern}" names no operationId, group or service of the contract`);
+      throw new InputError(`--include/--exclude "${pattern}" matches no operation of the contract (selectors: operationId, group, service, tag:NAME, method, path glob)`);
     }
   }
 
@@ -90,8 +101,16 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     otpSourceUrl ??= `${embedded.url}/__reference/otp/{transactionId}`;
     allowIrreversible = true;
   }
+  // The embedded service is on this machine: never through a proxy, never with the user's token command.
+  const client: ClientOptions | undefined =
+    embedded && options.client ? { ...options.client, httpProxy: '', httpsProxy: '', tokenCommand: undefined } as ClientOptions : options.client;
+  if (client && client.tokenCommand === undefined) delete client.tokenCommand;
+  let dispatcher: Dispatcher | undefined;
+  const config0RunId = options.runId ?? `conf${Date.now().toString(36)}`;
   try {
-    if (!token) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token)');
+    dispatcher = buildClientDispatcher({ ...options, ...(client ? { client } : {}) });
+    if (!token && client?.tokenCommand) token = await initialToken(client.tokenCommand);
+    if (!token) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token or --token-command)');
     // Only the services the selection touches need a base URL (--include customer-service runs alone).
     const needed = contract.services.filter((s) =>
       contract.operations.some(
@@ -108,7 +127,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     }
     const unknown = Object.keys(servers).filter((id) => !contract.services.some((s) => s.id === id));
     if (unknown.length > 0) throw new InputError(`--server names no service of the contract: ${unknown.join(', ')}`);
-    await Promise.all(needed.map((s) => assertReachable(servers[s.id]!, options.timeoutMs)));
+    await Promise.all(needed.map((s) => assertReachable(servers[s.id]!, options.timeoutMs, dispatcher!, probeHeaders(client, config0RunId))));
 
     const config: RunConfig = {
       contractFiles: options.specs,
@@ -126,7 +145,9 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       include: options.include,
       exclude: options.exclude,
       ...(options.shard ? { shard: options.shard } : {}),
-      runId: `conf${Date.now().toString(36)}`,
+      runId: config0RunId,
+      ...(client ? { client } : {}),
+      ...(options.maxFailures ? { maxFailures: options.maxFailures } : {}),
     };
     const selected = selectOperations(contract.operations, config);
     const planOptions = { seed: options.seed, readOnly: options.readOnly, allowIrreversible, otpSource: otpSourceUrl !== undefined };
@@ -141,10 +162,21 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       const { writeReports } = await import('../report/write.ts');
       const files = await writeReports(summarised, options.out);
       stdout.write(`${renderSummary(summarised, files, { color: isInteractive(stdout) })}\n`);
+      if (client) stdout.write(`Run id: ${client.runId} (header ${RUN_ID_HEADER}; traceparent trace id ${client.traceId})\n`);
       return summarised;
     };
     // Credentials the deployment rejects across the board: stop before the run (reports still written).
-    const rejected = await preflightCredentials({ operations: preflightOperations(contract, selected), baseUrls: servers, token, profile, timeoutMs: options.timeoutMs });
+    const preflight = (t: string) =>
+      preflightCredentials({ operations: preflightOperations(contract, selected), baseUrls: servers, token: t, profile, timeoutMs: options.timeoutMs, dispatcher: dispatcher!, headers: probeHeaders(client, config0RunId) });
+    let rejected = await preflight(token);
+    if (rejected && client?.tokenCommand) {
+      // An expired token given with --token-command: ask the command for a fresh one before giving up.
+      const fresh = await initialToken(client.tokenCommand);
+      if (fresh !== token) {
+        rejected = await preflight(fresh);
+        if (!rejected) config.token = token = fresh;
+      }
+    }
     if (rejected) {
       const operations: OperationResult[] = selected.map((op) => ({
         operationId: op.operationId, method: op.method, path: op.path, group: op.group, service: op.service,
@@ -173,7 +205,9 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     });
     // Scenario suites (vitest) only in a full, unsharded selection; vitest is loaded only then.
     const scenarios = options.include.length === 0 && options.exclude.length === 0 && (!options.shard || options.shard.index === 1);
-    const scenarioRun: ScenarioRun | undefined = scenarios ? runScenarios({ root: ROOT, config, contract, include: ['suites/**/*.test.ts'] }) : undefined;
+    const scenarioRun: ScenarioRun | undefined = scenarios
+      ? runScenarios({ root: ROOT, config, contract, include: ['suites/**/*.test.ts', ...(options.suites ?? []).map((d) => `${d.replace(/\\/g, '/')}/**/*.test.{ts,js,mjs}`)] })
+      : undefined;
 
     let interrupted = false;
     const onSignal = () => {
@@ -221,12 +255,42 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     if (endErrors.length > 0 && final.operations.every((o) => o.cases.length === 0)) {
       return { exitCode: 2, results: final, message: `the suites could not run: ${endErrors[0]}` };
     }
+    if (options.maxFailures && final.operations.some((o) => o.cases.some((c) => c.skipReason?.startsWith('not run: --max-failures')))) {
+      stderr.write(`conformance: stopped after ${options.maxFailures} failed operation(s) (--max-failures); the cases after that were not run\n`);
+    }
     // One verdict everywhere: the exit code is the verdict's (report/outcomes.ts).
     const exitCode = exitCodeOf(final.verdict);
     if (exitCode === 2) return { exitCode, results: final, message: `${(final.verdictLine ?? final.verdict).replace(/^incomplete: /, '')}; reports written` };
     return { exitCode, results: final };
   } finally {
+    await dispatcher?.close();
     await embedded?.close();
+  }
+}
+
+/** The dispatcher of the CLI's own requests (the reachability probe): same proxy and TLS as the suites. */
+function buildClientDispatcher(options: RunOptions) {
+  try {
+    return buildDispatcher(options.client ?? { headers: [], httpProxy: '', httpsProxy: '', noProxy: '', insecure: false, retries: 0, rateLimit: 0, runId: '', traceId: '' }, { timeoutMs: options.timeoutMs, connections: 2 });
+  } catch (error) {
+    throw new InputError((error as Error).message);
+  }
+}
+
+/** The user's headers and the run id go with the reachability probe too (a gateway may require them). */
+function probeHeaders(client: ClientOptions | undefined, runId: string): Record<string, string> {
+  const headers: Record<string, string> = Object.fromEntries((client?.headers ?? []).filter((h) => h.name.toLowerCase() !== 'authorization').map((h) => [h.name, h.value]));
+  headers[RUN_ID_HEADER] = runId;
+  if (client?.traceId) headers['traceparent'] = `00-${client.traceId}-${randomBytes(8).toString('hex')}-01`;
+  return headers;
+}
+
+async function initialToken(command: string): Promise<string> {
+  try {
+    return (await runTokenCommand(command)).token;
+  } catch (error) {
+    if (error instanceof TokenCommandError) throw new InputError(error.message);
+    throw error;
   }
 }
 
@@ -268,7 +332,7 @@ function buildResults(input: {
 }
 
 /** A target that refuses connections is a run that cannot happen (exit 2), not 300 errored cases. */
-async function assertReachable(baseUrl: string, timeoutMs: number): Promise<void> {
+async function assertReachable(baseUrl: string, timeoutMs: number, dispatcher: Dispatcher, headers: Record<string, string>): Promise<void> {
   let url: URL;
   try {
     url = new URL(baseUrl);
@@ -276,7 +340,7 @@ async function assertReachable(baseUrl: string, timeoutMs: number): Promise<void
     throw new InputError(`not a URL: ${baseUrl}`);
   }
   try {
-    const res = await request(url, { method: 'HEAD', headersTimeout: Math.min(timeoutMs, 10_000), bodyTimeout: Math.min(timeoutMs, 10_000) });
+    const res = await request(url, { dispatcher, headers, method: 'HEAD', headersTimeout: Math.min(timeoutMs, 10_000), bodyTimeout: Math.min(timeoutMs, 10_000) });
     await res.body.dump();
   } catch (error) {
     const code = (error as { code?: string }).code ?? (error as Error).name;

@@ -1,3 +1,5 @@
+import type { ClientOptions } from '../http/client-options.ts';
+
 /** Everything a conformance run needs, passed from the CLI to the suites (vitest `provide`). Plain JSON. */
 export interface RunConfig {
   contractFiles: string[];
@@ -20,4 +22,8 @@ export interface RunConfig {
   shard?: { index: number; count: number };
   /** Unique to this run: {{unique}} in examples. */
   runId: string;
+  /** Headers, proxy, TLS, retries, rate limit, token command (default: none of them). */
+  client?: ClientOptions;
+  /** Stop running cases once this many operations have failed. */
+  maxFailures?: number;
 }

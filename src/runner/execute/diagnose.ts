@@ -8,7 +8,7 @@
  *   probably wrong (a gateway without the service prefix, say): the message shows the URL and what it answered.
  * Either one sets `stopped` on the results: the verdict is incomplete (exit 2) and the reports are written.
  */
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import type { Contract, Operation, OperationResult, RunResults } from '../model.ts';
 import type { Profile } from '../spec/profile.ts';
 
@@ -39,6 +39,9 @@ export async function preflightCredentials(input: {
   token: string;
   profile: Profile;
   timeoutMs: number;
+  /** The run's dispatcher (proxy, TLS) and extra headers (the user's, the run id). */
+  dispatcher?: Dispatcher;
+  headers?: Record<string, string>;
 }): Promise<string | undefined> {
   const statuses: number[] = [];
   for (const op of input.operations) {
@@ -47,7 +50,8 @@ export async function preflightCredentials(input: {
     try {
       const res = await request(`${base.replace(/\/+$/, '')}${op.path}`, {
         method: op.method,
-        headers: { accept: 'application/json', [input.profile.auth.header.toLowerCase()]: `Bearer ${input.token}` },
+        headers: { ...input.headers, accept: 'application/json', [input.profile.auth.header.toLowerCase()]: `Bearer ${input.token}` },
+        ...(input.dispatcher ? { dispatcher: input.dispatcher } : {}),
         headersTimeout: input.timeoutMs,
         bodyTimeout: input.timeoutMs,
       });

@@ -1,3 +1,4 @@
+import picomatch from 'picomatch';
 import type { Operation } from '../model.ts';
 
 export interface Selection {
@@ -14,9 +15,38 @@ export function compareOperations(a: Pick<Operation, 'service' | 'group' | 'oper
 /** The order of String#localeCompare, with one collator instead of one per comparison. */
 const COLLATOR = new Intl.Collator();
 
-/** An --include/--exclude pattern names an operationId, a group (with or without its slash) or a service. */
-export function matchesSelector(op: Pick<Operation, 'operationId' | 'group' | 'service'>, pattern: string): boolean {
-  return op.operationId === pattern || op.group === pattern || op.group === `/${pattern}` || op.service === pattern;
+type Selectable = Pick<Operation, 'operationId' | 'group' | 'service' | 'method' | 'path'> & { tags?: string[] | undefined };
+
+const METHODS = /^(GET|PUT|POST|DELETE|PATCH|HEAD|OPTIONS|TRACE)$/i;
+
+/**
+ * An --include/--exclude selector: an operationId, a group (with or without its slash), a service, an HTTP
+ * method (GET), a path glob (`/address-types/*`, `**` spans segments), or an explicit `operation:`, `group:`,
+ * `service:`, `tag:`, `method:` or `path:` prefix.
+ */
+export function matchesSelector(op: Selectable, pattern: string): boolean {
+  const m = /^(operation|group|service|tag|method|path):(.+)$/.exec(pattern);
+  if (m) {
+    const value = m[2]!;
+    switch (m[1]) {
+      case 'operation':
+        return op.operationId === value;
+      case 'group':
+        return op.group === value || op.group === `/${value}`;
+      case 'service':
+        return op.service === value;
+      case 'tag':
+        return (op.tags ?? []).some((t) => t.toLowerCase() === value.toLowerCase());
+      case 'method':
+        return op.method === value.toUpperCase();
+      default:
+        return picomatch.isMatch(op.path, value);
+    }
+  }
+  if (op.operationId === pattern || op.group === pattern || op.group === `/${pattern}` || op.service === pattern) return true;
+  if (METHODS.test(pattern)) return op.method === pattern.toUpperCase();
+  if (/[*?[{]/.test(pattern.replace(/\{[A-Za-z0-9_.-]+\}/g, ''))) return picomatch.isMatch(op.path, pattern);
+  return pattern.startsWith('/') && op.path === pattern;
 }
 
 /** Applies --include/--exclude (operationId, group or service) and --shard i/n (round-robin in canonical order). */

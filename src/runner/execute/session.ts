@@ -3,7 +3,8 @@ import { answersAsUnknownRoute } from '../checks/operation-present.ts';
 import { runChecks } from '../checks/registry.ts';
 import { SchemaValidator } from '../checks/schema.ts';
 import type { CheckContext } from '../checks/types.ts';
-import { HttpClient } from '../http/client.ts';
+import { defaultClientOptions } from '../http/client-options.ts';
+import { GatewayClient } from '../http/gateway-client.ts';
 import type { CaseResult, Contract, Exchange, Finding, Operation, RecordedResponse } from '../model.ts';
 import {
   pathParamNames,
@@ -50,7 +51,7 @@ function is2xx(e: Exchange): boolean {
  */
 export class Session {
   readonly validator = new SchemaValidator();
-  private readonly client: HttpClient;
+  private readonly client: GatewayClient;
   private readonly presence = new Map<string, Promise<Exchange>>();
   private readonly fixtures = new Map<string, Promise<Record<string, string>>>();
   private readonly ledger: LedgerEntry[] = [];
@@ -62,12 +63,14 @@ export class Session {
     readonly profile: Profile,
     readonly examples: Examples,
   ) {
-    this.client = new HttpClient({
+    this.client = new GatewayClient({
       timeoutMs: config.timeoutMs,
       bodyCapBytes: config.bodyCapBytes,
       connections: Math.max(2, config.concurrency),
-      secrets: [config.token],
-      secretHeaders: [profile.auth.header],
+      client: config.client ?? defaultClientOptions(config.runId, randomBytes(16).toString('hex')),
+      authHeader: profile.auth.header,
+      token: { token: config.token },
+      onToken: (token) => (config.token = token),
     });
     this.byId = new Map(contract.operations.map((o) => [o.operationId, o]));
   }
@@ -276,8 +279,22 @@ export class Session {
   // ------------------------------------------------------------------------------------------------------
   // Cases
 
-  /** Runs one planned case and says what happened. Never throws for the deployment's behaviour. */
+  /** Operations with a failed case so far (in this worker), for --max-failures. */
+  private readonly failedOperations = new Set<string>();
+
+  /** Runs one planned case and says what happened; with --max-failures, stops once enough operations failed. */
   async runCase(planned: PlannedCase): Promise<CaseResult> {
+    const max = this.config.maxFailures;
+    if (max !== undefined && this.failedOperations.size >= max && !this.failedOperations.has(planned.operationId)) {
+      return { name: planned.name, kind: planned.kind, outcome: 'skipped', skipReason: `not run: --max-failures ${max} reached (${this.failedOperations.size} operations failed)`, durationMs: 0, checks: [], findings: [], exchanges: [] };
+    }
+    const result = await this.runPlannedCase(planned);
+    if (result.outcome === 'failed') this.failedOperations.add(planned.operationId);
+    return result;
+  }
+
+  /** Runs one planned case and says what happened. Never throws for the deployment's behaviour. */
+  private async runPlannedCase(planned: PlannedCase): Promise<CaseResult> {
     const started = performance.now();
     const op = this.operation(planned.operationId);
     const exchanges: Exchange[] = [];
@@ -288,6 +305,7 @@ export class Session {
       findings: [],
       exchanges,
       durationMs: Math.round(performance.now() - started),
+      ...(exchanges.some((e) => e.retries?.length) ? { retried: true } : {}),
       ...over,
     });
     if (planned.skip) return result({ outcome: 'skipped', skipReason: planned.skip });

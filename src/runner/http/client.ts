@@ -1,4 +1,4 @@
-import { Agent, errors, request as undiciRequest } from 'undici';
+import { Agent, errors, request as undiciRequest, type Dispatcher } from 'undici';
 import type { Exchange, HttpMethod, RecordedResponse, TransportErrorKind } from '../model.ts';
 import { redactHeaders, redactText } from './redact.ts';
 
@@ -11,6 +11,8 @@ export interface HttpOptions {
   connections: number;
   /** Secrets that must never appear in a recorded exchange (the bearer token). */
   secrets: readonly string[];
+  /** Dispatcher to send through (proxy, TLS: see dispatcher.ts); default a plain keep-alive agent. */
+  dispatcher?: Dispatcher;
   /** Headers whose values are credentials, redacted by name (Authorization always is). */
   secretHeaders?: readonly string[];
 }
@@ -24,11 +26,11 @@ export interface OutgoingRequest {
 
 /** Sends requests with undici through one keep-alive agent and records redacted exchanges. */
 export class HttpClient {
-  private readonly agent: Agent;
+  private readonly agent: Dispatcher;
   private inFlight = new AbortController();
 
   constructor(private readonly options: HttpOptions) {
-    this.agent = new Agent({
+    this.agent = options.dispatcher ?? new Agent({
       connections: options.connections,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,

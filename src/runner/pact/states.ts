@@ -8,8 +8,9 @@
  *
  * The table in suites/pact/README.md lists the same states; keep both in step.
  */
-import { request } from 'undici';
 import { createdIds } from '../execute/created.ts';
+import { HttpClient } from '../http/client.ts';
+import type { HttpMethod } from '../model.ts';
 
 export { createdIds };
 
@@ -33,30 +34,31 @@ export class StateChangeError extends Error {
   override readonly name = 'StateChangeError';
 }
 
-export function createServiceApi(baseUrl: string, token: string, timeoutMs: number): ServiceApi {
+/**
+ * The service's API through the engine's HTTP client (undici, timeouts, the token redacted from every
+ * recorded exchange). A transport failure (refused, timed out) is a StateChangeError naming it.
+ */
+export function createServiceApi(baseUrl: string, token: string, timeoutMs: number): ServiceApi & { close(): Promise<void> } {
   const base = baseUrl.replace(/\/+$/, '');
+  const client = new HttpClient({ timeoutMs, bodyCapBytes: 4 * 1024 * 1024, connections: 4, secrets: [token] });
   return {
     async call(method, path, body) {
-      const res = await request(`${base}${path}`, {
-        method: method as 'GET',
+      const exchange = await client.send({
+        method: method as HttpMethod,
+        url: `${base}${path}`,
         headers: {
           authorization: `Bearer ${token}`,
           accept: 'application/json',
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
       });
-      const text = await res.body.text();
-      let json: unknown;
-      try {
-        json = text === '' ? undefined : JSON.parse(text);
-      } catch {
-        json = undefined;
+      if (!exchange.response) {
+        throw new StateChangeError(`${method} ${exchange.request.url} failed: ${exchange.error?.message ?? 'no response'}`);
       }
-      return { status: res.statusCode, json };
+      return { status: exchange.response.status, json: exchange.response.json };
     },
+    close: () => client.close(),
   };
 }
 

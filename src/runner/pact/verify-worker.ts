@@ -6,26 +6,20 @@
  * parent captures this process's stdout and stderr) and lets the two providers verify in parallel.
  *
  * Per request the Verifier's proxy runs our request filter first:
- *  - POST /_pactSetup (provider-state changes) is answered here, not by pact-js: pact-js only warns on an
- *    unknown state and answers 200 when a handler throws, so the interaction would run without its state.
- *    Here an unknown state or a failed handler answers 500, which the verifier reports as a failure of
- *    that interaction ("One or more of the setup state change handlers has failed").
+ *  - POST /_pactSetup (provider-state changes) is forwarded to the state-change endpoint (state-endpoint.ts,
+ *    the same endpoint any other Pact verifier is given), not to pact-js's in-process handlers: pact-js only
+ *    warns on an unknown state and answers 200 when a handler throws, so the interaction would run without
+ *    its state. The endpoint answers 500 for an unknown state or a failed setup, which the verifier reports
+ *    as a failure of that interaction; its one-line reason is kept for the report. On teardown the records
+ *    the interaction created are deleted first.
  *  - every other request gets `Authorization: Bearer <token>`, replacing whatever the pact carries; records
  *    the interaction creates are noted from the response and deleted at its teardown.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Verifier, type VerifierOptions } from '@pact-foundation/pact';
-import {
-  CREATED_RECORDS,
-  PROVIDER_STATES,
-  StateChangeError,
-  createServiceApi,
-  createdIds,
-  deleteIfPresent,
-  type JsonMap,
-  type ProviderStateHandlers,
-  type ServiceApi,
-} from './states.ts';
+import { request as undiciRequest } from 'undici';
+import { parseStateChange, type StateChangeRequest } from './state-endpoint.ts';
+import { CREATED_RECORDS, createServiceApi, createdIds, deleteIfPresent, type JsonMap, type ServiceApi } from './states.ts';
 import type { StateFailure, WorkerRequest, WorkerResponse, WorkerRun, WorkerRunResult } from './worker-protocol.ts';
 
 const STATE_SETUP_PATH = '/_pactSetup';
@@ -92,15 +86,39 @@ function recordCreated(provider: string, req: FilterRequest, res: ServerResponse
   };
 }
 
+/** Sends one state change to the endpoint; a non-2xx answer or no answer is a failure with its reason. */
+async function forwardStateChange(url: string, body: StateChangeRequest, timeoutMs: number): Promise<{ status: number; body: unknown; failure?: string }> {
+  try {
+    const res = await undiciRequest(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(body),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    const text = await res.body.text();
+    let json: unknown;
+    try {
+      json = text === '' ? {} : JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    if (res.statusCode >= 200 && res.statusCode < 300) return { status: 200, body: isObj(json) ? json : {} };
+    const reason = isObj(json) && typeof json['error'] === 'string' ? json['error'] : `the state-change endpoint answered ${res.statusCode}`;
+    return { status: 500, body: { error: reason }, failure: reason };
+  } catch (error) {
+    const reason = `the state-change endpoint ${url} could not be reached: ${(error as Error).message}`;
+    return { status: 500, body: { error: reason }, failure: reason };
+  }
+}
+
 function createRequestFilter(
   request: WorkerRequest,
-  handlers: ProviderStateHandlers,
   api: ServiceApi,
   ledger: Ledger,
   failures: StateFailure[],
   currentRun: () => string,
 ) {
-  const known = Object.keys(handlers);
   return (req: FilterRequest, res: ServerResponse, next: Next): void => {
     const path = req.path ?? (req.url ?? '').split('?')[0];
     if (path !== STATE_SETUP_PATH) {
@@ -109,37 +127,20 @@ function createRequestFilter(
       next();
       return;
     }
-    const body = isObj(req.body) ? req.body : {};
-    const state = typeof body['state'] === 'string' ? body['state'] : '';
-    const action = body['action'] === 'teardown' ? 'teardown' : 'setup';
-    const params = isObj(body['params']) ? body['params'] : {};
+    const change = parseStateChange(req.body);
     void (async () => {
-      if (action === 'teardown') await drainLedger(api, ledger);
-      if (state === '') {
+      if (change.action === 'teardown') await drainLedger(api, ledger);
+      if (change.state === '') {
         sendJson(res, 200, {});
         return;
       }
-      const handler = handlers[state];
-      if (!handler) {
-        const message =
-          `no provider state "${state}" for ${request.provider}` +
-          ` (known states: ${known.length > 0 ? known.map((k) => `"${k}"`).join(', ') : 'none'})`;
-        if (action === 'setup') failures.push({ runId: currentRun(), state, action, message });
-        sendJson(res, action === 'setup' ? 500 : 200, action === 'setup' ? { error: message } : {});
-        return;
+      const answer = await forwardStateChange(request.stateChangeUrl, change, request.timeoutMs);
+      if (answer.failure !== undefined && change.action === 'setup') {
+        failures.push({ runId: currentRun(), state: change.state, action: change.action, message: answer.failure });
+      } else if (answer.failure !== undefined) {
+        ledger.problems.push(answer.failure);
       }
-      try {
-        if (action === 'setup') sendJson(res, 200, await handler.setup(params));
-        else {
-          await handler.teardown(params);
-          sendJson(res, 200, {});
-        }
-      } catch (error) {
-        const detail = error instanceof StateChangeError ? error.message : `the handler failed: ${(error as Error).message}`;
-        const message = `provider state "${state}" ${action}: ${detail}`;
-        failures.push({ runId: currentRun(), state, action, message });
-        sendJson(res, 500, { error: message });
-      }
+      sendJson(res, answer.status, answer.body);
     })();
   };
 }
@@ -186,11 +187,10 @@ function reportOf(value: unknown): { json?: string; error?: string } {
 
 export async function runWorker(request: WorkerRequest): Promise<WorkerResponse> {
   const api = createServiceApi(request.baseUrl, request.token, request.timeoutMs);
-  const handlers = (PROVIDER_STATES[request.provider] ?? (() => ({})))(api);
   const ledger: Ledger = { pending: [], problems: [] };
   const failures: StateFailure[] = [];
   let runId = '';
-  const filter = createRequestFilter(request, handlers, api, ledger, failures, () => runId);
+  const filter = createRequestFilter(request, api, ledger, failures, () => runId);
   const runs: WorkerRunResult[] = [];
   for (const run of request.runs) {
     runId = run.id;
@@ -204,6 +204,7 @@ export async function runWorker(request: WorkerRequest): Promise<WorkerResponse>
     await drainLedger(api, ledger);
     runs.push({ id: run.id, ...report, durationMs: Math.round(performance.now() - started) });
   }
+  await api.close();
   return { runs, stateFailures: failures, cleanupProblems: ledger.problems };
 }
 

@@ -15,10 +15,13 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Contract, PactInteractionResult } from '../model.ts';
 import { loadContract } from '../spec/load.ts';
+import { BrokerError, probeBroker } from './broker.ts';
 import { PactInputError } from './errors.ts';
 import { matchOperation } from './match-operation.ts';
 import type { PactHttpInteraction } from './pact-file.ts';
 import { readPactSources, type LoadedPact } from './sources.ts';
+import { startStateChangeServer, type StateChangeServer } from './state-endpoint.ts';
+import { createServiceApi } from './states.ts';
 import {
   interactionLabel,
   mapMismatch,
@@ -56,6 +59,12 @@ export interface VerifyPactsOptions {
   logLevel?: VerifierLogLevel;
   /** Contract to map interactions onto operations; default: contract/*.openapi.yaml of this repository. */
   contract?: Contract;
+  /**
+   * The provider-state change endpoint (Pact convention, see state-endpoint.ts). Default: one is started
+   * here for the run, setting states up through the two base URLs with the token. A function gives a URL
+   * per provider (endpoints of this tool answer `<url>/<provider>` with that provider's states only).
+   */
+  stateChangeUrl?: string | ((provider: string) => string);
 }
 
 export interface VerifyPactsResult {
@@ -78,6 +87,11 @@ export async function verifyPacts(opts: VerifyPactsOptions): Promise<VerifyPacts
   const sources = opts.pacts ?? (opts.broker ? [] : DEFAULT_PACTS);
   const broker = opts.broker;
   const auth = broker ? { ...pick(broker, ['token', 'username', 'password'] as const) } : {};
+  if (broker) {
+    // The verifier reports any broker failure as "no pacts"; ask the broker first so the cause is named.
+    const cause = await probeBroker(broker);
+    if (cause) throw new BrokerError(`pact verify: ${cause}`);
+  }
   const loaded = await readPactSources(sources, auth);
   if (loaded.length === 0 && !broker) {
     if (opts.allowNoPacts) return { mode: 'verify', interactions: [], output: '', warnings: [] };
@@ -92,6 +106,31 @@ export async function verifyPacts(opts: VerifyPactsOptions): Promise<VerifyPacts
   };
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const logLevel = opts.logLevel ?? 'warn';
+  let stateServer: StateChangeServer | undefined;
+  const apis = Object.entries(baseUrls).map(([provider, baseUrl]) => [provider, createServiceApi(baseUrl, opts.token, timeoutMs)] as const);
+  try {
+    let stateChangeUrl = opts.stateChangeUrl;
+    if (stateChangeUrl === undefined) {
+      const server = await startStateChangeServer(Object.fromEntries(apis));
+      stateServer = server;
+      stateChangeUrl = (provider) => `${server.url}/${encodeURIComponent(provider)}`;
+    }
+    return await verifyWith(opts, loaded, contract, baseUrls, broker, { timeoutMs, logLevel, stateChangeUrl });
+  } finally {
+    await stateServer?.close();
+    await Promise.all(apis.map(([, api]) => api.close()));
+  }
+}
+
+async function verifyWith(
+  opts: VerifyPactsOptions,
+  loaded: LoadedPact[],
+  contract: Contract | undefined,
+  baseUrls: Record<string, string>,
+  broker: BrokerSource | undefined,
+  run: { timeoutMs: number; logLevel: VerifierLogLevel; stateChangeUrl: string | ((provider: string) => string) },
+): Promise<VerifyPactsResult> {
+  const { timeoutMs, logLevel, stateChangeUrl } = run;
 
   const interactions: PactInteractionResult[] = [];
   const jobs: Array<{ request: WorkerRequest; files: Map<string, LoadedPact>; brokerRunId?: string; interactionCount: number }> = [];
@@ -112,7 +151,8 @@ export async function verifyPacts(opts: VerifyPactsOptions): Promise<VerifyPacts
     }
     if (runs.length === 0) continue;
     const interactionCount = pacts.reduce((n, p) => n + p.pact.interactions.length, 0);
-    jobs.push({ request: { provider, baseUrl, token: opts.token, timeoutMs, logLevel, runs }, files, ...(brokerRunId ? { brokerRunId } : {}), interactionCount });
+    const stateUrl = typeof stateChangeUrl === 'string' ? stateChangeUrl : stateChangeUrl(provider);
+    jobs.push({ request: { provider, baseUrl, token: opts.token, timeoutMs, logLevel, stateChangeUrl: stateUrl, runs }, files, ...(brokerRunId ? { brokerRunId } : {}), interactionCount });
   }
 
   // Pacts for a provider this suite has no base URL for.

@@ -31,6 +31,8 @@ export interface WorkerRequest {
   token: string;
   timeoutMs: number;
   logLevel: VerifierLogLevel;
+  /** The provider-state change endpoint (Pact convention) every state setup and teardown goes to. */
+  stateChangeUrl: string;
   runs: WorkerRun[];
 }
 

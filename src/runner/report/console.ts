@@ -30,8 +30,14 @@ export function isInteractive(stream: Pick<ProgressStream, 'isTTY'>, env: Record
   return stream.isTTY === true;
 }
 
+/** True when progress can be live (rewritten in place): a terminal outside CI. NO_COLOR only removes colour. */
+export function isLive(stream: Pick<ProgressStream, 'isTTY'>, env: Record<string, string | undefined> = process.env): boolean {
+  if (env['CI'] !== undefined && env['CI'] !== '' && env['CI'] !== 'false') return false;
+  return stream.isTTY === true;
+}
+
 const ESC = '\u001b[';
-const paint = {
+const colours = {
   red: (s: string): string => `${ESC}31m${s}${ESC}39m`,
   green: (s: string): string => `${ESC}32m${s}${ESC}39m`,
   yellow: (s: string): string => `${ESC}33m${s}${ESC}39m`,
@@ -42,6 +48,8 @@ const paint = {
 
 type Painter = (s: string) => string;
 const plain: Painter = (s) => s;
+const paint = colours;
+const noColours: typeof colours = { red: plain, green: plain, yellow: plain, blue: plain, dim: plain, bold: plain };
 
 export class ConsoleProgress {
   private total = 0;
@@ -49,13 +57,15 @@ export class ConsoleProgress {
   private live = false;
   private started = 0;
   private readonly interactive: boolean;
+  private readonly color: boolean;
   private readonly quiet: boolean;
 
   constructor(
     private readonly stream: ProgressStream = process.stderr,
     options: ConsoleOptions = {},
   ) {
-    this.interactive = isInteractive(stream, options.env ?? process.env);
+    this.interactive = isLive(stream, options.env ?? process.env);
+    this.color = isInteractive(stream, options.env ?? process.env);
     this.quiet = options.quiet ?? false;
   }
 
@@ -95,6 +105,7 @@ export class ConsoleProgress {
   }
 
   private draw(done: number, failures: number, current?: string): void {
+    const paint = this.color ? colours : noColours;
     const width = 24;
     const ratio = this.total === 0 ? 1 : Math.min(1, done / this.total);
     const filled = Math.round(ratio * width);

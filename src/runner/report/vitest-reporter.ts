@@ -45,6 +45,11 @@ export class ConformanceCollector implements Reporter {
     this.options.progress?.start(Object.keys(this.options.plannedCases).length);
   }
 
+  /** Progress names each case as it starts, so a slow first operation does not look like a stall. */
+  onTestCaseReady(testCase: TestCase): void {
+    if (this.options.plannedCases[splitName(testCase.name)[0]] !== undefined) this.options.progress?.update(this.done, this.failing.size, `${testCase.name} …`);
+  }
+
   onTestCaseResult(testCase: TestCase): void {
     const [operationId] = splitName(testCase.name);
     const planned = this.options.plannedCases[operationId];

@@ -150,6 +150,7 @@ export function describe(api: Obj, source: string): { service: ServiceSpec; oper
         responses: responsesOf(op['responses'], `${pointer}/responses`, toSchema),
         secured: security.some((req) => isObj(req) && Object.keys(req).length > 0),
         extensions: Object.fromEntries(Object.entries(op).filter(([k]) => k.startsWith('x-'))),
+        tags: tags.filter((t): t is string => typeof t === 'string'),
       });
     }
   }

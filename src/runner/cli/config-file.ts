@@ -1,0 +1,68 @@
+/**
+ * conformance.config.yaml: the options of a run kept in the repository that uses the suite. Keys are the long
+ * flags in camelCase (a few read better in the plural: servers, headers, secretHeaders). The file is validated
+ * against config.schema.json; every problem is one line naming the file and the key.
+ */
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { parse } from 'yaml';
+import { InputError } from '../spec/errors.ts';
+
+export const DEFAULT_CONFIG_FILE = 'conformance.config.yaml';
+
+/** File keys that differ from the option's attribute name. */
+const ALIASES: Record<string, string> = { servers: 'server', headers: 'header', secretHeaders: 'secretHeader' };
+
+/** Keys whose values are file paths, resolved against the config file's directory. */
+const PATHS = new Set(['clientCert', 'clientKey', 'caCert', 'profile', 'examples', 'catalog', 'waivers', 'out', 'suites', 'spec', 'deploymentSpec']);
+
+export interface ConfigFile {
+  path: string;
+  /** Values by option attribute name. */
+  values: Record<string, unknown>;
+  /** The key each attribute came from in the file (for messages). */
+  keys: Record<string, string>;
+}
+
+const ajv = new Ajv2020({ allErrors: false, strict: false });
+const validate = ajv.compile(JSON.parse(readFileSync(new URL('./config.schema.json', import.meta.url), 'utf8')) as object);
+
+/** Loads the named file, or conformance.config.yaml in cwd when present; undefined when there is none. */
+export async function loadConfigFile(named: string | undefined, cwd: string): Promise<ConfigFile | undefined> {
+  const path = resolve(cwd, named ?? DEFAULT_CONFIG_FILE);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (named === undefined && (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new InputError(`config file ${named ?? path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const shown = named ?? DEFAULT_CONFIG_FILE;
+  let doc: unknown;
+  try {
+    doc = parse(text) ?? {};
+  } catch (error) {
+    throw new InputError(`${shown}: not YAML: ${(error as Error).message.split('\n')[0]}`);
+  }
+  if (!validate(doc)) {
+    const e = validate.errors?.[0];
+    const key = e?.instancePath.replace(/^\//, '').replace(/\//g, '.') ?? '';
+    if (e?.keyword === 'additionalProperties' && key === '') {
+      throw new InputError(`${shown}: unknown key "${String(e.params['additionalProperty'])}" (keys are the long flags in camelCase, e.g. baseUrl, timeout, headers)`);
+    }
+    throw new InputError(`${shown}: ${key || '(top level)'}: ${e?.message ?? 'invalid'}`);
+  }
+  const values: Record<string, unknown> = {};
+  const keys: Record<string, string> = {};
+  const base = dirname(path);
+  const rel = (p: unknown) => (typeof p === 'string' && !isAbsolute(p) && !/^https?:\/\//.test(p) ? resolve(base, p) : p);
+  for (const [key, value] of Object.entries(doc as Record<string, unknown>)) {
+    const attribute = ALIASES[key] ?? key;
+    if (attribute in values) throw new InputError(`${shown}: ${key}: given twice (also as ${keys[attribute]})`);
+    values[attribute] = PATHS.has(attribute) ? (Array.isArray(value) ? value.map(rel) : rel(value)) : value;
+    keys[attribute] = key;
+  }
+  return { path: shown, values, keys };
+}

@@ -1,0 +1,88 @@
+/**
+ * `conformance plan` (and `run --dry-run`): every case a run with these options would send, and why each
+ * skipped case or left-out operation would not run. Loads the contract; sends nothing.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { matchesSelector, selectOperations } from '../execute/select.ts';
+import { planOperation } from '../plan/cases.ts';
+import { InputError } from '../spec/errors.ts';
+import { loadExamples } from '../spec/examples.ts';
+import { loadContract } from '../spec/load.ts';
+import { loadProfile } from '../spec/profile.ts';
+import { ROOT, type RunOptions } from './run.ts';
+
+export interface PlanSummary {
+  operations: number;
+  cases: number;
+  skipped: number;
+  leftOut: number;
+}
+
+/** Test files under a directory (scenario suites), sorted. */
+export function suiteFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      if (name === 'node_modules' || name.startsWith('.')) continue;
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (/\.test\.[cm]?[jt]s$/.test(name)) out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+export async function printPlan(options: RunOptions, write: (line: string) => void): Promise<PlanSummary> {
+  const [contract, profile, examples] = await Promise.all([loadContract(options.specs), loadProfile(options.profile), loadExamples(options.examples)]);
+  for (const pattern of [...options.include, ...options.exclude]) {
+    if (!contract.operations.some((o) => matchesSelector(o, pattern))) {
+      throw new InputError(`--include/--exclude "${pattern}" names no operation of the contract`);
+    }
+  }
+  const embedded = Object.keys(options.servers).length === 0;
+  const planOptions = {
+    seed: options.seed,
+    readOnly: options.readOnly,
+    allowIrreversible: embedded || options.allowIrreversible,
+    otpSource: embedded || options.otpSourceUrl !== undefined,
+  };
+  const selected = selectOperations(contract.operations, options);
+  const chosen = new Set(selected.map((o) => o.operationId));
+  const summary: PlanSummary = { operations: selected.length, cases: 0, skipped: 0, leftOut: contract.operations.length - selected.length };
+  const lines: string[] = [];
+  let group = '';
+  for (const op of selected) {
+    const heading = `${op.service} ${op.group}`;
+    if (heading !== group) {
+      group = heading;
+      lines.push(heading);
+    }
+    lines.push(`  ${op.operationId}  ${op.method} ${op.path}`);
+    for (const c of planOperation(contract, op, profile, examples, planOptions).cases) {
+      summary.cases++;
+      if (c.skip) {
+        summary.skipped++;
+        lines.push(`    skip  ${c.name}: ${c.skip}`);
+      } else {
+        lines.push(`    run   ${c.name}`);
+      }
+    }
+  }
+  const leftOut = contract.operations.filter((o) => !chosen.has(o.operationId));
+  if (leftOut.length > 0) {
+    lines.push('not selected (--include, --exclude or --shard):');
+    for (const op of leftOut) lines.push(`  ${op.operationId}  ${op.method} ${op.path}`);
+  }
+  const scenarios = options.include.length === 0 && options.exclude.length === 0 && (!options.shard || options.shard.index === 1);
+  const suites = [join(ROOT, 'suites/scenarios'), ...(options.suites ?? [])];
+  lines.push(scenarios ? 'scenario suites:' : 'scenario suites: none (they run only without --include/--exclude and in shard 1)');
+  if (scenarios) for (const dir of suites) for (const f of suiteFiles(dir)) lines.push(`  ${relative(process.cwd(), f) || f}`);
+  write(
+    `Plan: ${summary.operations} operation(s), ${summary.cases} case(s): ${summary.cases - summary.skipped} would run, ${summary.skipped} would be skipped; ` +
+      `${summary.leftOut} operation(s) not selected. Nothing was sent.`,
+  );
+  for (const line of lines) write(line);
+  return summary;
+}

@@ -1,0 +1,297 @@
+/**
+ * The options of `conformance run` (and of `plan` and `config`, which take the same ones): their flags, their
+ * environment variables (CONFORMANCE_ + the flag in upper snake case) and their config-file keys (the flag in
+ * camelCase). Precedence: flags > environment > config file > defaults.
+ */
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { defaultClientOptions, parseHeader, parseRate, type ClientOptions } from '../http/client-options.ts';
+import { proxySettings } from '../http/dispatcher.ts';
+import { loadConfigFile, type ConfigFile } from './config-file.ts';
+import { DEFAULT_SPECS, ROOT } from './paths.ts';
+import type { RunOptions } from './run.ts';
+
+const fromRoot = (p: string) => resolve(ROOT, p);
+
+export function positiveInt(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a whole number above 0`);
+    return n;
+  };
+}
+
+function nonNegativeInt(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a whole number, 0 or more`);
+    return n;
+  };
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), ...value.split(',').map((v) => v.trim()).filter(Boolean)];
+}
+
+/** Repeatable values that may hold commas (headers, commands): one per flag, or one per line in a variable. */
+function collectLines(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), ...value.split(/\r?\n/).map((v) => v.trim()).filter(Boolean)];
+}
+
+function header(value: string, previous: string[] | undefined): string[] {
+  const lines = collectLines(value, []);
+  for (const line of lines) {
+    try {
+      parseHeader(line);
+    } catch (error) {
+      throw new InvalidArgumentError((error as Error).message);
+    }
+  }
+  return [...(previous ?? []), ...lines];
+}
+
+function parseShard(value: string): { index: number; count: number } {
+  const m = /^(\d+)\/(\d+)$/.exec(value);
+  const index = Number(m?.[1]);
+  const count = Number(m?.[2]);
+  if (!m || count < 1 || index < 1 || index > count) throw new InvalidArgumentError('--shard takes i/n with 1 <= i <= n, e.g. 2/4');
+  return { index, count };
+}
+
+function parseServer(value: string, previous: Record<string, string> | undefined): Record<string, string> {
+  const at = value.indexOf('=');
+  if (at < 1) throw new InvalidArgumentError('--server takes <service-id>=<url>, e.g. customer-service=https://gw/customer-service');
+  return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
+}
+
+const FAIL_ON = ['error', 'warning', 'untested'] as const;
+
+/** --fail-on takes one level or a comma-separated list (repeatable): error (default), warning, untested. */
+function parseFailOn(value: string, previous: string[] | undefined): string[] {
+  const levels = value.split(',').map((v) => v.trim()).filter(Boolean);
+  const unknown = levels.filter((l) => !(FAIL_ON as readonly string[]).includes(l));
+  if (unknown.length > 0 || levels.length === 0) throw new InvalidArgumentError(`--fail-on takes ${FAIL_ON.join(', ')} (or a comma-separated list)`);
+  return [...(previous ?? []), ...levels];
+}
+
+function rate(value: string): number {
+  try {
+    return parseRate(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+export interface RunFlags {
+  config?: string;
+  baseUrl?: string;
+  foreignTradeBaseUrl?: string;
+  server?: Record<string, string>;
+  token?: string;
+  tokenCommand?: string;
+  header?: string[];
+  secretHeader?: string[];
+  proxy?: string;
+  clientCert?: string;
+  clientKey?: string;
+  caCert?: string;
+  insecure?: boolean;
+  retries: number;
+  rateLimit?: number;
+  spec?: string[];
+  suites?: string[];
+  profile?: string;
+  examples?: string;
+  catalog?: string;
+  waivers?: string;
+  timeout: number;
+  concurrency: number;
+  include?: string[];
+  exclude?: string[];
+  maxFailures?: number;
+  readOnly?: boolean;
+  allowIrreversible?: boolean;
+  otpSourceUrl?: string;
+  out: string;
+  seed: number;
+  shard?: { index: number; count: number };
+  failOn?: string[];
+  quiet?: boolean;
+  deploymentSpec?: string;
+  keepPassedExchanges?: boolean;
+  dryRun?: boolean;
+}
+
+/** Options whose values are secret: masked by `conformance config`, never printed. */
+export const SECRET_OPTIONS = new Set(['token']);
+
+/** Adds the run options to a command. */
+export function addRunOptions(cmd: Command): Command {
+  return cmd
+    .option('--config <file>', 'config file (default: conformance.config.yaml in the working directory, when present)')
+    .option('--base-url <url>', 'customer-service base URL, e.g. https://gw.example/customer-service')
+    .option('--foreign-trade-base-url <url>', 'foreign-trade-service base URL')
+    .option('--server <id=url>', 'base URL of any service of the contract (repeatable)', parseServer)
+    .option('--token <token>', 'bearer token (prefer CONFORMANCE_TOKEN; never printed)')
+    .option('--token-command <cmd>', 'shell command printing a bearer token (or JSON {access_token, expires_in}); run again when the token is rejected or about to expire')
+    .option('-H, --header <name:value>', 'header sent with every request (repeatable; a leading ! marks the value secret)', header)
+    .option('--secret-header <name>', 'redact the value of this header everywhere (repeatable; Authorization always is)', collect)
+    .option('--proxy <url>', 'HTTP proxy for every request (default: HTTPS_PROXY / HTTP_PROXY; NO_PROXY applies)')
+    .option('--client-cert <file>', 'PEM client certificate for mutual TLS')
+    .option('--client-key <file>', 'PEM key of the client certificate')
+    .option('--ca-cert <file>', 'PEM CA bundle that signs the target (and proxy) certificates')
+    .option('--insecure', 'accept any server certificate')
+    .option('--retries <n>', 'resend idempotent requests after a network error up to n times', nonNegativeInt('--retries'), 0)
+    .option('--rate-limit <n/s>', 'at most n requests per second (or n/m per minute); a 429 always waits its Retry-After', rate)
+    .option('--spec <file|url>', 'OpenAPI 3.0/3.1 description (repeatable; default: the bundled contract/*.openapi.yaml)', collect)
+    .option('--suites <dir>', 'also run the scenario suites (*.test.ts) in this directory (repeatable)', collect)
+    .option('--profile <file>', 'service profile (default: the bundled contract/profile.yaml)')
+    .option('--examples <file>', 'request examples (default: the bundled contract/examples.yaml)')
+    .option('--catalog <file>', 'operation catalog (default: the bundled contract/catalog.yaml)')
+    .option('--waivers <file>', 'known deviations (default: the bundled contract/waivers.yaml)')
+    .option('--timeout <ms>', 'timeout of each request', positiveInt('--timeout'), 10_000)
+    .option('--concurrency <n>', 'requests in flight at once', positiveInt('--concurrency'), 8)
+    .option('--include <selectors>', 'only these operations: operationId, group, service, tag:NAME, method (GET), path glob (/address-types/*) (repeatable, comma-separated)', collect)
+    .option('--exclude <selectors>', 'leave out these operations (same selectors as --include)', collect)
+    .option('--max-failures <n>', 'stop running cases once n operations have failed', positiveInt('--max-failures'))
+    .option('--read-only', 'only safe methods and negative probes that must be rejected')
+    .option('--allow-irreversible', 'also run calls whose side effects cannot be undone (OTP, reference numbers, users, caches)')
+    .option('--otp-source-url <url>', 'URL template with {transactionId} that answers the one-time password')
+    .option('--out <dir>', 'report directory', 'reports')
+    .option('--seed <n>', 'seed of the generated requests', positiveInt('--seed'), 1)
+    .option('--shard <i/n>', 'run a deterministic i-th of n parts of the operations', parseShard)
+    .option('--fail-on <levels>', 'what else fails the run besides errors: warning, untested (comma-separated)', parseFailOn)
+    .option('--quiet', 'print only the summary')
+    .option('--keep-passed-exchanges', 'keep the requests and responses of passed cases in the reports (default: their summary only)')
+    .option('--deployment-spec <file|url>', "the deployment's own OpenAPI: list what it serves that the contract lacks, and the reverse")
+    .option('--dry-run', 'print the plan (same as `conformance plan`) and send nothing');
+}
+
+/** The environment variable of a long option: CONFORMANCE_ + upper snake case (CONFORMANCE_BASE_URL). */
+export function envName(attribute: string): string {
+  return `CONFORMANCE_${attribute.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+}
+
+export type Source = 'flag' | 'env' | 'file' | 'default';
+
+export interface Resolved {
+  flags: RunFlags;
+  sources: Record<string, Source>;
+  file?: ConfigFile;
+}
+
+/**
+ * Fills the options not given as flags from the environment, then the config file. Values go through the
+ * same parsers as flags, so a bad value is the same one-line error wherever it comes from.
+ */
+export async function resolveOptions(cmd: Command, env: NodeJS.ProcessEnv, cwd = process.cwd()): Promise<Resolved> {
+  const sources: Record<string, Source> = {};
+  const given = (key: string) => cmd.getOptionValueSource(key) === 'cli';
+  const configPath = cmd.getOptionValue('config') ?? env[envName('config')];
+  const file = await loadConfigFile(configPath, cwd);
+  for (const option of cmd.options) {
+    const key = option.attributeName();
+    if (given(key)) {
+      sources[key] = 'flag';
+      continue;
+    }
+    const fromEnv = env[envName(key)];
+    if (fromEnv !== undefined && fromEnv !== '') {
+      cmd.setOptionValueWithSource(key, parseValue(option, [fromEnv], `${envName(key)}`), 'env');
+      sources[key] = 'env';
+      continue;
+    }
+    const fromFile = file?.values[key];
+    if (fromFile !== undefined) {
+      const texts = fileTexts(key, fromFile);
+      cmd.setOptionValueWithSource(key, option.isBoolean() ? fromFile : parseValue(option, texts, `${file!.path}: ${file!.keys[key] ?? key}`), 'config');
+      sources[key] = 'file';
+      continue;
+    }
+    if (cmd.getOptionValue(key) !== undefined) sources[key] = 'default';
+  }
+  return { flags: cmd.opts<RunFlags>(), sources, ...(file ? { file } : {}) };
+}
+
+/** A config-file value as the texts a user would have typed after the flag. */
+function fileTexts(key: string, value: unknown): string[] {
+  if (key === 'server' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    return Object.entries(value as Record<string, string>).map(([id, url]) => `${id}=${url}`);
+  }
+  if (key === 'header' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    return Object.entries(value as Record<string, string>).map(([name, v]) => `${name}:${v}`);
+  }
+  if (Array.isArray(value)) return value.map(String);
+  return [String(value)];
+}
+
+function parseValue(option: Option, texts: string[], where: string): unknown {
+  if (option.isBoolean()) return /^(1|true|yes|on)$/i.test(texts[0] ?? '');
+  const parse = (option as unknown as { parseArg?: (value: string, previous: unknown) => unknown }).parseArg;
+  if (option.argChoices && !option.argChoices.includes(texts[0] ?? '')) {
+    throw new InvalidArgumentError(`${where}: must be one of ${option.argChoices.join(', ')}`);
+  }
+  if (!parse) return texts.join(',');
+  let value: unknown = undefined;
+  try {
+    for (const text of texts) value = parse(text, value);
+  } catch (error) {
+    throw new InvalidArgumentError(`${where}: ${(error as Error).message}`);
+  }
+  return value;
+}
+
+/** Client options from the resolved flags and the proxy environment. */
+export function clientOptions(flags: RunFlags, env: NodeJS.ProcessEnv, runId: string): ClientOptions {
+  const secretNames = flags.secretHeader ?? [];
+  return {
+    ...defaultClientOptions(runId, randomBytes(16).toString('hex')),
+    headers: (flags.header ?? []).map((h) => parseHeader(h, secretNames)),
+    ...proxySettings(env, flags.proxy),
+    ...(flags.clientCert ? { clientCert: flags.clientCert } : {}),
+    ...(flags.clientKey ? { clientKey: flags.clientKey } : {}),
+    ...(flags.caCert ? { caCert: flags.caCert } : {}),
+    insecure: flags.insecure ?? false,
+    retries: flags.retries,
+    rateLimit: flags.rateLimit ?? 0,
+    ...(flags.tokenCommand ? { tokenCommand: flags.tokenCommand } : {}),
+  };
+}
+
+/** RunOptions for runConformance from the resolved flags. */
+export function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv): RunOptions {
+  const servers: Record<string, string> = { ...flags.server };
+  if (flags.baseUrl) servers['customer-service'] = flags.baseUrl;
+  if (flags.foreignTradeBaseUrl) servers['foreign-trade-service'] = flags.foreignTradeBaseUrl;
+  const token = flags.token ?? env['CONFORMANCE_TOKEN'];
+  const runId = `conf${Date.now().toString(36)}`;
+  return {
+    specs: flags.spec?.length ? flags.spec : DEFAULT_SPECS.map(fromRoot),
+    profile: flags.profile ?? fromRoot('contract/profile.yaml'),
+    examples: flags.examples ?? fromRoot('contract/examples.yaml'),
+    catalog: flags.catalog ?? fromRoot('contract/catalog.yaml'),
+    waivers: flags.waivers ?? fromRoot('contract/waivers.yaml'),
+    servers,
+    ...(token ? { token } : {}),
+    timeoutMs: flags.timeout,
+    concurrency: flags.concurrency,
+    include: flags.include ?? [],
+    exclude: flags.exclude ?? [],
+    readOnly: flags.readOnly ?? false,
+    allowIrreversible: flags.allowIrreversible ?? false,
+    ...(flags.otpSourceUrl ? { otpSourceUrl: flags.otpSourceUrl } : {}),
+    out: flags.out,
+    seed: flags.seed,
+    ...(flags.shard ? { shard: flags.shard } : {}),
+    failOn: flags.failOn?.includes('warning') ? 'warning' : 'error',
+    ...(flags.failOn?.includes('untested') ? { failOnUntested: true } : {}),
+    quiet: flags.quiet ?? false,
+    ...(flags.deploymentSpec ? { deploymentSpec: flags.deploymentSpec } : {}),
+    keepPassedExchanges: flags.keepPassedExchanges ?? false,
+    client: clientOptions(flags, env, runId),
+    runId,
+    ...(flags.maxFailures ? { maxFailures: flags.maxFailures } : {}),
+    ...(flags.suites?.length ? { suites: flags.suites.map((d) => resolve(d)) } : {}),
+  };
+}

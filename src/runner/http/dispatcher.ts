@@ -1,0 +1,66 @@
+/**
+ * The undici Dispatcher every request of a run goes through: keep-alive pools per origin, the proxy
+ * (undici's EnvHttpProxyAgent, given HTTP(S)_PROXY/NO_PROXY or --proxy explicitly) and TLS options
+ * (client certificate and key, a CA bundle, --insecure) for the target and, when tunnelling, for the
+ * connection through the proxy.
+ */
+import { readFileSync } from 'node:fs';
+import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import type { ClientOptions } from './client-options.ts';
+
+export interface PoolOptions {
+  timeoutMs: number;
+  connections: number;
+}
+
+/** Reads a PEM file named by an option; a one-line error names the option and the file. */
+function pem(option: string, file: string | undefined): Buffer | undefined {
+  if (!file) return undefined;
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    throw new Error(`${option} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+/** TLS options of connections to the target. */
+export function tlsOptions(client: Pick<ClientOptions, 'clientCert' | 'clientKey' | 'caCert' | 'insecure'>): Record<string, unknown> {
+  const cert = pem('--client-cert', client.clientCert);
+  const key = pem('--client-key', client.clientKey);
+  const ca = pem('--ca-cert', client.caCert);
+  if (cert && !key && !/PRIVATE KEY/.test(cert.toString('utf8'))) {
+    throw new Error('--client-cert needs --client-key (or a PEM file holding both the certificate and its key)');
+  }
+  return {
+    ...(cert ? { cert } : {}),
+    ...(key ? { key } : cert ? { key: cert } : {}),
+    ...(ca ? { ca } : {}),
+    ...(client.insecure ? { rejectUnauthorized: false } : {}),
+  };
+}
+
+/** Builds the dispatcher of a run. The caller closes it. */
+export function buildDispatcher(client: ClientOptions, pool: PoolOptions): Dispatcher {
+  const tls = tlsOptions(client);
+  const connect = { timeout: Math.min(pool.timeoutMs, 10_000), ...tls };
+  return new EnvHttpProxyAgent({
+    connections: pool.connections,
+    headersTimeout: pool.timeoutMs,
+    bodyTimeout: pool.timeoutMs,
+    connect,
+    // Through a CONNECT tunnel the target's TLS is set up with requestTls; the proxy's own with proxyTls.
+    requestTls: tls,
+    ...(client.caCert || client.insecure ? { proxyTls: { ...(tls['ca'] ? { ca: tls['ca'] } : {}), ...(client.insecure ? { rejectUnauthorized: false } : {}) } } : {}),
+    // Given explicitly (never read from this process's environment behind the caller's back); '' = none.
+    httpProxy: client.httpProxy,
+    httpsProxy: client.httpsProxy,
+    noProxy: client.noProxy,
+  } as ConstructorParameters<typeof EnvHttpProxyAgent>[0]);
+}
+
+/** The proxy settings of the environment and --proxy: --proxy wins for both schemes, NO_PROXY always applies. */
+export function proxySettings(env: NodeJS.ProcessEnv, proxy: string | undefined): Pick<ClientOptions, 'httpProxy' | 'httpsProxy' | 'noProxy'> {
+  const httpProxy = proxy ?? env['http_proxy'] ?? env['HTTP_PROXY'] ?? '';
+  const httpsProxy = proxy ?? env['https_proxy'] ?? env['HTTPS_PROXY'] ?? httpProxy;
+  return { httpProxy, httpsProxy, noProxy: env['no_proxy'] ?? env['NO_PROXY'] ?? '' };
+}
