@@ -55,12 +55,13 @@ export function withCurl(result: CaseResult): CaseResult {
 
 /**
  * What a case keeps in the results: a passed case keeps its summary (name, outcome, checks, duration, the
- * curl line) and drops its exchanges unless asked to keep them; a case that did not pass keeps everything.
+ * curl line) and drops its exchanges unless asked to keep them or it was retried; any other case keeps everything.
  */
 export function compactCase(result: CaseResult, keepPassedExchanges: boolean): CaseResult {
   const curled = withCurl(result);
   if (curled.exchanges.length === 0) return curled;
-  if (!keepPassedExchanges && result.outcome === 'passed') return { ...curled, exchanges: [] };
+  // A retried case keeps its exchanges: they carry the retries, the evidence of what the network did.
+  if (!keepPassedExchanges && result.outcome === 'passed' && !result.retried) return { ...curled, exchanges: [] };
   return curled.exchanges.some(oversized) ? { ...curled, exchanges: curled.exchanges.map(capRecorded) } : curled;
 }
 
