@@ -58,5 +58,5 @@ export async function buildDist() {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const started = performance.now();
   await buildDist();
-  process.stdout.write(`built dist/ in ${Math.round(performance.now() - started)} ms\n`);
+  process.stderr.write(`built dist/ in ${Math.round(performance.now() - started)} ms\n`);
 }
