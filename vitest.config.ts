@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['./test/support/build-dist.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     env: { PACT_DO_NOT_TRACK: 'true', NO_COLOR: '1' },

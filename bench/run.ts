@@ -1,51 +1,343 @@
 /**
- * Benchmark: N full conformance runs against the embedded reference service, each in a fresh Node process.
- * Reports the median wall time, the spread and peak memory, and writes bench/results/latest.json.
- *   npm run bench            (5 runs)
- *   BENCH_RUNS=9 npm run bench
+ * Benchmark of the conformance CLI as users run it (node bin/conformance.mjs, a child process), with
+ * the servers in this process so that requests can be counted and the CLI's own process tree measured:
+ *   (a) full runs: against the embedded reference service (the default run), the reference service started
+ *       here, and a plain stub that answers every request with 200 {};
+ *   (b) synthetic contracts of N operations made from the address-type operations, against the stub, and
+ *       at the largest N against a stub that answers 404 to everything (every operation missing);
+ *   (c) the raw ceiling: undici alone against the same stub at the same concurrency, and the suite's ratio;
+ *   plus `--help` (time and RSS) and the time until the first request reaches the target.
+ * Peak RSS is the sum over the CLI process and all its descendants, sampled from /proc every 20 ms.
+ *   npm run bench                 BENCH_RUNS=3 (median of runs)   BENCH_SIZES=80,800,2770
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { gzipSync } from 'node:zlib';
+import { parse, stringify } from 'yaml';
+import { startReferenceService } from '../src/reference-service/index.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-const runs = Number(process.env['BENCH_RUNS'] ?? 5);
+const BIN = join(root, 'bin/conformance.mjs');
+const RUNS = Number(process.env['BENCH_RUNS'] ?? 3);
+const SIZES = (process.env['BENCH_SIZES'] ?? '80,800,2770').split(',').map(Number);
+const CONCURRENCY = 8;
+const TOKEN = 'bench-token-0123456789abcdef';
+const work = join(tmpdir(), `conformance-bench-${process.pid}`);
+mkdirSync(work, { recursive: true });
+
+// ---------------------------------------------------------------------------------------------------------
+// Counting every request any server of this process receives (the reference service and the stubs).
+let served = 0;
+let firstServedAt = 0;
+const emit = http.Server.prototype.emit;
+http.Server.prototype.emit = function (this: http.Server, event: string, ...args: unknown[]) {
+  if (event === 'request') {
+    served++;
+    if (firstServedAt === 0) firstServedAt = performance.now();
+  }
+  return (emit as (this: http.Server, event: string, ...rest: unknown[]) => boolean).call(this, event, ...args);
+} as typeof emit;
+
+/** 2 GiB of zeros as a gzip body of about 2 MB: one member of 64 MiB, repeated (gzip members concatenate). */
+function gzipBomb(): Buffer {
+  const member = gzipSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 });
+  return Buffer.concat(Array.from({ length: 32 }, () => member));
+}
+
+async function stub(mode: 'ok' | 'not-found' | 'gzip-bomb'): Promise<{ url: string; close: () => Promise<void> }> {
+  const body: string | Buffer = mode === 'ok' ? '{}' : mode === 'not-found' ? 'Not Found' : gzipBomb();
+  const headers: Record<string, string | number> =
+    mode === 'ok'
+      ? { 'content-type': 'application/json' }
+      : mode === 'not-found'
+        ? { 'content-type': 'text/plain' }
+        : { 'content-type': 'application/json', 'content-encoding': 'gzip' };
+  headers['content-length'] = Buffer.byteLength(body);
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(mode === 'not-found' ? 404 : 200, headers);
+      res.end(body);
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Process-tree RSS from /proc.
+
+function children(): Map<number, number[]> {
+  const map = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      map.set(ppid, [...(map.get(ppid) ?? []), Number(name)]);
+    } catch {
+      // gone
+    }
+  }
+  return map;
+}
+
+function rssKiB(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function treeRssMiB(pid: number): number {
+  const tree = children();
+  let total = 0;
+  const stack = [pid];
+  while (stack.length) {
+    const p = stack.pop()!;
+    total += rssKiB(p);
+    stack.push(...(tree.get(p) ?? []));
+  }
+  return total / 1024;
+}
 
 interface Sample {
-  exitCode: number;
+  exit: number | null;
   wallMs: number;
-  maxRssMiB: number;
-  cases: number;
   requests: number;
+  peakRssMiB: number;
+  firstRequestMs: number | undefined;
+  reportBytes: number;
+  /** User + system CPU seconds of the CLI and its children (from /usr/bin/time), when available. */
+  cpuSeconds: number | undefined;
+  stderr: string;
 }
 
-const samples: Sample[] = [];
-for (let i = 0; i < runs; i++) {
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+
+async function runCli(args: string[], env: Record<string, string> = {}): Promise<Sample> {
+  const out = join(work, `out-${Math.random().toString(36).slice(2)}`);
+  served = 0;
+  firstServedAt = 0;
   const started = performance.now();
-  const line = execFileSync(process.execPath, ['--import', 'tsx', 'bench/one-run.ts'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-  const sample = JSON.parse(line.trim().split('\n').at(-1) ?? '{}') as Sample;
-  samples.push(sample);
-  process.stdout.write(`run ${i + 1}/${runs}: ${sample.wallMs} ms in-process, ${Math.round(performance.now() - started)} ms with process start, ${sample.maxRssMiB} MiB peak RSS, exit ${sample.exitCode}\n`);
+  const timeFile = join(work, `time-${Math.random().toString(36).slice(2)}`);
+  const command = [process.execPath, BIN, ...args, ...(args.includes('--help') ? [] : ['--out', out, '--quiet', '--concurrency', String(CONCURRENCY)])];
+  const [file, ...argv] = TIME ? [TIME, '-f', '%U %S', '-o', timeFile, ...command] : command;
+  const child = spawn(file!, argv, {
+    cwd: root,
+    env: { ...process.env, NO_COLOR: '1', CONFORMANCE_TOKEN: TOKEN, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  let peak = 0;
+  const sampler = setInterval(() => (peak = Math.max(peak, treeRssMiB(child.pid!))), 20);
+  const exit = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  clearInterval(sampler);
+  const wallMs = performance.now() - started;
+  let reportBytes = 0;
+  try {
+    for (const f of readdirSync(out)) reportBytes += statSync(join(out, f)).size;
+  } catch {
+    // no reports
+  }
+  rmSync(out, { recursive: true, force: true });
+  let cpuSeconds: number | undefined;
+  try {
+    const [user, system] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number);
+    cpuSeconds = user! + system!;
+    rmSync(timeFile);
+  } catch {
+    // no /usr/bin/time
+  }
+  return { exit, wallMs, requests: served, peakRssMiB: peak, firstRequestMs: firstServedAt ? firstServedAt - started : undefined, reportBytes, cpuSeconds, stderr };
 }
 
-const median = (xs: number[]) => {
+const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : Math.round((s[mid - 1]! + s[mid]!) / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 };
-const wall = samples.map((s) => s.wallMs);
-const summary = {
-  date: new Date().toISOString(),
-  node: process.version,
-  runs,
-  medianWallMs: median(wall),
-  minWallMs: Math.min(...wall),
-  maxWallMs: Math.max(...wall),
-  medianMaxRssMiB: median(samples.map((s) => s.maxRssMiB)),
-  cases: samples[0]?.cases,
-  requests: samples[0]?.requests,
-  allExitedZero: samples.every((s) => s.exitCode === 0),
+
+async function measure(label: string, args: string[], runs = RUNS, requestsOverride?: number): Promise<Row> {
+  const samples: Sample[] = [];
+  for (let i = 0; i < runs; i++) samples.push(await runCli(args));
+  const bad = samples.find((s) => s.exit === null || s.exit === 2 || (requestsOverride === undefined && s.requests === 0));
+  if (bad) process.stderr.write(`bench: ${label}: exit ${bad.exit}: ${bad.stderr.trim().split('\n').at(-1) ?? ''}\n`);
+  const wallMs = median(samples.map((s) => s.wallMs));
+  const requests = requestsOverride ?? median(samples.map((s) => s.requests));
+  const row: Row = {
+    label,
+    wallMs,
+    requests,
+    requestsPerSecond: requests / (wallMs / 1000),
+    peakRssMiB: median(samples.map((s) => s.peakRssMiB)),
+    reportMiB: median(samples.map((s) => s.reportBytes)) / 1024 / 1024,
+    exit: samples[0]?.exit ?? null,
+  };
+  const cpu = samples.map((s) => s.cpuSeconds).filter((x): x is number => x !== undefined);
+  if (cpu.length) row.cpuSeconds = median(cpu);
+  const first = samples.map((s) => s.firstRequestMs).filter((x): x is number => x !== undefined);
+  if (first.length) row.firstRequestMs = median(first);
+  process.stdout.write(`  ${label}: ${Math.round(wallMs)} ms, ${requests} requests, ${Math.round(row.peakRssMiB)} MiB\n`);
+  return row;
+}
+
+interface Row {
+  label: string;
+  wallMs: number;
+  requests: number;
+  requestsPerSecond: number;
+  peakRssMiB: number;
+  reportMiB: number;
+  exit: number | null;
+  firstRequestMs?: number;
+  cpuSeconds?: number;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Synthetic contracts: the address-type operations repeated under /s<k>/ until there are N operations.
+
+function syntheticContract(n: number): string {
+  const doc = parse(readFileSync(join(root, 'contract/customer-service.openapi.yaml'), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
+  const template = Object.entries(doc.paths).filter(([path]) => path.startsWith('/address-types'));
+  const paths: Record<string, unknown> = {};
+  let count = 0;
+  for (let k = 1; count < n; k++) {
+    for (const [path, item] of template) {
+      const copy: Record<string, unknown> = {};
+      for (const [method, op] of Object.entries(item)) {
+        if (count >= n) break;
+        if (typeof op === 'object' && op !== null && 'operationId' in op) {
+          copy[method] = { ...op, operationId: `${op.operationId}-s${k}` };
+          count++;
+        } else copy[method] = op;
+      }
+      if (Object.keys(copy).some((m) => typeof copy[m] === 'object' && copy[m] !== null && 'operationId' in (copy[m] as object))) paths[`/s${k}${path}`] = copy;
+    }
+  }
+  const file = join(work, `synthetic-${n}.openapi.yaml`);
+  writeFileSync(file, stringify({ ...doc, paths }));
+  return file;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Raw ceiling: undici alone, the same concurrency, the same stub.
+
+async function rawCeiling(url: string, ms = 3000): Promise<number> {
+  const pool = new Pool(url, { connections: CONCURRENCY });
+  let count = 0;
+  const until = performance.now() + ms;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < until) {
+        const res = await pool.request({ path: '/customer-service/address-types', method: 'GET', headers: { authorization: `Bearer ${TOKEN}` } });
+        await res.body.text();
+        count++;
+      }
+    }),
+  );
+  const rps = count / ((performance.now() - started) / 1000);
+  await pool.close();
+  return rps;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+const rows: Row[] = [];
+process.stdout.write(`conformance bench: node ${process.version}, ${RUNS} run(s) per row (median), concurrency ${CONCURRENCY}\n`);
+
+// --help
+const help: Sample[] = [];
+for (let i = 0; i < 5; i++) help.push(await runCli(['--help']));
+const helpRow = { wallMs: median(help.map((s) => s.wallMs)), peakRssMiB: median(help.map((s) => s.peakRssMiB)), cpuMs: median(help.map((s) => (s.cpuSeconds ?? 0) * 1000)) };
+process.stdout.write(`  --help: ${Math.round(helpRow.wallMs)} ms, ${Math.round(helpRow.peakRssMiB)} MiB\n`);
+
+// (a) full runs
+const reference = await startReferenceService({ token: TOKEN });
+const referenceArgs = [
+  '--base-url', reference.customerBaseUrl,
+  '--foreign-trade-base-url', reference.foreignTradeBaseUrl,
+  '--otp-source-url', `${reference.url}/__reference/otp/{transactionId}`,
+  '--allow-irreversible',
+];
+const referenceRow = await measure('reference service (started by the bench)', referenceArgs);
+rows.push(referenceRow);
+rows.push(await measure('embedded reference service (default run)', [], RUNS, referenceRow.requests));
+await reference.close();
+
+const ok = await stub('ok');
+const stubArgs = ['--base-url', `${ok.url}/customer-service`, '--foreign-trade-base-url', `${ok.url}/foreign-trade-service`, '--allow-irreversible'];
+const stubRow = await measure('plain stub (200 {} to everything)', stubArgs);
+rows.push(stubRow);
+
+const bomb = await stub('gzip-bomb');
+rows.push(await measure('stub answering a 2 GiB gzip body to everything', ['--base-url', `${bomb.url}/customer-service`, '--foreign-trade-base-url', `${bomb.url}/foreign-trade-service`, '--allow-irreversible'], 1));
+await bomb.close();
+
+// (b) synthetic contracts (generated cases only: --include selects every operation and no scenario suite)
+const synthetic: Row[] = [];
+for (const n of SIZES) {
+  const spec = syntheticContract(n);
+  synthetic.push(await measure(`synthetic N=${n}, stub 200 {}`, ['--spec', spec, '--include', 'customer-service', '--base-url', `${ok.url}/customer-service`, '--allow-irreversible'], 1));
+}
+const notFound = await stub('not-found');
+const largest = Math.max(...SIZES);
+synthetic.push(await measure(`synthetic N=${largest}, stub 404 (all missing)`, ['--spec', syntheticContract(largest), '--include', 'customer-service', '--base-url', `${notFound.url}/customer-service`], 1));
+await notFound.close();
+
+// (c) raw ceiling
+const ceiling = await rawCeiling(ok.url);
+await ok.close();
+
+// ---------------------------------------------------------------------------------------------------------
+const fmt = (n: number, d = 0) => n.toFixed(d);
+const table = (title: string, list: Row[]) => {
+  const lines = [
+    `\n${title}`,
+    '| run | wall | CPU | requests | requests/s | requests per CPU-s | peak RSS (tree) | reports | first request | exit |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    ...list.map(
+      (r) =>
+        `| ${r.label} | ${fmt(r.wallMs / 1000, 2)} s | ${r.cpuSeconds === undefined ? '-' : `${fmt(r.cpuSeconds, 2)} s`} | ${r.requests} | ${fmt(r.requestsPerSecond)} | ${r.cpuSeconds ? fmt(r.requests / r.cpuSeconds) : '-'} | ${fmt(r.peakRssMiB)} MiB | ${fmt(r.reportMiB, 1)} MiB | ${r.firstRequestMs === undefined ? '-' : `${fmt(r.firstRequestMs)} ms`} | ${r.exit} |`,
+    ),
+  ];
+  return lines.join('\n');
 };
-mkdirSync(`${root}bench/results`, { recursive: true });
-writeFileSync(`${root}bench/results/latest.json`, `${JSON.stringify({ summary, samples }, null, 2)}\n`);
-process.stdout.write(`\n${JSON.stringify(summary, null, 2)}\n`);
+const perOp = synthetic
+  .filter((r) => r.label.includes('200'))
+  .map((r) => {
+    const n = Number(/N=(\d+)/.exec(r.label)?.[1]);
+    return `| ${n} | ${fmt(r.wallMs / 1000, 2)} s | ${fmt(r.wallMs / n, 2)} ms | ${r.requests} | ${fmt(r.peakRssMiB)} MiB | ${fmt(r.reportMiB, 1)} MiB |`;
+  });
+const output = [
+  `\n--help: ${fmt(helpRow.wallMs)} ms wall, ${fmt(helpRow.cpuMs)} ms CPU, ${fmt(helpRow.peakRssMiB)} MiB (median of 5)`,
+  table('(a) full runs (the 15 described operations and the scenario suites)', rows),
+  table('(b) synthetic contracts', synthetic),
+  '\n| N | wall | per operation | requests | peak RSS (tree) | reports |\n|---|---|---|---|---|---|',
+  ...perOp,
+  `\n(c) raw ceiling: undici alone against the stub at concurrency ${CONCURRENCY}: ${fmt(ceiling)} requests/s`,
+  ...[stubRow, ...synthetic.filter((r) => r.label.includes('200'))].map((r) => `    ${r.label}: ${fmt(r.requestsPerSecond)} requests/s = ${fmt((100 * r.requestsPerSecond) / ceiling, 1)} % of the ceiling`),
+].join('\n');
+process.stdout.write(`${output}\n`);
+mkdirSync(join(root, 'bench/results'), { recursive: true });
+writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, help: helpRow, rows, synthetic, ceiling }, null, 2)}\n`);
+rmSync(work, { recursive: true, force: true });
+process.exit(0);

@@ -43,7 +43,8 @@ function runAgainst(variant: Variant, flags: string[], tokenVia: 'flag' | 'env' 
     const started = await startVariant(variant);
     try {
       const { args, env } = started.target(tokenVia);
-      return await runCli([...args, ...flags], { ...options, env: { ...env, ...options.env } });
+      // Several tests read passed cases' exchanges, which a run keeps only when asked.
+      return await runCli([...args, '--keep-passed-exchanges', ...flags], { ...options, env: { ...env, ...options.env } });
     } finally {
       await started.close();
     }

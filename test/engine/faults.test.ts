@@ -51,7 +51,8 @@ function runAgainst(target: Target): Promise<CliRun> {
     const started = await startVariant(target.variant());
     try {
       const { args, env } = started.target(target.tokenVia);
-      const run = await runCli([...args, '--quiet', ...(target.args ?? [])], { env });
+      // The evidence below reads passed cases' exchanges too, which a run keeps only when asked.
+      const run = await runCli([...args, '--quiet', '--keep-passed-exchanges', ...(target.args ?? [])], { env });
       await target.probe?.(started);
       return run;
     } finally {

@@ -31,6 +31,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** Stops the helper services the run started and waits (up to graceMs) for every child process to end. */
 export async function endChildProcesses(graceMs = 3_000): Promise<void> {
+  // No child at all (e.g. --help, or a run without vitest): no esbuild service either, nothing to load.
+  if (childPids().length === 0) return;
   try {
     const esbuild = (await import('esbuild')) as { stop?: () => unknown };
     await esbuild.stop?.();

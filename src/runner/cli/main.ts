@@ -11,7 +11,7 @@ import { addPactCommands } from './pact.ts';
 import { showConfig } from './show-config.ts';
 import { printPlan } from './plan.ts';
 import { addRunOptions, resolveOptions, toRunOptions } from './run-options.ts';
-import { DEFAULT_SPECS, ROOT, runConformance } from './run.ts';
+import { DEFAULT_SPECS, ROOT } from './paths.ts';
 
 const fromRoot = (p: string) => resolve(ROOT, p);
 const VERSION = (JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { version: string }).version;
@@ -38,6 +38,8 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
       await printPlan(options, (line) => process.stdout.write(`${line}\n`));
       return setExit(0);
     }
+    // Loaded on use: `--help` and the other commands never load the engine.
+    const { runConformance } = await import('./run.ts');
     const outcome = await runConformance(options);
     if (outcome.message) process.stderr.write(`conformance: ${outcome.message}\n`);
     setExit(outcome.exitCode);

@@ -9,7 +9,8 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { defaultClientOptions, parseHeader, parseRate, type ClientOptions } from '../http/client-options.ts';
 import { proxySettings } from '../http/dispatcher.ts';
 import { loadConfigFile, type ConfigFile } from './config-file.ts';
-import { DEFAULT_SPECS, ROOT, type RunOptions } from './run.ts';
+import { DEFAULT_SPECS, ROOT } from './paths.ts';
+import type { RunOptions } from './run.ts';
 
 const fromRoot = (p: string) => resolve(ROOT, p);
 
@@ -120,6 +121,7 @@ export interface RunFlags {
   quiet?: boolean;
   deploymentSpec?: string;
   baseline?: string;
+  keepPassedExchanges?: boolean;
   dryRun?: boolean;
 }
 
@@ -164,6 +166,7 @@ export function addRunOptions(cmd: Command): Command {
     .option('--shard <i/n>', 'run a deterministic i-th of n parts of the operations', parseShard)
     .option('--fail-on <levels>', 'what else fails the run besides errors: warning, untested (comma-separated)', parseFailOn)
     .option('--quiet', 'print only the summary')
+    .option('--keep-passed-exchanges', 'keep the requests and responses of passed cases in the reports (default: their summary only)')
     .option('--deployment-spec <file|url>', "the deployment's own OpenAPI: list what it serves that the contract lacks, and the reverse")
     .option('--baseline <results.json>', 'an earlier run: report what is new, fixed and unchanged, and fail only on what is new')
     .option('--dry-run', 'print the plan (same as `conformance plan`) and send nothing');
@@ -291,6 +294,7 @@ export function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv): RunOption
     quiet: flags.quiet ?? false,
     ...(flags.deploymentSpec ? { deploymentSpec: flags.deploymentSpec } : {}),
     ...(flags.baseline ? { baseline: flags.baseline } : {}),
+    keepPassedExchanges: flags.keepPassedExchanges ?? false,
     client: clientOptions(flags, env, runId),
     runId,
     ...(flags.maxFailures ? { maxFailures: flags.maxFailures } : {}),

@@ -1,15 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { request, type Dispatcher } from 'undici';
 import { RUN_ID_HEADER, type ClientOptions } from '../http/client-options.ts';
 import { buildDispatcher } from '../http/dispatcher.ts';
 import { runTokenCommand, TokenCommandError } from '../http/token-command.ts';
-import { createVitest } from 'vitest/node';
 import { CHECKS } from '../checks/registry.ts';
 import type { RunConfig } from '../execute/config.ts';
+import { runScenarios, type ScenarioRun } from '../execute/scenarios.ts';
+import { schedule } from '../execute/scheduler.ts';
 import { matchesSelector, selectOperations } from '../execute/select.ts';
-import type { Contract, OperationResult, RunResults } from '../model.ts';
+import { Session } from '../execute/session.ts';
+import type { CaseResult, Contract, OperationResult, RunResults } from '../model.ts';
 import { planOperation } from '../plan/cases.ts';
+import { assembleOperations, compactCase } from '../report/assemble.ts';
 import { ConsoleProgress, isInteractive, renderSummary } from '../report/console.ts';
 import { countOutcomes, exitCodeOf, summarise } from '../report/outcomes.ts';
 import { contractHash } from '../report/run-identity.ts';
@@ -17,17 +19,15 @@ import { diagnoseResults, preflightCredentials, preflightOperations } from '../e
 import { applyWaivers, loadWaivers, localDate, type Waiver } from '../report/waivers.ts';
 import { baselineExitCode, baselineLine, compareWithBaseline } from '../report/baseline.ts';
 import { readBaseline } from '../report/baseline-file.ts';
-import { ConformanceCollector } from '../report/vitest-reporter.ts';
-import { writeReports } from '../report/write.ts';
 import { coverage, loadCatalog, notDescribedResults, type Catalog } from '../spec/catalog.ts';
 import { InputError } from '../spec/errors.ts';
 import { loadExamples } from '../spec/examples.ts';
 import { loadContract, loadDescription, describe as describeApi } from '../spec/load.ts';
 import { loadProfiles, profileFor } from '../spec/profiles.ts';
-import { startReferenceService, type ReferenceService } from '../../reference-service/index.ts';
+import type { ReferenceService } from '../../reference-service/index.ts';
+import { ROOT } from './paths.ts';
 
-export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-export const DEFAULT_SPECS = ['contract/customer-service.openapi.yaml', 'contract/foreign-trade-service.openapi.yaml'];
+export { DEFAULT_SPECS, ROOT } from './paths.ts';
 
 export interface RunOptions {
   specs: string[];
@@ -56,6 +56,8 @@ export interface RunOptions {
   deploymentSpec?: string;
   /** results.json of an earlier run (or its directory): fail only on what is new against it. */
   baseline?: string;
+  /** Keep the exchanges of passed cases in the reports (default: a passed case keeps only its summary). */
+  keepPassedExchanges?: boolean;
   /** Headers, proxy, TLS, retries, rate limit, token command, run id (see http/client-options.ts). */
   client?: ClientOptions;
   /** Unique id of the run, sent with every request. */
@@ -103,6 +105,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   }
   if (Object.keys(servers).length === 0) {
     token = randomBytes(24).toString('base64url');
+    const { startReferenceService } = await import('../../reference-service/index.ts');
     embedded = await startReferenceService({ token });
     servers = { 'customer-service': embedded.customerBaseUrl, 'foreign-trade-service': embedded.foreignTradeBaseUrl };
     otpSourceUrl ??= `${embedded.url}/__reference/otp/{transactionId}`;
@@ -165,7 +168,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       otpSource: otpSourceUrl !== undefined,
       ...(options.maxExamples !== undefined ? { maxExamples: options.maxExamples } : {}),
     };
-    const plannedCases = Object.fromEntries(selected.map((op) => [op.operationId, planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions).cases.length]));
+    const plans = selected.map((op) => planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions));
     const deploymentDiff = options.deploymentSpec ? await diffDeployment(contract, options.deploymentSpec) : undefined;
 
     const startedAt = new Date();
@@ -174,6 +177,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       const diagnosed = built.stopped ? built : { ...built, ...(diagnoseResults(built) ? { stopped: diagnoseResults(built) } : {}) };
       let summarised = summarise(applyWaivers({ ...diagnosed, contract: { ...diagnosed.contract, hash } }, waivers, localDate()));
       if (baseline && options.baseline) summarised = { ...summarised, baseline: compareWithBaseline(summarised, baseline, options.baseline) };
+      const { writeReports } = await import('../report/write.ts');
       const files = await writeReports(summarised, options.out);
       stdout.write(`${renderSummary(summarised, files, { color: isInteractive(stdout) })}\n`);
       if (client) stdout.write(`Run id: ${client.runId} (header ${RUN_ID_HEADER}; traceparent trace id ${client.traceId})\n`);
@@ -200,71 +204,72 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       const final = await finish({ ...built, stopped: rejected });
       return { exitCode: exitCodeOf(final.verdict), results: final, message: `${rejected}; reports written` };
     }
-    let results: RunResults | undefined;
-    let endErrors: string[] = [];
     const progress = options.quiet ? undefined : new ConsoleProgress(stderr as never, {});
-    const collector = new ConformanceCollector({
-      operations: selected,
-      allOperations: contract.operations,
-      plannedCases,
-      ...(progress ? { progress } : {}),
-      onEnd: async (operations, end) => {
-        endErrors = end.errors;
-        results = await finish(buildResults({ operations, contract, catalog, config, options, embedded: embedded !== undefined, startedAt, interrupted: end.reason === 'interrupted', deploymentDiff }));
-        if (results.deploymentDiff) {
-          const { extra, lacking } = results.deploymentDiff;
-          stdout.write(`Deployment description: ${extra.length} operation(s) served that the contract lacks${extra.length ? ` (${extra.map((e) => `${e.method} ${e.path}`).join(', ')})` : ''}; ${lacking.length} contract operation(s) it lacks${lacking.length ? ` (${lacking.join(', ')})` : ''}.\n`);
-        }
+    progress?.start(selected.length);
+    const keep = options.keepPassedExchanges ?? false;
+    // Generated cases: the engine's own scheduler. Results are kept compact as they arrive, in plan order.
+    const generated = new Map<string, CaseResult[]>(plans.map((p) => [p.operation.operationId, []]));
+    let doneOperations = 0;
+    let failingOperations = 0;
+    const scheduler = schedule(Session.from(config, contract, profiles, examples), plans, options.concurrency, {
+      onCase: (operationId, index, result) => {
+        generated.get(operationId)![index] = compactCase(result, keep);
+      },
+      onOperationDone: (operationId, failing) => {
+        doneOperations++;
+        if (failing) failingOperations++;
+        progress?.update(doneOperations, failingOperations, operationId);
       },
     });
-
-    const signalListeners = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
+    // Scenario suites (vitest) only in a full, unsharded selection; vitest is loaded only then.
     const scenarios = options.include.length === 0 && options.exclude.length === 0 && (!options.shard || options.shard.index === 1);
-    const vitest = await createVitest(
-      'test',
-      {
-        config: false,
-        root: ROOT,
-        watch: false,
-        include: scenarios ? ['suites/**/*.test.ts', ...(options.suites ?? []).map((d) => `${d.replace(/\\/g, '/')}/**/*.test.{ts,js,mjs}`)] : ['suites/generated/**/*.test.ts'],
-        exclude: ['suites/pact/**', '**/node_modules/**'],
-        reporters: [collector],
-        provide: { conformance: config },
-        maxConcurrency: options.concurrency,
-        testTimeout: options.timeoutMs * 8 + 5_000,
-        hookTimeout: options.timeoutMs * 40 + 10_000,
-        passWithNoTests: true,
-        pool: 'threads',
-        fileParallelism: true,
-      },
-      { logLevel: 'silent', server: { watch: null } },
-    );
-    // vitest adds listeners that exit the process at once on SIGINT/SIGTERM; drop them so the run can end
-    // cleanly and write its reports with what was measured.
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      for (const listener of process.listeners(signal)) {
-        if (!signalListeners[signal].includes(listener)) process.off(signal, listener);
-      }
-    }
+    const scenarioRun: ScenarioRun | undefined = scenarios
+      ? runScenarios({ root: ROOT, config, contract, include: ['suites/**/*.test.ts', ...(options.suites ?? []).map((d) => `${d.replace(/\\/g, '/')}/**/*.test.{ts,js,mjs}`)] })
+      : undefined;
+
     let interrupted = false;
     const onSignal = () => {
       interrupted = true;
       stderr.write('\nInterrupted: finishing the reports with what was measured.\n');
-      void vitest.cancelCurrentRun('keyboard-input');
+      scheduler.interrupt();
+      scenarioRun?.cancel();
     };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
+    let scenarioOutcome: Awaited<ScenarioRun['done']> = { cases: new Map(), errors: [], interrupted: false };
     try {
-      await vitest.start();
+      const [scheduled, fromScenarios] = await Promise.all([
+        scheduler.done,
+        scenarioRun?.done.catch((error: unknown) => ({
+          cases: new Map<string, CaseResult[]>(),
+          errors: [`the scenario suites could not run: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`],
+          interrupted: false,
+        })),
+      ]);
+      if (fromScenarios) scenarioOutcome = fromScenarios;
+      interrupted ||= scheduled.interrupted || scenarioOutcome.interrupted;
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
-      await vitest.close();
     }
-    if (!results) {
-      return { exitCode: 2, message: `the run produced no results${endErrors[0] ? `: ${endErrors[0]}` : ''}` };
+    progress?.finish();
+
+    // One results model: generated cases first, then what the scenario suites recorded per operation.
+    const cases = new Map<string, CaseResult[]>();
+    for (const [operationId, list] of generated) {
+      const kept = list.filter((c) => c !== undefined);
+      if (kept.length > 0) cases.set(operationId, kept);
     }
-    const final: RunResults = results;
+    for (const [operationId, list] of scenarioOutcome.cases) {
+      cases.set(operationId, [...(cases.get(operationId) ?? []), ...list.map((c) => compactCase(c, keep))]);
+    }
+    const operations = assembleOperations({ operations: selected, allOperations: contract.operations, cases, interrupted });
+    const final = await finish(buildResults({ operations, contract, catalog, config, options, embedded: embedded !== undefined, startedAt, interrupted, deploymentDiff }));
+    if (final.deploymentDiff) {
+      const { extra, lacking } = final.deploymentDiff;
+      stdout.write(`Deployment description: ${extra.length} operation(s) served that the contract lacks${extra.length ? ` (${extra.map((e) => `${e.method} ${e.path}`).join(', ')})` : ''}; ${lacking.length} contract operation(s) it lacks${lacking.length ? ` (${lacking.join(', ')})` : ''}.\n`);
+    }
+    const endErrors = scenarioOutcome.errors;
     if (endErrors.length > 0 && final.operations.every((o) => o.cases.length === 0)) {
       return { exitCode: 2, results: final, message: `the suites could not run: ${endErrors[0]}` };
     }

@@ -111,6 +111,16 @@ export class Session {
     return profileFor(this.profiles, op.service);
   }
 
+  /** A session over an already loaded contract, profile and examples (the CLI has loaded them). */
+  static from(config: RunConfig, contract: Contract, profiles: Profiles, examples: Examples): Session {
+    return new Session(config, contract, profiles, examples);
+  }
+
+  /** Ends the requests in flight at once (an interrupted run); later requests are sent as usual. */
+  abortInFlight(): void {
+    this.client.abortInFlight();
+  }
+
   /** The plans of the operations selected by --include/--exclude/--shard, in canonical order. */
   plans(): OperationPlan[] {
     const options = {

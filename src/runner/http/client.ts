@@ -29,6 +29,7 @@ export interface OutgoingRequest {
 /** Sends requests with undici through one keep-alive agent and records redacted exchanges. */
 export class HttpClient {
   private readonly agent: Dispatcher;
+  private inFlight = new AbortController();
 
   constructor(private readonly options: HttpOptions) {
     this.agent = options.dispatcher ?? new Agent({
@@ -54,7 +55,7 @@ export class HttpClient {
         headers: req.headers,
         body: req.body,
         dispatcher: this.agent,
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+        signal: AbortSignal.any([AbortSignal.timeout(this.options.timeoutMs), this.inFlight.signal]),
       });
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(res.headers)) {
@@ -88,6 +89,12 @@ export class HttpClient {
         durationMs: performance.now() - started,
       };
     }
+  }
+
+  /** Aborts every request in flight now; requests sent afterwards are not affected. */
+  abortInFlight(): void {
+    this.inFlight.abort(new Error('the run was interrupted'));
+    this.inFlight = new AbortController();
   }
 
   close(): Promise<void> {

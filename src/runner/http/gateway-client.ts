@@ -132,6 +132,11 @@ export class GatewayClient {
     return [...this.secrets].reverse().find((t) => t.length > 0 && value.includes(t));
   }
 
+  /** Aborts every request in flight now (an interrupted run); requests sent afterwards are not affected. */
+  abortInFlight(): void {
+    this.http.abortInFlight();
+  }
+
   close(): Promise<void> {
     return this.http.close();
   }

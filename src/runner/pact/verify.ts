@@ -80,7 +80,9 @@ const DEFAULT_PACTS = ['contract/pacts'];
 const DEFAULT_CONTRACT = ['customer-service.openapi.yaml', 'foreign-trade-service.openapi.yaml'].map((f) =>
   fileURLToPath(new URL(`../../../contract/${f}`, import.meta.url)),
 );
-const WORKER = fileURLToPath(new URL('./verify-worker.ts', import.meta.url));
+// Compiled (dist/*.js): the compiled worker, run as is; from the TypeScript sources: the .ts worker through tsx.
+const COMPILED = import.meta.url.endsWith('.js');
+const WORKER = fileURLToPath(new URL(COMPILED ? './verify-worker.js' : './verify-worker.ts', import.meta.url));
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 export async function verifyPacts(opts: VerifyPactsOptions): Promise<VerifyPactsResult> {
@@ -219,9 +221,8 @@ function runWorker(
   timeoutMs: number,
 ): Promise<{ response?: WorkerResponse; output: string; failure?: string }> {
   return new Promise((resolve) => {
-    const tsx = pathToFileURL(require.resolve('tsx')).href;
     const child = fork(WORKER, [], {
-      execArgv: ['--import', tsx],
+      execArgv: COMPILED ? [] : ['--import', pathToFileURL(require.resolve('tsx')).href],
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       env: { ...process.env, PACT_DO_NOT_TRACK: 'true', NO_COLOR: '1' },
     });

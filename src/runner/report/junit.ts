@@ -12,8 +12,8 @@
  * others); `testcaseProperties: 'element'` writes <properties> inside <testcase> instead, which Jenkins
  * (junit keepProperties), pytest-style and Playwright-style consumers read but the schema rejects.
  */
-import { create } from 'xmlbuilder2';
-import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
+import { createCB } from 'xmlbuilder2';
+import type { XMLBuilderCB } from 'xmlbuilder2/lib/interfaces.js';
 import type { CaseResult, OperationResult, PactInteractionResult, RunResults } from '../model.ts';
 import { blockingFindings, sortOperations, sortPactInteractions, untestedCase } from './outcomes.ts';
 import { exchangeTranscript, findingText, seconds } from './text.ts';
@@ -54,26 +54,39 @@ export function renderJunit(results: RunResults, options: JunitOptions = {}): st
   if (results.pact) suites.push(pactSuite(results, results.pact.interactions));
   if (results.expiredWaivers.length > 0) suites.push(waiverSuite(results));
 
-  const doc = create({ version: '1.0', encoding: 'UTF-8', invalidCharReplacement: '\uFFFD' });
+  // The callback builder writes as it goes: no document tree of every test case is held in memory.
+  const chunks: string[] = [];
+  const doc = createCB({ data: (chunk: string) => void chunks.push(chunk), prettyPrint: true, invalidCharReplacement: '\uFFFD' });
+  doc.dec({ version: '1.0', encoding: 'UTF-8' });
   const all = suites.flatMap((s) => s.cases);
-  const root = doc.ele('testsuites', {
+  doc.ele('testsuites').att(safe({
     name: `${results.contract.title} ${results.contract.version} conformance`,
     tests: String(all.length),
     failures: String(count(all, 'failure')),
     errors: String(count(all, 'error')),
     time: seconds(results.durationMs),
-  });
-  for (const suite of suites) writeSuite(root, suite, options.testcaseProperties ?? 'system-out');
-  return doc.end({ prettyPrint: true });
+  }));
+  for (const suite of suites) writeSuite(doc, suite, options.testcaseProperties ?? 'system-out');
+  doc.up().end();
+  return chunks.join('');
+}
+
+/** Characters XML 1.0 cannot carry (controls, lone surrogates) become U+FFFD, so the file stays well-formed. */
+const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+function xmlSafe(text: string): string {
+  return text.replace(NOT_XML, '\uFFFD');
+}
+function safe(attrs: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(attrs).map(([k, v]) => [k, xmlSafe(v)]));
 }
 
 function count(cases: JCase[], kind: Result['kind']): number {
   return cases.filter((c) => c.result?.kind === kind).length;
 }
 
-function writeSuite(root: XMLBuilder, suite: JSuite, propertiesMode: 'system-out' | 'element'): void {
+function writeSuite(el: XMLBuilderCB, suite: JSuite, propertiesMode: 'system-out' | 'element'): void {
   const time = suite.cases.reduce((sum, c) => sum + c.timeMs, 0);
-  const el = root.ele('testsuite', {
+  el.ele('testsuite').att(safe({
     name: suite.name,
     tests: String(suite.cases.length),
     failures: String(count(suite.cases, 'failure')),
@@ -81,28 +94,33 @@ function writeSuite(root: XMLBuilder, suite: JSuite, propertiesMode: 'system-out
     skipped: String(count(suite.cases, 'skipped')),
     time: seconds(time),
     timestamp: suite.timestamp,
-  });
+  }));
   if (suite.properties.length > 0) {
-    const props = el.ele('properties');
-    for (const [name, value] of suite.properties) props.ele('property', { name, value });
+    el.ele('properties');
+    for (const [name, value] of suite.properties) el.ele('property').att(safe({ name, value })).up();
+    el.up();
   }
   for (const c of suite.cases) {
-    const tc = el.ele('testcase', { classname: c.classname, name: c.name, time: seconds(c.timeMs) });
+    el.ele('testcase').att(safe({ classname: c.classname, name: c.name, time: seconds(c.timeMs) }));
     if (propertiesMode === 'element' && c.properties.length > 0) {
-      const props = tc.ele('properties');
-      for (const [name, value] of c.properties) props.ele('property', { name, value });
+      el.ele('properties');
+      for (const [name, value] of c.properties) el.ele('property').att(safe({ name, value })).up();
+      el.up();
     }
     if (c.result) {
-      const attrs = c.result.kind === 'skipped' ? { message: c.result.message } : { message: c.result.message, type: c.result.type };
-      const res = tc.ele(c.result.kind, attrs);
-      if (c.result.kind !== 'skipped' && c.result.text) res.txt(c.result.text);
+      const attrs: Record<string, string> = c.result.kind === 'skipped' ? { message: c.result.message } : { message: c.result.message, type: c.result.type };
+      el.ele(c.result.kind).att(safe(attrs));
+      if (c.result.kind !== 'skipped' && c.result.text) el.txt(xmlSafe(c.result.text));
+      el.up();
     }
     const out = [
       ...(propertiesMode === 'system-out' ? c.properties.map(([name, value]) => `[[PROPERTY|${name}=${oneLine(value)}]]`) : []),
       ...c.out,
     ];
-    if (out.length > 0) tc.ele('system-out').txt(out.join('\n'));
+    if (out.length > 0) el.ele('system-out').txt(xmlSafe(out.join('\n'))).up();
+    el.up();
   }
+  el.up();
 }
 
 /** Attribute values and property values are single lines. */

@@ -1,7 +1,7 @@
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import type { CaseResult, Contract, OperationResult, RunResults } from '../model.ts';
 import { UNMET_OPERATIONS } from '../testing/meta.ts';
-import { toCurl } from './curl.ts';
+import { assembleOperations, withCurl } from './assemble.ts';
 
 /** Live progress as tests finish (the console reporter implements it). */
 export interface ProgressSink {
@@ -123,42 +123,14 @@ export class ConformanceCollector implements Reporter {
         });
       }
     }
-    const operations: OperationResult[] = this.options.operations.map((op) => {
-      const cases = byOperation.get(op.operationId) ?? [];
-      byOperation.delete(op.operationId);
-      return {
-        operationId: op.operationId,
-        method: op.method,
-        path: op.path,
-        group: op.group,
-        service: op.service,
-        outcome: cases.length === 0 ? 'skipped' : 'passed',
-        ...(cases.length === 0 ? { reason: reason === 'interrupted' ? 'not reached: the run was interrupted' : 'no case ran' } : {}),
-        durationMs: cases.reduce((n, c) => n + c.durationMs, 0),
-        cases,
-      };
+    const operations = assembleOperations({
+      operations: this.options.operations,
+      allOperations: this.options.allOperations,
+      cases: byOperation,
+      interrupted: reason === 'interrupted',
     });
-    // Scenario tests that name an operation outside the selection still count for it.
-    for (const [operationId, cases] of byOperation) {
-      const op = this.options.allOperations.find((o) => o.operationId === operationId);
-      operations.push({
-        operationId,
-        method: op?.method ?? null,
-        path: op?.path ?? null,
-        group: op?.group ?? 'scenarios',
-        service: op?.service ?? 'scenarios',
-        outcome: 'passed',
-        durationMs: cases.reduce((n, c) => n + c.durationMs, 0),
-        cases,
-      });
-    }
     await this.options.onEnd(operations, { reason, errors });
   }
-}
-
-function withCurl(result: CaseResult): CaseResult {
-  const last = result.exchanges.at(-1);
-  return last && !result.curl ? { ...result, curl: toCurl(last.request) } : result;
 }
 
 function splitName(name: string): [string, string] {

@@ -17,6 +17,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { RunResults } from '../model.ts';
 import { summarise } from './outcomes.ts';
+import { isKnownValid, rememberValid, validityKey } from '../spec/validity-cache.ts';
 
 export interface Waiver {
   operationId: string;
@@ -87,9 +88,14 @@ export async function parseWaivers(text: string, file: string, options: LoadWaiv
     throw new WaiverFileError(file, line, `not valid YAML: ${yamlError.message.split('\n')[0] ?? ''}`);
   }
   const data: unknown = doc.contents === null ? [] : doc.toJS();
-  const validate = await schemaValidator();
-  if (!validate(data)) {
-    throw describeSchemaError(file, doc, lineCounter, mostUseful(validate.errors ?? []));
+  // Content already validated against this very schema needs no schema compilation.
+  const key = validityKey('waivers', await readFile(WAIVERS_SCHEMA_URL, 'utf8'), text);
+  if (!isKnownValid(key)) {
+    const validate = await schemaValidator();
+    if (!validate(data)) {
+      throw describeSchemaError(file, doc, lineCounter, mostUseful(validate.errors ?? []));
+    }
+    rememberValid(key);
   }
   const waivers = data as Waiver[];
   const seen = new Map<string, number>();

@@ -10,7 +10,9 @@ import type {
   ResponseSpec,
   ServiceSpec,
 } from '../model.ts';
+import { readFile } from 'node:fs/promises';
 import { ContractError } from './errors.ts';
+import { isKnownValid, rememberValid, validityKey } from './validity-cache.ts';
 import { openapi30ToJsonSchema } from './json-schema.ts';
 import { authSchemesOf, linksOf, parameterExample, requestBodiesOf } from './request-shapes.ts';
 import { followRefs, resolvePointer, validationDocument } from './validation-document.ts';
@@ -47,13 +49,43 @@ export async function loadDescription(source: string): Promise<{ api: Obj; bundl
     if (!isObj(bundled) || typeof bundled['openapi'] !== 'string' || !/^3\.[01]\./.test(bundled['openapi'])) {
       throw new ContractError(source, '', 'not an OpenAPI 3.0 or 3.1 description (Swagger 2.0 is not supported)');
     }
-    api = await SwaggerParser.validate(structuredClone(bundled) as never);
+    api = await validateOrDereference(location, bundled);
   } catch (error) {
     if (error instanceof ContractError) throw error;
     throw toContractError(source, error);
   }
   if (!isObj(api)) throw new ContractError(source, '', 'not an OpenAPI 3.0 or 3.1 description');
   return { api, bundled: bundled as Obj, source };
+}
+
+/**
+ * Validation (the OpenAPI meta-schema and the spec rules) costs most of the start-up; a local description whose
+ * files are byte for byte ones that passed before is only dereferenced. URLs are always validated.
+ */
+async function validateOrDereference(location: string, bundled: Obj): Promise<unknown> {
+  if (isUrl(location)) return SwaggerParser.validate(structuredClone(bundled) as never);
+  const known = await knownFiles(location);
+  if (known && isKnownValid(known)) return new SwaggerParser().dereference(structuredClone(bundled) as never);
+  const api = await SwaggerParser.validate(structuredClone(bundled) as never);
+  if (known) rememberValid(known);
+  return api;
+}
+
+/** The key over the description and the local files it refers to (listed in the cache under the main file). */
+async function knownFiles(location: string): Promise<string | undefined> {
+  try {
+    const parser = new SwaggerParser();
+    await parser.resolve(location);
+    const files = parser.$refs.paths();
+    if (files.some(isUrl)) return undefined;
+    return validityKey('openapi', ...(await readAll(files)));
+  } catch {
+    return undefined;
+  }
+}
+
+async function readAll(files: string[]): Promise<string[]> {
+  return Promise.all([...files].sort().map(async (f) => `${f}\0${await readFile(f, 'utf8')}`));
 }
 
 function toContractError(source: string, error: unknown): ContractError {

@@ -3,6 +3,7 @@ import { parse } from 'yaml';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject } from 'ajv';
 import { ContractError } from './errors.ts';
+import { isKnownValid, rememberValid, validityKey } from './validity-cache.ts';
 
 const ajv = new Ajv2020({ allErrors: false, strict: false });
 
@@ -20,12 +21,17 @@ export async function readValidatedYaml<T>(file: string, schemaFile: string): Pr
   } catch (error) {
     throw new ContractError(file, '', `not valid YAML: ${String((error as Error).message).split('\n')[0]}`);
   }
-  const schema = JSON.parse(await readFile(schemaFile, 'utf8')) as Record<string, unknown>;
+  const schemaText = await readFile(schemaFile, 'utf8');
+  // Content already validated against this very schema: no need to compile the schema again.
+  const key = validityKey('yaml', schemaText, text);
+  if (isKnownValid(key)) return data as T;
+  const schema = JSON.parse(schemaText) as Record<string, unknown>;
   const validate = ajv.getSchema(String(schema['$id'])) ?? ajv.compile(schema);
   if (!validate(data)) {
     const error = validate.errors?.[0];
     throw new ContractError(file, error?.instancePath ?? '', describeError(error));
   }
+  rememberValid(key);
   return data as T;
 }
 

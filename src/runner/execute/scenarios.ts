@@ -1,0 +1,83 @@
+/**
+ * Scenario suites (every test file under suites/ but the Pact consumers) run in vitest, loaded only when a run selects them. Their case results
+ * come back per operationId, to be joined with the generated cases into one results model.
+ */
+import type { CaseResult, Contract } from '../model.ts';
+import type { RunConfig } from './config.ts';
+
+export interface ScenarioRun {
+  /** Cancel the scenarios (an interrupted run). */
+  cancel(): void;
+  readonly done: Promise<{ cases: Map<string, CaseResult[]>; errors: string[]; interrupted: boolean }>;
+}
+
+export function runScenarios(input: { root: string; config: RunConfig; contract: Contract; include: string[] }): ScenarioRun {
+  let cancelled = false;
+  let cancel: () => void = () => undefined;
+  const done = (async () => {
+    const [{ createVitest }, { ConformanceCollector }] = await Promise.all([import('vitest/node'), import('../report/vitest-reporter.ts')]);
+    let gathered: { cases: Map<string, CaseResult[]>; errors: string[]; interrupted: boolean } = { cases: new Map(), errors: [], interrupted: false };
+    const collector = new ConformanceCollector({
+      operations: [],
+      allOperations: input.contract.operations,
+      plannedCases: {},
+      onEnd: (operations, end) => {
+        gathered = { cases: new Map(operations.map((o) => [o.operationId, o.cases])), errors: end.errors, interrupted: end.reason === 'interrupted' };
+      },
+    });
+    const signalListeners = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
+    // vitest installs SIGINT/SIGTERM listeners that exit the process at once; while it starts, keep them from
+    // being installed at all (an interrupt then must still write the reports), and remove any left afterwards.
+    const restore = { on: process.on, once: process.once };
+    const skipSignals = (register: typeof process.on): typeof process.on =>
+      function (this: NodeJS.Process, event: string | symbol, listener: (...args: unknown[]) => void) {
+        if (event === 'SIGINT' || event === 'SIGTERM') return this;
+        return register.call(this, event, listener);
+      } as typeof process.on;
+    process.on = skipSignals(restore.on);
+    process.once = skipSignals(restore.once);
+    const vitest = await createVitest(
+      'test',
+      {
+        config: false,
+        root: input.root,
+        watch: false,
+        include: input.include,
+        exclude: ['suites/pact/**', 'suites/generated/**', '**/node_modules/**'],
+        reporters: [collector],
+        provide: { conformance: input.config },
+        maxConcurrency: input.config.concurrency,
+        testTimeout: input.config.timeoutMs * 8 + 5_000,
+        hookTimeout: input.config.timeoutMs * 40 + 10_000,
+        passWithNoTests: true,
+        pool: 'threads',
+        fileParallelism: true,
+      },
+      { logLevel: 'silent', server: { watch: null } },
+    ).finally(() => {
+      process.on = restore.on;
+      process.once = restore.once;
+    });
+    // vitest adds listeners that exit the process at once on SIGINT/SIGTERM; drop them so the run can end
+    // cleanly and write its reports with what was measured.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      for (const listener of process.listeners(signal)) {
+        if (!signalListeners[signal].includes(listener)) process.off(signal, listener);
+      }
+    }
+    cancel = () => void vitest.cancelCurrentRun('keyboard-input');
+    try {
+      if (!cancelled) await vitest.start();
+    } finally {
+      await vitest.close();
+    }
+    return { ...gathered, interrupted: gathered.interrupted || cancelled };
+  })();
+  return {
+    cancel() {
+      cancelled = true;
+      cancel();
+    },
+    done,
+  };
+}
