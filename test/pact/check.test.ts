@@ -73,11 +73,11 @@ const CASES: Case[] = [
     location: `${CUSTOMER_SPEC}#/paths/~1address-types~1{id}~1fields/get/responses/200/content/application~1json/schema`,
   },
   {
-    name: 'expects a field of the created record beyond id',
+    name: 'expects a field the created record does not declare',
     file: ONBOARDING_PACT,
     from: CREATE_TYPE,
-    change: (i) => setIn(i, ['response', 'body', 'content', 'code'], 'HOME'),
-    message: /expects property \/code, which the contract does not declare for status 200 of create-address-type \(schema path \/anyOf\/0\)/,
+    change: (i) => setIn(i, ['response', 'body', 'content', 'createdBy'], 'HOME'),
+    message: /expects property \/createdBy, which the contract does not declare for status 200 of create-address-type \(schema path \/anyOf\/0\)/,
     location: `${CUSTOMER_SPEC}#/paths/~1address-types/post/responses/200/content/application~1json/schema`,
   },
   {

@@ -167,3 +167,17 @@ describe('the curl command, run by bash against a local echo server', () => {
     }
   });
 });
+
+describe('compressed answers', () => {
+  test('a request that asked for compression reproduces with --compressed, so curl prints the decoded body', () => {
+    const request: RecordedRequest = {
+      method: 'GET',
+      url: 'http://127.0.0.1:1/address-types',
+      headers: { accept: 'application/json', 'accept-encoding': 'gzip, deflate, br' },
+    };
+    const line = toCurl(request);
+    expect(line).toContain(' --compressed');
+    expect(line.toLowerCase()).not.toContain('accept-encoding');
+    expect(toCurl({ ...request, headers: { accept: 'application/json' } })).not.toContain('--compressed');
+  });
+});

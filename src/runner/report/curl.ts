@@ -40,8 +40,10 @@ export function toCurl(request: RecordedRequest): string {
   if (request.method === 'HEAD') args.push('--head');
   else if (request.method !== 'GET' || hasBody) args.push('-X', request.method);
   args.push(shellQuote(request.url));
+  // The engine asks for compressed answers; --compressed makes curl ask the same and print them decoded.
+  if (Object.keys(request.headers).some((name) => name.toLowerCase() === 'accept-encoding')) args.push('--compressed');
   for (const [name, value] of Object.entries(request.headers)) {
-    if (DERIVED_HEADERS.has(name.toLowerCase())) continue;
+    if (DERIVED_HEADERS.has(name.toLowerCase()) || name.toLowerCase() === 'accept-encoding') continue;
     if (carriesToken(value)) {
       const scheme = value.slice(0, value.length - TOKEN_VARIABLE.length - 1);
       args.push('-H', `"${doubleQuoteEscape(`${name}: ${scheme}`)}$${TOKEN_VARIABLE}"`);
