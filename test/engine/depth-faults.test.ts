@@ -39,7 +39,7 @@ function runAgainst(variant: Variant): Promise<CliRun> {
     const started = await startVariant(variant);
     try {
       const { args, env } = started.target('flag');
-      return await runCli([...args, '--quiet'], { env });
+      return await runCli([...args, '--quiet', '--keep-passed-exchanges'], { env });
     } finally {
       await started.close();
     }

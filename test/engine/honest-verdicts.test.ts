@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { startReferenceService, type ReferenceService, type Variant } from '../../src/reference-service/index.ts';
+import { OPERATION_IDS, startReferenceService, type ReferenceService, type Variant } from '../../src/reference-service/index.ts';
 import type { RunResults } from '../../src/runner/model.ts';
 import { operation, pool, removeTemps, requireResults, resultsSchemaErrors, runCli, startVariant, tempDir, TOKEN, type CliRun } from './support.ts';
 
@@ -252,10 +252,11 @@ describe('no process outlives the CLI', () => {
     'interrupted by SIGTERM: partial reports, exit 2, and the process group is empty',
     async () => {
       const r = await limit(async () => {
-        const started = await startVariant({});
+        // Every operation hangs, so the signal always arrives while the run is still under way.
+        const started = await startVariant({ handlers: Object.fromEntries(OPERATION_IDS.map((id) => [id, () => new Promise<never>(() => {})])) });
         try {
           const { args } = started.target('flag');
-          return await runCli([...args, '--quiet'], {
+          return await runCli([...args, '--quiet', '--timeout', '60000'], {
             ownGroup: true,
             onSpawn: (child) => {
               setTimeout(() => child.kill('SIGTERM'), 6_000);

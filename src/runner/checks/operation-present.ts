@@ -34,7 +34,8 @@ export function routeUnknown(
   const allow = probe.headers['allow'];
   if (probe.status === 405 && allow !== undefined && !allow.toUpperCase().split(/[\s,]+/).includes(method.toUpperCase())) return true;
   if (!answersAsUnknownRoute(probe, profile)) return false;
-  if (probe.status === 405 || unknownRoute === undefined) return true;
+  // 501 Not Implemented, like 405, speaks of the route, never of a record.
+  if (probe.status === 405 || probe.status === 501 || unknownRoute === undefined) return true;
   const strip = (text: string) => paths.reduce((t, p) => (p ? t.split(p).join('') : t), text).trim();
   return unknownRoute.status === probe.status && strip(unknownRoute.body) === strip(probe.body);
 }

@@ -4,7 +4,7 @@ import { runChecks } from '../checks/registry.ts';
 import { SchemaCompileError, SchemaValidator } from '../checks/schema.ts';
 import type { CheckContext, RelatedRead } from '../checks/types.ts';
 import { listOf, notAcceptedOnUpdate, readersOfCreated } from '../plan/relations.ts';
-import { authorization } from '../http/auth-variants.ts';
+import { authorization, changedToken, truncatedToken } from '../http/auth-variants.ts';
 import { defaultClientOptions } from '../http/client-options.ts';
 import { GatewayClient } from '../http/gateway-client.ts';
 import type { CaseResult, Contract, Exchange, Finding, Operation, RecordedResponse } from '../model.ts';
@@ -173,9 +173,20 @@ export class Session {
   private credentials(op: Operation, auth: RequestPlan['auth']): { headers: Record<string, string>; query: Record<string, string>; cookies: Record<string, string> } {
     const out = { headers: {} as Record<string, string>, query: {} as Record<string, string>, cookies: {} as Record<string, string> };
     if (auth === 'none') return out;
-    const secret = auth === 'valid' ? this.config.token : auth === 'malformed' ? 'not a valid credential' : randomBytes(24).toString('hex');
+    const token = this.config.token;
+    // The same refused credentials as for the profile's header (http/auth-variants.ts), in each scheme.
+    const secret =
+      auth === 'valid' ? token
+      : auth === 'malformed' ? 'not a valid credential'
+      : auth === 'truncated' ? truncatedToken(token)
+      : auth === 'changed' ? changedToken(token)
+      : auth === 'empty' ? ''
+      : randomBytes(24).toString('hex');
     for (const scheme of op.auth ?? []) {
-      if (scheme.kind === 'bearer') out.headers['authorization'] = `Bearer ${secret}`;
+      if (scheme.kind === 'bearer') {
+        const value = authorization(auth, token);
+        if (value !== undefined) out.headers['authorization'] = value;
+      }
       else if (scheme.kind === 'basic') {
         out.headers['authorization'] = auth === 'malformed' ? 'Basic not-base64!' : `Basic ${Buffer.from(secret.includes(':') ? secret : `${secret}:`).toString('base64')}`;
       } else if (scheme.kind !== 'apiKey') continue;

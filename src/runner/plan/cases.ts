@@ -123,7 +123,9 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
   const add = (c: Omit<PlannedCase, 'operationId' | 'skip' | 'expect'> & { expect?: Expectation[] }) => {
     // A case runs only the setup steps its own request uses (an auth case uses none: see withoutSetup).
     c.request = c.kind === 'auth' ? withoutSetup(c.request) : { ...c.request, setup: neededSetup(c.request) };
-    const skip = gate(c.request, c.kind, c.fixture);
+    // A semantic case may be answered with success (e.g. "not valid"): under --read-only it is not a probe that
+    // must be rejected, so an unsafe method does not run.
+    const skip = c.expectation === 'semantic' && options.readOnly && !safe ? 'not a safe method (--read-only)' : gate(c.request, c.kind, c.fixture);
     cases.push({ operationId: op.operationId, expect: [], ...c, ...(skip ? { skip } : {}) });
   };
 
