@@ -45,11 +45,12 @@ export async function loadDescription(source: string): Promise<{ api: Obj; bundl
   let api: unknown;
   let bundled: unknown;
   try {
-    bundled = await SwaggerParser.bundle(location);
+    const parser = new SwaggerParser();
+    bundled = await parser.bundle(location);
     if (!isObj(bundled) || typeof bundled['openapi'] !== 'string' || !/^3\.[01]\./.test(bundled['openapi'])) {
       throw new ContractError(source, '', 'not an OpenAPI 3.0 or 3.1 description (Swagger 2.0 is not supported)');
     }
-    api = await validateOrDereference(location, bundled);
+    api = await validateOrDereference(location, bundled, parser.$refs.paths());
   } catch (error) {
     if (error instanceof ContractError) throw error;
     throw toContractError(source, error);
@@ -62,26 +63,13 @@ export async function loadDescription(source: string): Promise<{ api: Obj; bundl
  * Validation (the OpenAPI meta-schema and the spec rules) costs most of the start-up; a local description whose
  * files are byte for byte ones that passed before is only dereferenced. URLs are always validated.
  */
-async function validateOrDereference(location: string, bundled: Obj): Promise<unknown> {
-  if (isUrl(location)) return SwaggerParser.validate(structuredClone(bundled) as never);
-  const known = await knownFiles(location);
+async function validateOrDereference(location: string, bundled: Obj, files: string[]): Promise<unknown> {
+  // The key covers the description and every local file it refers to (the bundling parser read them all).
+  const known = isUrl(location) || files.some(isUrl) ? undefined : validityKey('openapi', ...(await readAll(files)));
   if (known && isKnownValid(known)) return new SwaggerParser().dereference(structuredClone(bundled) as never);
   const api = await SwaggerParser.validate(structuredClone(bundled) as never);
   if (known) rememberValid(known);
   return api;
-}
-
-/** The key over the description and the local files it refers to (listed in the cache under the main file). */
-async function knownFiles(location: string): Promise<string | undefined> {
-  try {
-    const parser = new SwaggerParser();
-    await parser.resolve(location);
-    const files = parser.$refs.paths();
-    if (files.some(isUrl)) return undefined;
-    return validityKey('openapi', ...(await readAll(files)));
-  } catch {
-    return undefined;
-  }
 }
 
 async function readAll(files: string[]): Promise<string[]> {
