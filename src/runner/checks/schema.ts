@@ -4,7 +4,7 @@ import type { DataValidationCxt } from 'ajv/dist/types/index.js';
 import addFormatsModule from 'ajv-formats';
 import { isSafeNumber, LosslessNumber, parse as parseLossless } from 'lossless-json';
 import type { JsonSchema, ResponseSpec, SchemaErrorDetail } from '../model.ts';
-import { INT64_KEYWORD, schemaSize, type ValidationDocument } from '../spec/validation-document.ts';
+import { INT64_KEYWORD, resolvePointer, schemaSize, type ValidationDocument } from '../spec/validation-document.ts';
 import { schemaFragment } from './schema-fragment.ts';
 
 // ajv-formats is CommonJS; its default export arrives as the module namespace under some loaders.
@@ -53,6 +53,8 @@ const regExp = Object.assign(
 export class SchemaValidator {
   private readonly ajv: Ajv2020;
   private readonly cache = new Map<string, ValidateFunction | SchemaCompileError>();
+  /** Response schema reference -> the reference it compiles as (see target()). */
+  private readonly targets = new Map<string, string>();
   private readonly documents = new Map<string, ValidationDocument>();
   private readonly added = new Set<string>();
   /** Per document: true when the whole document is within MAX_SCHEMA_NODES (then every schema in it is). */
@@ -120,7 +122,9 @@ export class SchemaValidator {
     const docId = ref?.split('#')[0];
     const doc = docId ? this.documents.get(docId) : undefined;
     if (!ref || !doc) return spec.schema === undefined ? [] : this.validate(spec.pointer, spec.schema, data);
-    let fn = this.cache.get(ref);
+    // Responses whose schema is only a reference share the compile of what it names (one per component).
+    const target = this.target(ref, doc);
+    let fn = this.cache.get(target);
     if (!fn) {
       fn = this.compile(() => {
         if (!this.added.has(doc.id)) {
@@ -132,9 +136,9 @@ export class SchemaValidator {
         if (!this.small.get(doc.id) && schemaSize(doc.document, ref.slice(ref.indexOf('#') + 1), MAX_SCHEMA_NODES) > MAX_SCHEMA_NODES) {
           throw new Error(`the schema and what it references exceed ${MAX_SCHEMA_NODES} nodes`);
         }
-        return this.ajv.compile({ $ref: ref });
+        return this.ajv.compile({ $ref: target });
       });
-      this.cache.set(ref, fn);
+      this.cache.set(target, fn);
     }
     if (fn instanceof SchemaCompileError) throw fn;
     this.exact = raw !== undefined && /\d{16}/.test(raw) ? unsafeIntegers(raw) : undefined;
@@ -143,6 +147,32 @@ export class SchemaValidator {
     } finally {
       this.exact = undefined;
     }
+  }
+
+  /**
+   * The schema a response schema reference stands for: through schemas that are nothing but an internal
+   * `$ref` (which validate exactly as their target does), so every response naming one component schema
+   * shares its compile. Remembered per reference.
+   */
+  private target(ref: string, doc: ValidationDocument): string {
+    let found = this.targets.get(ref);
+    if (found === undefined) {
+      found = ref;
+      const seen = new Set<string>([ref]);
+      for (;;) {
+        const node = resolvePointer(doc.document, found.slice(found.indexOf('#') + 1));
+        if (typeof node !== 'object' || node === null || Array.isArray(node)) break;
+        const keys = Object.keys(node);
+        const next = (node as Record<string, unknown>)['$ref'];
+        if (keys.length !== 1 || typeof next !== 'string' || !next.startsWith('#')) break;
+        const candidate = `${doc.id}${next}`;
+        if (seen.has(candidate) || seen.size > 32) break;
+        seen.add(candidate);
+        found = candidate;
+      }
+      this.targets.set(ref, found);
+    }
+    return found;
   }
 
   private compile(build: () => ValidateFunction): ValidateFunction | SchemaCompileError {
