@@ -6,6 +6,7 @@
  */
 import type { Contract, JsonSchema, Operation } from '../model.ts';
 import { responseFor } from '../spec/load.ts';
+import { onPath, operationIndex } from './operation-index.ts';
 import { schemaFormat, schemaProperties, schemaTypes } from '../spec/json-schema.ts';
 
 /** How a reader serves a created record: its item path, a path nested under it, or its collection's list. */
@@ -24,13 +25,7 @@ function params(path: string): string[] {
 
 /** The item parameter of a collection path: the `{x}` in `<collection>/{x}` of any operation, if one exists. */
 export function itemParam(contract: Contract, op: Operation): string | undefined {
-  const prefix = `${op.path}/{`;
-  for (const o of contract.operations) {
-    if (o.service !== op.service || !o.path.startsWith(prefix)) continue;
-    const name = o.path.slice(prefix.length).split('}')[0];
-    if (name) return name;
-  }
-  return undefined;
+  return operationIndex(contract).itemParam.get(`${op.service} ${op.path}`);
 }
 
 /** True when the operation creates records of a collection: a POST on a path that has item paths under it. */
@@ -45,8 +40,15 @@ export function readersOfCreated(contract: Contract, create: Operation): Reader[
   const item = `${create.path}/{${param}}`;
   const known = params(item).length;
   const readers: Reader[] = [];
-  for (const o of contract.operations) {
-    if (o.service !== create.service || o.method !== 'GET') continue;
+  // The GETs on the item path, under it, and on the collection path, in contract order.
+  const index = operationIndex(contract);
+  const candidates = [
+    ...onPath(contract, create.service, item),
+    ...(index.getsUnder.get(`${create.service} ${item}`) ?? []),
+    ...onPath(contract, create.service, create.path),
+  ].sort((a, b) => index.position.get(a)! - index.position.get(b)!);
+  for (const o of candidates) {
+    if (o.method !== 'GET') continue;
     if (o.path === item) readers.push({ operation: o, role: 'item', param });
     else if (o.path.startsWith(`${item}/`) && params(o.path).length === known) readers.push({ operation: o, role: 'nested', param });
     else if (o.path === create.path && listSchema(o) !== undefined) readers.push({ operation: o, role: 'list' });
@@ -57,14 +59,14 @@ export function readersOfCreated(contract: Contract, create: Operation): Reader[
 /** The create of the collection an item or list path belongs to. */
 export function createOf(contract: Contract, reader: Operation): Operation | undefined {
   const collection = reader.path.endsWith('}') ? reader.path.replace(/\/\{[^}]+\}$/, '') : reader.path;
-  return contract.operations.find((o) => o.service === reader.service && o.path === collection && isCreate(contract, o));
+  return onPath(contract, reader.service, collection).find((o) => isCreate(contract, o));
 }
 
 /** The list of a collection: the GET on the collection path, when it answers records. */
 export function listOf(contract: Contract, itemOp: Operation): Operation | undefined {
   if (!itemOp.path.endsWith('}')) return undefined;
   const collection = itemOp.path.replace(/\/\{[^}]+\}$/, '');
-  return contract.operations.find((o) => o.service === itemOp.service && o.method === 'GET' && o.path === collection && listSchema(o) !== undefined);
+  return onPath(contract, itemOp.service, collection).find((o) => o.method === 'GET' && listSchema(o) !== undefined);
 }
 
 /** The record schema of a list's items (a bare array or a page's `data`), when the 200 answer is a list. */

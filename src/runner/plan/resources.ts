@@ -1,4 +1,5 @@
 import type { Contract, Operation } from '../model.ts';
+import { operationIndex, pathShape, withShape } from './operation-index.ts';
 
 /**
  * The resource model: which operation produces the id a path parameter names, and which reads a record back.
@@ -29,7 +30,7 @@ export function normalisePath(path: string): string {
 
 /** The parameter-name-insensitive shape of a path: `/heroes/{}` for `/heroes/{hero_id}`. */
 function shape(path: string): string {
-  return normalisePath(path).replace(/\{[^}]+\}/g, '{}');
+  return pathShape(path);
 }
 
 function sameService(a: Operation, b: Operation): boolean {
@@ -43,18 +44,18 @@ export function producerFor(contract: Contract, op: Operation, param: string): P
   const index = segments.indexOf(`{${param}}`);
   if (index < 1) return undefined;
   const collection = shape(segments.slice(0, index).join('/') || '/');
-  const post = contract.operations.find((o) => sameService(o, op) && o.method === 'POST' && shape(o.path) === collection);
+  const post = withShape(contract, op.service, 'POST', collection)[0];
   if (post) return { producer: post, via: 'path' };
   const item = shape(segments.slice(0, index + 1).join('/'));
-  const put = contract.operations.find(
-    (o) => sameService(o, op) && o.method === 'PUT' && shape(o.path) === item && normalisePath(o.path).split('/')[index] === `{${param}}` && o.requestBody !== undefined,
+  const put = withShape(contract, op.service, 'PUT', item).find(
+    (o) => normalisePath(o.path).split('/')[index] === `{${param}}` && o.requestBody !== undefined,
   );
   if (put && put !== op) return { producer: put, via: 'put' };
   return undefined;
 }
 
 function linkProducer(contract: Contract, op: Operation, param: string): Producer | undefined {
-  for (const candidate of contract.operations) {
+  for (const candidate of operationIndex(contract).linking) {
     if (!sameService(candidate, op) || candidate === op) continue;
     for (const link of candidate.links ?? []) {
       const targets = link.operationId !== undefined ? link.operationId === op.operationId : link.method === op.method && link.path === op.path;
@@ -76,20 +77,14 @@ export function createsItself(contract: Contract, op: Operation, param: string):
 
 /** The GET of the same record (trailing slashes normalised). */
 export function readerFor(contract: Contract, op: Operation): Operation | undefined {
-  const target = shape(op.path);
-  return contract.operations.find((o) => sameService(o, op) && o.method === 'GET' && shape(o.path) === target);
+  return withShape(contract, op.service, 'GET', shape(op.path))[0];
 }
 
 /** The DELETE of the record a create made: on the item path that the create's path leads to. */
 export function deleterFor(contract: Contract, create: Operation): Operation | undefined {
-  if (create.method === 'PUT') {
-    const target = shape(create.path);
-    return contract.operations.find((o) => sameService(o, create) && o.method === 'DELETE' && shape(o.path) === target);
-  }
-  const collection = shape(create.path);
-  return contract.operations.find(
-    (o) => sameService(o, create) && o.method === 'DELETE' && /\/\{\}$/.test(shape(o.path)) && shape(o.path).replace(/\/\{\}$/, '') === collection,
-  );
+  if (create.method === 'PUT') return withShape(contract, create.service, 'DELETE', shape(create.path))[0];
+  // A DELETE whose shape is the collection's followed by one "/{}".
+  return withShape(contract, create.service, 'DELETE', `${shape(create.path)}/{}`)[0];
 }
 
 /** The records of a create response in any of the three shapes: a record, a bare array, a page `{data}`. */
