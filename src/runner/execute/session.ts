@@ -7,6 +7,7 @@ import { listOf, notAcceptedOnUpdate, readersOfCreated } from '../plan/relations
 import { authorization, changedToken, truncatedToken } from '../http/auth-variants.ts';
 import { defaultClientOptions } from '../http/client-options.ts';
 import { GatewayClient } from '../http/gateway-client.ts';
+import { randomHex } from '../http/random-hex.ts';
 import type { CaseResult, Contract, Exchange, Finding, Operation, RecordedResponse } from '../model.ts';
 import {
   pathParamNames,
@@ -392,7 +393,7 @@ export class Session {
       secrets?.push(value);
       return value;
     };
-    return { unique: `${this.config.runId}-${randomBytes(3).toString('hex')}`, steps, otp };
+    return { unique: `${this.config.runId}-${randomHex(3)}`, steps, otp };
   }
 
   /** Reads a one-time password from the configured OTP source. */

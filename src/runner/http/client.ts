@@ -29,7 +29,8 @@ export interface OutgoingRequest {
 /** Sends requests with undici through one keep-alive agent and records redacted exchanges. */
 export class HttpClient {
   private readonly agent: Dispatcher;
-  private inFlight = new AbortController();
+  /** One controller per request in flight: aborted by its own deadline, or all at once by abortInFlight(). */
+  private readonly inFlight = new Set<AbortController>();
 
   constructor(private readonly options: HttpOptions) {
     this.agent = options.dispatcher ?? new Agent({
@@ -49,13 +50,18 @@ export class HttpClient {
       headers: redactHeaders(req.headers, this.options.secrets, this.options.secretHeaders),
       ...(req.body !== undefined ? { body: redactText(req.body, this.options.secrets) } : {}),
     };
+    // The deadline covers the whole exchange, body included (as AbortSignal.timeout would, for less work).
+    const controller = new AbortController();
+    const deadline = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), this.options.timeoutMs);
+    deadline.unref();
+    this.inFlight.add(controller);
     try {
       const res = await undiciRequest(req.url, {
         method: req.method,
         headers: req.headers,
         body: req.body,
         dispatcher: this.agent,
-        signal: AbortSignal.any([AbortSignal.timeout(this.options.timeoutMs), this.inFlight.signal]),
+        signal: controller.signal,
       });
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(res.headers)) {
@@ -88,13 +94,17 @@ export class HttpClient {
         error: { kind: classify(error), message: redactText(describe(error, this.options.timeoutMs), this.options.secrets) },
         durationMs: performance.now() - started,
       };
+    } finally {
+      clearTimeout(deadline);
+      this.inFlight.delete(controller);
     }
   }
 
   /** Aborts every request in flight now; requests sent afterwards are not affected. */
   abortInFlight(): void {
-    this.inFlight.abort(new Error('the run was interrupted'));
-    this.inFlight = new AbortController();
+    const reason = new Error('the run was interrupted');
+    for (const controller of this.inFlight) controller.abort(reason);
+    this.inFlight.clear();
   }
 
   close(): Promise<void> {

@@ -5,13 +5,13 @@
  * it is rejected or about to expire. Every re-send is recorded on the exchange (`retries`), and the values of
  * secret headers are redacted from it.
  */
-import { randomBytes } from 'node:crypto';
 import type { Exchange } from '../model.ts';
 import { derivedSecrets } from './auth-variants.ts';
 import { HttpClient, type OutgoingRequest } from './client.ts';
 import type { Secret } from './redact.ts';
 import { RUN_ID_HEADER, secretValues, type ClientOptions } from './client-options.ts';
 import { buildDispatcher } from './dispatcher.ts';
+import { randomHex } from './random-hex.ts';
 import { RateLimiter, retryAfterMs, sleep } from './rate-limit.ts';
 import { TokenSource, type IssuedToken } from './token-command.ts';
 
@@ -170,7 +170,7 @@ export class GatewayClient {
   }
 
   private traceparent(): string {
-    return `00-${this.options.client.traceId}-${randomBytes(8).toString('hex')}-01`;
+    return `00-${this.options.client.traceId}-${randomHex(8)}-01`;
   }
 
   private redactText(text: string): string {
