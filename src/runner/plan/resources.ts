@@ -1,5 +1,5 @@
 import type { Contract, Operation } from '../model.ts';
-import { operationIndex, pathShape, withShape } from './operation-index.ts';
+import { operationIndex, pathShape, withShape, type OperationIndex } from './operation-index.ts';
 
 /**
  * The resource model: which operation produces the id a path parameter names, and which reads a record back.
@@ -37,7 +37,22 @@ function sameService(a: Operation, b: Operation): boolean {
   return a.service === b.service;
 }
 
+const producers = new WeakMap<OperationIndex, WeakMap<Operation, Map<string, Producer | undefined>>>();
+
+/** The producer of the id a path parameter names (remembered per operation and parameter: it is asked per case). */
 export function producerFor(contract: Contract, op: Operation, param: string): Producer | undefined {
+  const index = operationIndex(contract);
+  let byOp = producers.get(index);
+  if (!byOp) producers.set(index, (byOp = new WeakMap()));
+  let byParam = byOp.get(op);
+  if (!byParam) byOp.set(op, (byParam = new Map()));
+  if (byParam.has(param)) return byParam.get(param);
+  const found = findProducer(contract, op, param);
+  byParam.set(param, found);
+  return found;
+}
+
+function findProducer(contract: Contract, op: Operation, param: string): Producer | undefined {
   const byLink = linkProducer(contract, op, param);
   if (byLink) return byLink;
   const segments = normalisePath(op.path).split('/');
