@@ -31,6 +31,10 @@ function description(): Record<string, unknown> {
       post: { operationId: `create-${i}`, responses: { '201': json({ $ref: '#/components/schemas/Thing' }) } },
     };
   }
+  for (let i = 0; i < 10; i++) {
+    paths[`/inline${i}`] = { get: { operationId: `inline-${i}`, responses: { '200': json({ type: 'array', items: { $ref: '#/components/schemas/Tag' }, maxItems: 2 }) } } };
+  }
+  paths['/anchored'] = { get: { operationId: 'anchored', responses: { '200': json({ type: 'array', items: { $ref: '#/components/schemas/Tag' }, maxItems: 2, $anchor: 'here' }) } } };
   paths['/own'] = { get: { operationId: 'own', responses: { '200': json({ $ref: '#/components/schemas/Thing', description: 'with a sibling' }) } } };
   return {
     openapi: '3.1.0',
@@ -77,6 +81,18 @@ test('every response naming one component schema shares one compile, whatever th
   // A schema with a sibling next to its $ref is a schema of its own.
   expect(v.validateResponse(spec('own', '200'), JSON.parse(GOOD), GOOD)).toEqual([]);
   expect(v.compiledCount).toBe(3);
+});
+
+test('inline response schemas of the same content share one compile; one with an anchor of its own does not', () => {
+  const v = validator();
+  for (let i = 0; i < 10; i++) {
+    expect(v.validateResponse(spec(`inline-${i}`, '200'), ['a', 'b'], '["a","b"]')).toEqual([]);
+    const errors = v.validateResponse(spec(`inline-${i}`, '200'), ['a', 'c', 'b'], '["a","c","b"]');
+    expect(errors.map((e) => e.message)).toEqual(['(root) must NOT have more than 2 items', '/1 must be equal to one of the allowed values']);
+  }
+  expect(v.compiledCount).toBe(1);
+  expect(v.validateResponse(spec('anchored', '200'), ['a', 'c', 'b'], '["a","c","b"]')).toHaveLength(2);
+  expect(v.compiledCount).toBe(2);
 });
 
 test('a shared compile reports the same errors as the response schema compiled on its own', () => {

@@ -55,6 +55,8 @@ export class SchemaValidator {
   private readonly cache = new Map<string, ValidateFunction | SchemaCompileError>();
   /** Response schema reference -> the reference it compiles as (see target()). */
   private readonly targets = new Map<string, string>();
+  /** Document id and schema text -> the first reference compiled for that content. */
+  private readonly byContent = new Map<string, string>();
   private readonly documents = new Map<string, ValidationDocument>();
   private readonly added = new Set<string>();
   /** Per document: true when the whole document is within MAX_SCHEMA_NODES (then every schema in it is). */
@@ -170,6 +172,15 @@ export class SchemaValidator {
         seen.add(candidate);
         found = candidate;
       }
+      // Schemas of the same content validate alike wherever they sit, unless something in or above them
+      // changes how references resolve: then they share one compile too (an inline schema repeated per operation).
+      const text = locationFreeText(doc.document, found.slice(found.indexOf('#') + 1));
+      if (text !== undefined) {
+        const key = `${doc.id} ${text}`;
+        const first = this.byContent.get(key);
+        if (first !== undefined) found = first;
+        else this.byContent.set(key, found);
+      }
       this.targets.set(ref, found);
     }
     return found;
@@ -211,6 +222,39 @@ function run(fn: ValidateFunction, data: unknown): SchemaErrorDetail[] {
     if (expected !== undefined) detail.expected = expected;
     return detail;
   });
+}
+
+/** Keywords that give a schema a base URI or an anchor of its own: its meaning then depends on where it is. */
+const LOCATION_KEYWORDS = new Set(['$id', '$anchor', '$dynamicAnchor', '$dynamicRef', '$recursiveAnchor', '$recursiveRef']);
+
+/**
+ * The JSON text of the schema at `pointer` when its meaning does not depend on its place in the document (no
+ * `$id` on the way to it, no base URI or anchor keywords inside, only document-internal `#...` references);
+ * undefined otherwise.
+ */
+export function locationFreeText(doc: unknown, pointer: string): string | undefined {
+  let current: unknown = doc;
+  for (const raw of pointer.split('/').slice(1)) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    if (!Array.isArray(current) && '$id' in current) return undefined;
+    current = resolvePointer(current, `/${raw}`);
+  }
+  if (typeof current !== 'object' || current === null) return undefined;
+  const stack: unknown[] = [current];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null) continue;
+    if (Array.isArray(node)) {
+      stack.push(...node);
+      continue;
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (LOCATION_KEYWORDS.has(key)) return undefined;
+      if (key === '$ref' && (typeof value !== 'string' || !value.startsWith('#'))) return undefined;
+      if (typeof value === 'object' && value !== null) stack.push(value);
+    }
+  }
+  return JSON.stringify(current);
 }
 
 /** Objects in a JSON tree, counted up to just past `limit`. */
