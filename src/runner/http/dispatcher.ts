@@ -5,7 +5,7 @@
  * connection through the proxy.
  */
 import { readFileSync } from 'node:fs';
-import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import type { ClientOptions } from './client-options.ts';
 
 export interface PoolOptions {
@@ -43,6 +43,10 @@ export function tlsOptions(client: Pick<ClientOptions, 'clientCert' | 'clientKey
 export function buildDispatcher(client: ClientOptions, pool: PoolOptions): Dispatcher {
   const tls = tlsOptions(client);
   const connect = { timeout: Math.min(pool.timeoutMs, 10_000), ...tls };
+  // No proxy for either scheme: the keep-alive pools per origin directly (no proxy decision per request).
+  if (client.httpProxy === '' && client.httpsProxy === '') {
+    return new Agent({ connections: pool.connections, headersTimeout: pool.timeoutMs, bodyTimeout: pool.timeoutMs, connect });
+  }
   return new EnvHttpProxyAgent({
     connections: pool.connections,
     headersTimeout: pool.timeoutMs,

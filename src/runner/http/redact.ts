@@ -36,13 +36,18 @@ export function redactText(text: string, secrets: readonly Secret[]): string {
   return out;
 }
 
+/** The lower-cased names of each list of secret headers (a client passes the same list with every exchange). */
+const namedSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+const NONE: ReadonlySet<string> = new Set();
+
 /**
  * Redacts headers by name and by value: credential headers (Authorization, Proxy-Authorization and the ones
  * named in `secretHeaders`, e.g. the profile's auth header) keep only their scheme; cookies and API keys
  * become [redacted]; every other value has the secrets replaced.
  */
 export function redactHeaders(headers: Record<string, string>, secrets: readonly Secret[], secretHeaders: readonly string[] = []): Record<string, string> {
-  const named = new Set(secretHeaders.map((h) => h.toLowerCase()));
+  let named = secretHeaders.length === 0 ? NONE : namedSets.get(secretHeaders);
+  if (!named || named.size !== secretHeaders.length) namedSets.set(secretHeaders, (named = new Set(secretHeaders.map((h) => h.toLowerCase()))));
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();

@@ -78,8 +78,15 @@ export function readerOf(contract: Contract, op: Operation): Operation | undefin
   return readerFor(contract, op);
 }
 
+const paramNamesByPath = new Map<string, readonly string[]>();
+
 export function pathParamNames(op: Operation): string[] {
-  return [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? '');
+  let names = paramNamesByPath.get(op.path);
+  if (!names) {
+    names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? '');
+    paramNamesByPath.set(op.path, names);
+  }
+  return names.slice();
 }
 
 /** The positive request body: the example when there is one, else one built from the schema. */
