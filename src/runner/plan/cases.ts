@@ -263,6 +263,7 @@ function stepsNamed(value: unknown): Set<string> {
  * the field, an example case with its own values) does not run it.
  */
 export function neededSetup(request: Pick<RequestPlan, 'setup' | 'body' | 'query' | 'pathParams'>): SetupStep[] {
+  if (request.setup.length === 0) return [];
   const needed = stepsNamed([request.body, request.query, request.pathParams]);
   for (const step of [...request.setup].reverse()) if (needed.has(step.as)) for (const n of stepsNamed([step.body, step.query])) needed.add(n);
   return request.setup.filter((step) => needed.has(step.as));
@@ -276,7 +277,7 @@ const STAND_IN = 'conformance-auth-probe';
  */
 export function withoutSetup(request: RequestPlan): RequestPlan {
   const replace = (v: unknown): unknown => {
-    if (typeof v === 'string') return stepsNamed(v).size > 0 ? STAND_IN : v;
+    if (typeof v === 'string') return v.includes('{{') && stepsNamed(v).size > 0 ? STAND_IN : v;
     if (Array.isArray(v)) return v.map(replace);
     if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, replace(x)]));
     return v;
