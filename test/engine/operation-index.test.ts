@@ -49,7 +49,7 @@ function contract(): Contract {
       op(service, 'GET', '/teams/{}'),
       op(service, 'GET', '/teams/{team}'),
       op(service, 'GET', '/teams/{team}/members/{member}'),
-      op(service, 'POST', '/links', { links: [{ status: '201', operationId: `${service}:GET /linked/{thing}`, parameters: { thing: '$response.body#/thing/id' } }] } as Partial<Operation>),
+      op(service, 'POST', '/links', { links: [{ name: 'thing', status: '201', operationId: `${service}:GET /linked/{thing}`, parameters: { thing: '$response.body#/thing/id' } }] } as Partial<Operation>),
       op(service, 'GET', '/linked/{thing}'),
       op(service, 'GET', '/'),
       op(service, 'POST', '/'),

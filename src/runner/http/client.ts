@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { Agent, errors, request as undiciRequest, type Dispatcher } from 'undici';
+import { Agent, errors, type Dispatcher } from 'undici';
+import { Cancellation, exchange } from './exchange.ts';
 import type { Exchange, HttpMethod, RecordedResponse, TransportErrorKind } from '../model.ts';
 import { redactHeaders, redactText, type Secret } from './redact.ts';
 
@@ -29,8 +30,8 @@ export interface OutgoingRequest {
 /** Sends requests with undici through one keep-alive agent and records redacted exchanges. */
 export class HttpClient {
   private readonly agent: Dispatcher;
-  /** One controller per request in flight: aborted by its own deadline, or all at once by abortInFlight(). */
-  private readonly inFlight = new Set<AbortController>();
+  /** One cancellation per request in flight: by its own deadline, or all at once by abortInFlight(). */
+  private readonly inFlight = new Set<Cancellation>();
 
   constructor(private readonly options: HttpOptions) {
     this.agent = options.dispatcher ?? new Agent({
@@ -50,26 +51,17 @@ export class HttpClient {
       headers: redactHeaders(req.headers, this.options.secrets, this.options.secretHeaders),
       ...(req.body !== undefined ? { body: redactText(req.body, this.options.secrets) } : {}),
     };
-    // The deadline covers the whole exchange, body included (as AbortSignal.timeout would, for less work).
-    const controller = new AbortController();
-    const deadline = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), this.options.timeoutMs);
+    // The deadline covers the whole exchange, body included.
+    const cancellation = new Cancellation();
+    const deadline = setTimeout(() => cancellation.cancel(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), this.options.timeoutMs);
     deadline.unref();
-    this.inFlight.add(controller);
+    this.inFlight.add(cancellation);
     try {
-      const res = await undiciRequest(req.url, {
-        method: req.method,
-        headers: req.headers,
-        body: req.body,
-        dispatcher: this.agent,
-        signal: controller.signal,
-      });
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(res.headers)) {
-        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-      }
-      const { text, size, truncated, invalidUtf8 } = await readCapped(decoded(res.body, headers['content-encoding']), this.options.bodyCapBytes);
+      const cap = this.options.bodyCapBytes;
+      const res = await exchange(this.agent, req, cap, cancellation, (body, encoding) => readCapped(decoded(body, encoding), cap));
+      const { headers, text, size, truncated, invalidUtf8 } = res;
       const response: RecordedResponse = {
-        status: res.statusCode,
+        status: res.status,
         headers: redactHeaders(headers, this.options.secrets, this.options.secretHeaders),
         body: redactText(text, this.options.secrets),
         truncated,
@@ -96,14 +88,14 @@ export class HttpClient {
       };
     } finally {
       clearTimeout(deadline);
-      this.inFlight.delete(controller);
+      this.inFlight.delete(cancellation);
     }
   }
 
   /** Aborts every request in flight now; requests sent afterwards are not affected. */
   abortInFlight(): void {
     const reason = new Error('the run was interrupted');
-    for (const controller of this.inFlight) controller.abort(reason);
+    for (const cancellation of this.inFlight) cancellation.cancel(reason);
     this.inFlight.clear();
   }
 

@@ -1,0 +1,172 @@
+/**
+ * One request through an undici dispatcher, its answer read into memory up to a cap: the dispatcher's handler
+ * interface directly, without a body stream, an async iterator or abort-signal listeners per request (those
+ * cost more than the rest of an exchange with a fast server). A body with a content coding is handed to
+ * `decodeAndRead` as a stream, so decoding stays streamed and bounded.
+ *
+ * The body cap works as with a stream: the first `cap` bytes are kept, the size is counted, and past four caps
+ * the transfer is cut off.
+ */
+import { Readable } from 'node:stream';
+import { errors, util, type Dispatcher } from 'undici';
+
+export interface BodyText {
+  text: string;
+  size: number;
+  truncated: boolean;
+  invalidUtf8: boolean;
+}
+
+export interface RawResponse extends BodyText {
+  status: number;
+  /** Lower-case names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+}
+
+/** The deadline and the interrupt of one request: cancel() ends it at any stage (queued, sending, reading). */
+export class Cancellation {
+  reason: Error | undefined;
+  private abort: ((reason: Error) => void) | undefined;
+
+  cancel(reason: Error): void {
+    if (this.reason) return;
+    this.reason = reason;
+    this.abort?.(reason);
+  }
+
+  /** Called when the request starts: a cancellation that came first ends it at once. */
+  attach(abort: (reason: Error) => void): boolean {
+    if (this.reason) {
+      abort(this.reason);
+      return false;
+    }
+    this.abort = abort;
+    return true;
+  }
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The text of the kept bytes; an uncut body that is not UTF-8 is marked (a cut one may end inside a character). */
+export function bodyText(chunks: Buffer[], size: number, cap: number): BodyText {
+  const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  const truncated = size > cap;
+  try {
+    return { text: UTF8.decode(bytes), size, truncated, invalidUtf8: false };
+  } catch {
+    return { text: bytes.toString('utf8'), size, truncated, invalidUtf8: !truncated };
+  }
+}
+
+function isIdentity(encoding: string | undefined): boolean {
+  return encoding === undefined || encoding.split(',').every((c) => c.trim() === '' || c.trim().toLowerCase() === 'identity');
+}
+
+export function exchange(
+  dispatcher: Dispatcher,
+  request: { method: string; url: string; headers: Record<string, string>; body?: string },
+  cap: number,
+  cancellation: Cancellation,
+  decodeAndRead: (body: Readable, encoding: string) => Promise<BodyText>,
+): Promise<RawResponse> {
+  return new Promise<RawResponse>((resolve, reject) => {
+    let settled = false;
+    const succeed = (value: RawResponse) => {
+      if (settled) return;
+      settled = true;
+      resolve(value);
+    };
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+    };
+    let abort: ((reason: Error) => void) | undefined;
+    let finished = false;
+    let status = 0;
+    const headers: Record<string, string> = {};
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let kept = 0;
+    /** Set when the body has a content coding: it is read through the decoding streams. */
+    let stream: Readable | undefined;
+
+    const handler = {
+      onConnect(abortRequest: (reason?: Error) => void) {
+        if (cancellation.attach((reason) => abortRequest(reason))) abort = (reason) => abortRequest(reason);
+      },
+      onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
+        if (statusCode < 200) return true; // informational: the answer is still to come
+        status = statusCode;
+        for (const [name, value] of Object.entries(util.parseHeaders(rawHeaders))) {
+          if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+        }
+        const encoding = headers['content-encoding'];
+        if (!isIdentity(encoding)) {
+          stream = new Readable({
+            read: () => resume(),
+            destroy: (error, callback) => {
+              if (!finished) abort?.(error ?? new errors.RequestAbortedError());
+              callback(error);
+            },
+          });
+          // Errors reach the reader through its iteration; none goes unhandled when there is no reader.
+          stream.on('error', () => undefined);
+          let reading: Promise<BodyText>;
+          try {
+            reading = decodeAndRead(stream, encoding!);
+          } catch (error) {
+            fail(error);
+            abort?.(new errors.RequestAbortedError());
+            return false;
+          }
+          reading.then((body) => succeed({ status, headers, ...body }), fail);
+        }
+        return true;
+      },
+      onData(chunk: Buffer): boolean {
+        if (stream) return stream.push(chunk);
+        if (settled) return false;
+        size += chunk.length;
+        if (kept < cap) {
+          const part = chunk.subarray(0, cap - kept);
+          chunks.push(part);
+          kept += part.length;
+        }
+        if (size > cap * 4) {
+          // Far past the cap: stop the transfer (the connection is closed), keep what was kept.
+          succeed({ status, headers, ...bodyText(chunks, size, cap) });
+          abort?.(new errors.RequestAbortedError());
+          return false;
+        }
+        return true;
+      },
+      onComplete() {
+        finished = true;
+        if (stream) stream.push(null);
+        else succeed({ status, headers, ...bodyText(chunks, size, cap) });
+      },
+      onError(error: Error) {
+        finished = true;
+        stream?.destroy(error);
+        fail(error);
+      },
+    };
+
+    try {
+      const url = new URL(request.url);
+      dispatcher.dispatch(
+        {
+          origin: url.origin,
+          path: url.search ? `${url.pathname}${url.search}` : url.pathname,
+          method: request.method as Dispatcher.HttpMethod,
+          headers: request.headers,
+          ...(request.body !== undefined ? { body: request.body } : {}),
+        },
+        handler as unknown as Dispatcher.DispatchHandler,
+      );
+    } catch (error) {
+      fail(error);
+    }
+  });
+}
