@@ -34,11 +34,13 @@ mkdirSync(work, { recursive: true });
 // Counting every request any server of this process receives (the reference service and the stubs).
 let served = 0;
 let firstServedAt = 0;
+let lastServedAt = 0;
 const emit = http.Server.prototype.emit;
 http.Server.prototype.emit = function (this: http.Server, event: string, ...args: unknown[]) {
   if (event === 'request') {
     served++;
-    if (firstServedAt === 0) firstServedAt = performance.now();
+    lastServedAt = performance.now();
+    if (firstServedAt === 0) firstServedAt = lastServedAt;
   }
   return (emit as (this: http.Server, event: string, ...rest: unknown[]) => boolean).call(this, event, ...args);
 } as typeof emit;
@@ -126,6 +128,8 @@ interface Sample {
   reportBytes: number;
   /** User + system CPU seconds of the CLI and its children (from /usr/bin/time), when available. */
   cpuSeconds: number | undefined;
+  /** Requests per second between the first and the last request (the execution phase, without start-up and reports). */
+  steadyRps: number | undefined;
   stderr: string;
 }
 
@@ -135,6 +139,7 @@ async function runCli(args: string[], env: Record<string, string> = {}): Promise
   const out = join(work, `out-${Math.random().toString(36).slice(2)}`);
   served = 0;
   firstServedAt = 0;
+  lastServedAt = 0;
   const started = performance.now();
   const timeFile = join(work, `time-${Math.random().toString(36).slice(2)}`);
   const command = [process.execPath, BIN, ...args, ...(args.includes('--help') ? [] : ['--out', out, '--quiet', '--concurrency', String(CONCURRENCY)])];
@@ -166,7 +171,8 @@ async function runCli(args: string[], env: Record<string, string> = {}): Promise
   } catch {
     // no /usr/bin/time
   }
-  return { exit, wallMs, requests: served, peakRssMiB: peak, firstRequestMs: firstServedAt ? firstServedAt - started : undefined, reportBytes, cpuSeconds, stderr };
+  const steadyRps = served > 1 && lastServedAt > firstServedAt ? (served - 1) / ((lastServedAt - firstServedAt) / 1000) : undefined;
+  return { exit, wallMs, requests: served, peakRssMiB: peak, firstRequestMs: firstServedAt ? firstServedAt - started : undefined, reportBytes, cpuSeconds, steadyRps, stderr };
 }
 
 const median = (xs: number[]): number => {
@@ -195,6 +201,8 @@ async function measure(label: string, args: string[], runs = RUNS, requestsOverr
   if (cpu.length) row.cpuSeconds = median(cpu);
   const first = samples.map((s) => s.firstRequestMs).filter((x): x is number => x !== undefined);
   if (first.length) row.firstRequestMs = median(first);
+  const steady = samples.map((s) => s.steadyRps).filter((x): x is number => x !== undefined);
+  if (steady.length) row.steadyRps = median(steady);
   process.stdout.write(`  ${label}: ${Math.round(wallMs)} ms, ${requests} requests, ${Math.round(row.peakRssMiB)} MiB\n`);
   return row;
 }
@@ -209,6 +217,7 @@ interface Row {
   exit: number | null;
   firstRequestMs?: number;
   cpuSeconds?: number;
+  steadyRps?: number;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -335,6 +344,8 @@ const output = [
   ...perOp,
   `\n(c) raw ceiling: undici alone against the stub at concurrency ${CONCURRENCY}: ${fmt(ceiling)} requests/s`,
   ...[stubRow, ...synthetic.filter((r) => r.label.includes('200'))].map((r) => `    ${r.label}: ${fmt(r.requestsPerSecond)} requests/s = ${fmt((100 * r.requestsPerSecond) / ceiling, 1)} % of the ceiling`),
+  '\nsteady rate: requests/s from the first to the last request (the execution phase, without start-up, loading, planning and reports)',
+  ...[...rows, ...synthetic].filter((r) => r.steadyRps !== undefined).map((r) => `    ${r.label}: ${fmt(r.steadyRps!)} requests/s = ${fmt((100 * r.steadyRps!) / ceiling, 1)} % of the ceiling`),
 ].join('\n');
 process.stdout.write(`${output}\n`);
 mkdirSync(join(root, 'bench/results'), { recursive: true });
