@@ -90,6 +90,7 @@ export function exchange(
     let kept = 0;
     /** Set when the body has a content coding: it is read through the decoding streams. */
     let stream: Readable | undefined;
+    let readerStopped = false;
 
     const handler = {
       onConnect(abortRequest: (reason?: Error) => void) {
@@ -106,7 +107,11 @@ export function exchange(
           stream = new Readable({
             read: () => resume(),
             destroy: (error, callback) => {
-              if (!finished) abort?.(error ?? new errors.RequestAbortedError());
+              // The reader stopped (cut off past the cap, or a decoding error): it settles the exchange itself.
+              if (!finished) {
+                readerStopped = true;
+                abort?.(error ?? new errors.RequestAbortedError());
+              }
               callback(error);
             },
           });
@@ -149,7 +154,7 @@ export function exchange(
       onError(error: Error) {
         finished = true;
         stream?.destroy(error);
-        fail(error);
+        if (!readerStopped) fail(error);
       },
     };
 
