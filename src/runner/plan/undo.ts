@@ -136,7 +136,7 @@ export function idFromLocation(location: string | undefined, del: Operation): st
     return undefined;
   }
   const segments = normalisePath(path).split('/');
-  const wanted = normalisePath(del.path).split('/');
+  const wanted = normalisePath(del.path).split('/').filter((w) => w !== '');
   // The Location's tail must have the delete's static segments where the template has them.
   const tail = segments.slice(-wanted.length);
   if (tail.length !== wanted.length) return undefined;
