@@ -458,6 +458,10 @@ export class Session {
       ...over,
     });
     if (planned.skip) return result({ outcome: 'skipped', skipReason: planned.skip });
+    const omitted = planned.omits;
+    if (omitted?.in === 'header' && this.config.client?.headers.some((h) => h.name.toLowerCase() === omitted.name.toLowerCase())) {
+      return result({ outcome: 'skipped', skipReason: `the header ${omitted.name} goes with every request (-H), so it cannot be left out` });
+    }
 
     const probe = await this.probe(op, planned);
     if (planned.kind === 'presence') {
@@ -594,6 +598,7 @@ export class Session {
         ...(flow ? { secrets: flow.secrets, caseExchanges: flow.exchanges } : {}),
         ...(unknownRoute ? { unknownRoute } : {}),
         ...(coverage ? { coverage } : {}),
+        ...(planned.anyClientError ? { anyClientError: true } : {}),
       });
     } catch (error) {
       // The tool cannot judge this response (e.g. a schema ajv cannot compile): not the service's fault.
