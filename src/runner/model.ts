@@ -175,7 +175,8 @@ export type CheckId =
   | 'secret-not-exposed'
   | 'semantic-expectation'
   | 'response-timeout'
-  | 'response-body-readable';
+  | 'response-body-readable'
+  | 'write-only-not-returned';
 
 export type Severity = 'error' | 'warning' | 'info';
 
