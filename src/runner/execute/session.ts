@@ -629,16 +629,30 @@ export class Session {
     const random = new Random(`${this.config.seed}:${op.operationId}:coverage`);
     const variations = coverageVariations(op, request.body, request.query, random, this.config.maxExamples ?? DEFAULT_MAX_EXAMPLES);
     if (variations.length === 0) return result({ outcome: 'skipped', skipReason: 'the contract shows no constraint to vary in this request' });
-    const send = (v: Variation) =>
+    const sendOnce = (v: Variation) =>
       this.call(op, { ...request, ...(v.body !== undefined ? { body: v.body } : {}), ...(v.query ? { query: v.query } : {}) });
+    // A connection that broke before any answer (a keep-alive socket the server closed, a busy machine) is
+    // the network's doing: the variation is sent once more, and the phase goes on to the next ones.
+    const send = async (v: Variation): Promise<Exchange> => {
+      const first = await sendOnce(v);
+      if (first.error?.kind !== 'connection') return first;
+      const again = await sendOnce(v);
+      return { ...again, retries: [...(first.retries ?? []), { attempt: 1, reason: `connection: ${first.error.message}`, waitedMs: 0 }, ...(again.retries ?? [])] };
+    };
     const serverError = (e: Exchange) => e.response !== undefined && e.response.status >= 500;
     let sent = 0;
     let last: Exchange | undefined;
+    let unanswered: Exchange | undefined;
     for (const variation of variations) {
       const exchange = await send(variation);
       sent++;
+      if (!answered(exchange)) {
+        // A request that hangs is a finding; a network failure is not the service's and must not hide a 5xx later on.
+        if (exchange.error?.kind === 'timeout') return this.judge(op, planned, exchange, result);
+        unanswered ??= exchange;
+        continue;
+      }
       last = exchange;
-      if (!answered(exchange)) return this.judge(op, planned, exchange, result);
       if (!serverError(exchange)) continue;
       // Shrink: keep the first smaller request that still fails, until none does (bounded).
       let current = variation;
@@ -662,6 +676,10 @@ export class Session {
       if (currentExchange !== exchange) exchanges.push(currentExchange);
       const label = describeVariation(current, { body: request.body, query: request.query });
       return this.judge(op, planned, currentExchange, result, undefined, undefined, undefined, undefined, { label, sent });
+    }
+    if (unanswered) {
+      exchanges.push(unanswered);
+      return this.judge(op, planned, unanswered, result);
     }
     if (last) exchanges.push(last);
     return last ? this.judge(op, planned, last, result, undefined, undefined, undefined, undefined, { label: 'coverage', sent }) : result({ outcome: 'skipped', skipReason: 'no coverage request was sent' });
