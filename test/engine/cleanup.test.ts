@@ -348,7 +348,11 @@ test(
         },
       });
       try {
-        const run = await runCli(['--base-url', svc.customerBaseUrl, '--foreign-trade-base-url', svc.foreignTradeBaseUrl, '--token', TOKEN, '--include', '/address-types', '--max-examples', '3']);
+        // The whole run: generated cases and the scenario suites, irreversible operations included.
+        const run = await runCli([
+          '--base-url', svc.customerBaseUrl, '--foreign-trade-base-url', svc.foreignTradeBaseUrl, '--token', TOKEN,
+          '--allow-irreversible', '--otp-source-url', `${svc.url}/__reference/otp/{transactionId}`, '--max-examples', '3',
+        ], { killAfterMs: RUN_TIMEOUT - 20_000 });
         const results = requireResults(run);
         expect(run.code, run.stderr + run.stdout).toBe(0);
         expect(created).toBeGreaterThan(5);
