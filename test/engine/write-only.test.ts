@@ -7,7 +7,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import type { RunResults } from '../../src/runner/model.ts';
+import { SchemaValidator } from '../../src/runner/checks/schema.ts';
+import type { CheckContext } from '../../src/runner/checks/types.ts';
+import { writeOnlyNotReturned } from '../../src/runner/checks/write-only-not-returned.ts';
+import type { JsonSchema, Operation, RunResults } from '../../src/runner/model.ts';
+import { loadProfile } from '../../src/runner/spec/profile.ts';
+import { GENERIC_PROFILE } from '../../src/runner/spec/profiles.ts';
 import { json, startHttp } from '../http/servers.ts';
 import { pool, removeTemps, requireResults, resultsSchemaErrors, runCli, tempDir, TOKEN } from './support.ts';
 
@@ -126,4 +131,40 @@ describe('a writeOnly property in a response', () => {
     },
     RUN_TIMEOUT,
   );
+});
+
+describe('which returned properties count as writeOnly (the schema walk)', async () => {
+  const profile = await loadProfile(GENERIC_PROFILE);
+  const validator = new SchemaValidator();
+  const judge = (schema: JsonSchema, body: unknown): unknown => {
+    const operation: Operation = {
+      operationId: 'op', method: 'GET', path: '/x', group: '/x', service: 's', specFile: 'x.json', pointer: '/paths/~1x/get',
+      parameters: [], responses: [{ status: '200', contentTypes: ['application/json'], schema, pointer: '/paths/~1x/get/responses/200' }], secured: false, extensions: {},
+    };
+    const text = JSON.stringify(body);
+    const ctx: CheckContext = {
+      exchange: { request: { method: 'GET', url: 'http://127.0.0.1:1/x', headers: {} }, response: { status: 200, headers: { 'content-type': 'application/json' }, body: text, json: body, truncated: false, size: text.length }, durationMs: 1 },
+      operation, profile, validator, expectation: 'success', expect: [],
+    };
+    return writeOnlyNotReturned.run(ctx).map((f) => f.actual);
+  };
+  const secret = { type: 'string', writeOnly: true };
+
+  test('nested objects, arrays, allOf: each returned writeOnly property by its path', () => {
+    const schema = { type: 'object', properties: { user: { allOf: [{ type: 'object', properties: { pin: secret } }] }, list: { type: 'array', items: { type: 'object', properties: { pin: secret } } } } };
+    expect(judge(schema, { user: { pin: '1' }, list: [{}, { pin: '2' }] })).toEqual([['/user/pin', '/list/1/pin']]);
+    expect(judge(schema, { user: {}, list: [{}] })).toEqual([]);
+  });
+
+  test('oneOf/anyOf: only a property every declaring alternative marks writeOnly; a nullable wrapper keeps it', () => {
+    const both = { oneOf: [{ type: 'object', properties: { pin: secret } }, { type: 'object', properties: { pin: { type: 'string' } } }] };
+    expect(judge(both, { pin: '1' })).toEqual([]);
+    const one = { anyOf: [{ type: 'object', properties: { pin: secret } }, { type: 'null' }] };
+    expect(judge(one, { pin: '1' })).toEqual([['/pin']]);
+  });
+
+  test('a schema with no writeOnly anywhere, an undeclared status, a body that is not JSON: nothing', () => {
+    expect(judge({ type: 'object', properties: { pin: { type: 'string' } } }, { pin: '1' })).toEqual([]);
+    expect(judge({ type: 'string' }, 'text')).toEqual([]);
+  });
 });

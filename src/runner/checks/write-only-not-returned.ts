@@ -20,6 +20,7 @@ export const writeOnlyNotReturned: Check = {
     const docId = ref?.split('#')[0];
     const doc = docId ? ctx.validator.documentOf(docId) : undefined;
     const root = ref && doc ? resolve(doc, `#${ref.slice(ref.indexOf('#') + 1)}`) : spec.schema;
+    if (!mentionsWriteOnly(ref ?? spec.schema, root, doc)) return [];
     const found: string[] = [];
     walk(root, response.json, '', doc, found, 0);
     if (found.length === 0) return [];
@@ -36,6 +37,34 @@ export const writeOnlyNotReturned: Check = {
 };
 
 type Obj = Record<string, unknown>;
+
+/** Per validation document, by reference; per schema object otherwise. */
+const known = new WeakMap<object, Map<string, boolean>>();
+const knownSchemas = new WeakMap<object, boolean>();
+
+/** True when the schema or anything it references says writeOnly (computed once per schema): else nothing to walk. */
+function mentionsWriteOnly(key: unknown, root: unknown, doc: Obj | undefined): boolean {
+  const byRef = typeof key === 'string' && doc ? (known.get(doc) ?? known.set(doc, new Map()).get(doc)!) : undefined;
+  const cached = typeof key === 'string' ? byRef?.get(key) : isObj(key) ? knownSchemas.get(key) : undefined;
+  if (cached !== undefined) return cached;
+  const seen = new Set<unknown>();
+  const stack: unknown[] = [root];
+  let found = false;
+  while (stack.length > 0 && !found) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
+    if (!Array.isArray(node)) {
+      const o = node as Obj;
+      if (o['writeOnly'] === true) found = true;
+      if (typeof o['$ref'] === 'string') stack.push(resolve(doc, o['$ref']));
+    }
+    for (const v of Array.isArray(node) ? node : Object.values(node)) if (typeof v === 'object' && v !== null) stack.push(v);
+  }
+  if (typeof key === 'string') byRef?.set(key, found);
+  else if (isObj(key)) knownSchemas.set(key, found);
+  return found;
+}
 
 function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -77,11 +106,26 @@ interface PropInfo {
   schemas: unknown[];
 }
 
-/** What a schema says about an object's properties: through $ref, allOf and (conservatively) oneOf/anyOf. */
+const propertiesOf = new WeakMap<object, Map<string, PropInfo>>();
+
+/**
+ * What a schema says about an object's properties: through $ref, allOf and (conservatively) oneOf/anyOf.
+ * Computed once per schema object (a schema reached along many paths is not walked again); a cycle ends empty.
+ */
 function properties(schema: unknown, doc: Obj | undefined, seen: Set<unknown>): Map<string, PropInfo> {
-  const out = new Map<string, PropInfo>();
-  if (!isObj(schema) || seen.has(schema)) return out;
+  if (!isObj(schema)) return new Map();
+  const cached = propertiesOf.get(schema);
+  if (cached) return cached;
+  if (seen.has(schema)) return new Map();
   seen.add(schema);
+  const out = computeProperties(schema, doc, seen);
+  seen.delete(schema);
+  propertiesOf.set(schema, out);
+  return out;
+}
+
+function computeProperties(schema: Obj, doc: Obj | undefined, seen: Set<unknown>): Map<string, PropInfo> {
+  const out = new Map<string, PropInfo>();
   const all = (more: Map<string, PropInfo>) => {
     for (const [name, info] of more) {
       const had = out.get(name);
@@ -98,7 +142,7 @@ function properties(schema: unknown, doc: Obj | undefined, seen: Set<unknown>): 
   }
   for (const part of Array.isArray(schema['allOf']) ? schema['allOf'] : []) all(properties(part, doc, seen));
   for (const key of ['oneOf', 'anyOf'] as const) {
-    const alternatives = Array.isArray(schema[key]) ? schema[key].map((s) => properties(s, doc, new Set(seen))) : [];
+    const alternatives = Array.isArray(schema[key]) ? (schema[key] as unknown[]).map((s) => properties(s, doc, seen)) : [];
     const names = new Set(alternatives.flatMap((m) => [...m.keys()]));
     const merged = new Map<string, PropInfo>();
     for (const name of names) {
