@@ -45,6 +45,8 @@ function safeDecode(segment: string): string {
 export class CleanupLedger {
   private readonly records: LedgerRecord[] = [];
   private readonly undos = new Map<string, Undo | undefined>();
+  /** The records with a DELETE, by the path that DELETE is sent to (each record's path is worked out once). */
+  private readonly byPath = new Map<string, LedgerRecord[]>();
 
   constructor(
     private readonly contract: Contract,
@@ -107,15 +109,18 @@ export class CleanupLedger {
       const params = undoPathParams(op, del, idParam, pathParams, id);
       const url = pathKey(this.urlOf(del, params));
       // The same record noted twice (a PUT sent again, a create answered with a record the run has): once.
-      if (this.records.some((r) => !r.done && r.undo && pathKey(this.urlOf(r.undo.operation, r.undo.pathParams)) === url)) continue;
-      this.records.push({ ...base, id, undo: { operation: del, pathParams: params } });
+      if (this.byPath.get(url)?.some((r) => !r.done)) continue;
+      const record: LedgerRecord = { ...base, id, undo: { operation: del, pathParams: params } };
+      this.records.push(record);
+      const same = this.byPath.get(url);
+      if (same) same.push(record);
+      else this.byPath.set(url, [record]);
     }
   }
 
   /** A DELETE the run sent succeeded: the record at that path is gone. */
   private deleted(url: string): void {
-    const key = pathKey(url);
-    for (const r of this.records) if (!r.done && r.undo && pathKey(this.urlOf(r.undo.operation, r.undo.pathParams)) === key) r.done = true;
+    for (const r of this.byPath.get(pathKey(url)) ?? []) r.done = true;
   }
 
   /** Records still to delete or report, newest first. */
