@@ -529,11 +529,12 @@ export class Session {
   }
 
   /**
-   * Under --read-only a DELETE names no record that may exist (an example or random integer id might): its
-   * path values are ones no record has, so even a deployment that wrongly lets the call through removes nothing.
+   * A DELETE that is not part of a lifecycle (presence probe, auth and negative cases) names no record that may
+   * exist (an example or random integer id might): its path values are ones no record has, so even a deployment
+   * that wrongly lets the call through removes nothing it did not create.
    */
   private absentIds(op: Operation): Record<string, string> | undefined {
-    if (!this.config.readOnly || op.method !== 'DELETE') return undefined;
+    if (op.method !== 'DELETE') return undefined;
     const random = new Random(`${this.config.seed}:${op.operationId}:absent`);
     return Object.fromEntries(pathParamNames(op).map((p) => [p, `conformance-absent-${random.uuid().slice(0, 8)}`]));
   }
