@@ -32,7 +32,6 @@ import { loadProfiles, profileFor, type Profiles } from '../spec/profiles.ts';
 import type { RunConfig } from './config.ts';
 import { CreatedRecords, withReproduction } from './chain.ts';
 import { createdIds } from './created.ts';
-import { fuzzOperation } from './fuzz.ts';
 import { redactFlowSecrets, secretFieldValues } from './flow-secrets.ts';
 import { readCreated, readOwnership, RelationUnmet, type RelationsHost } from './relations-run.ts';
 import { ATTEMPTS, backoffMs, combineAttempts, isDocumentedTransient, repeatPolicy } from './repeat.ts';
@@ -671,6 +670,8 @@ export class Session {
     exchanges: Exchange[],
     result: (over: Partial<CaseResult> & Pick<CaseResult, 'outcome'>) => CaseResult,
   ): Promise<CaseResult> {
+    // fast-check is loaded only when a fuzzing case runs (start-up stays lean).
+    const { fuzzOperation } = await import('./fuzz.ts');
     const run = await fuzzOperation(op, request, {
       seed: `${this.config.seed}:${op.operationId}`,
       numRuns: this.config.fuzzExamples ?? DEFAULT_FUZZ_EXAMPLES,

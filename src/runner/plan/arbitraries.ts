@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { JsonSchema, Operation } from '../model.ts';
 import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../spec/json-schema.ts';
+import { RESERVED_HEADERS } from './fuzz-inputs.ts';
 import { asText } from './parameters.ts';
 import type { Random } from './random.ts';
 import { generate, integerRange, isOmitted, numericBounds, patternValue, UNKNOWN, withDiscriminator } from './values.ts';
@@ -260,6 +261,20 @@ function numberArbitrary(schema: Record<string, unknown>, ctx: Ctx): Arb | undef
 
 const HEADER_TEXT = /^(?:[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?)?$/;
 const printableAscii = fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c));
+/**
+ * One code point: mostly printable ASCII, also control characters, the rest of the BMP and astral planes (no
+ * lone surrogates). Built from integer ranges: fast-check's own full-range units take seconds to set up.
+ */
+const anyCodePoint = fc
+  .oneof(
+    { arbitrary: fc.integer({ min: 0x20, max: 0x7e }), weight: 4 },
+    { arbitrary: fc.integer({ min: 0xa0, max: 0xd7ff }), weight: 2 },
+    { arbitrary: fc.integer({ min: 0x0, max: 0x1f }), weight: 1 },
+    { arbitrary: fc.integer({ min: 0xe000, max: 0xfffd }), weight: 1 },
+    { arbitrary: fc.integer({ min: 0x10000, max: 0x10ffff }), weight: 1 },
+  )
+  .map((c) => String.fromCodePoint(c));
+const urlWord = fc.string({ minLength: 1, maxLength: 8, unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-_'.split('')) });
 
 /** True when a value can be sent where it goes (a header value, a path segment, any JSON). */
 export function fitsText(value: unknown, text: TextRoom): boolean {
@@ -292,7 +307,9 @@ function formatArbitrary(format: string | undefined): fc.Arbitrary<string> | und
       return fc.emailAddress();
     case 'uri':
     case 'url':
-      return fc.webUrl();
+      return fc
+        .tuple(fc.constantFrom('https', 'http'), fc.domain(), fc.array(urlWord, { maxLength: 3 }))
+        .map(([scheme, host, path]) => `${scheme}://${host}/${path.join('/')}`);
     case 'hostname':
       return fc.domain();
     case 'ipv4':
@@ -327,7 +344,7 @@ function stringArbitrary(schema: Record<string, unknown>, ctx: Ctx): Arb | undef
   const size = max === undefined ? {} : { maxLength: Math.min(max, min + 64) };
   if (ctx.text === 'header') return fc.string({ minLength: min, ...size, unit: printableAscii });
   const plain = fc.string({ minLength: min, ...size, unit: 'grapheme-ascii' });
-  const unicode = fc.string({ minLength: min, ...size, unit: 'binary' });
+  const unicode = fc.string({ minLength: min, ...size, unit: anyCodePoint });
   const arb = fc.oneof(plain, unicode);
   if (ctx.text === 'any' || ctx.text === 'query') return arb;
   // A path segment: not empty, not a dot segment, no slash; else a plain stand-in of the right length.
@@ -426,8 +443,6 @@ export function bigintText(_key: string, value: unknown): unknown {
 // ---------------------------------------------------------------------------------------------------------
 // Requests
 
-/** Header names the tool sets itself (see parameters.ts). */
-const RESERVED_HEADERS = new Set(['accept', 'content-type', 'authorization', 'content-length', 'host', 'cookie']);
 
 /** One generated request: what replaces the positive request's parameters and body. */
 export interface FuzzRequest {
@@ -447,12 +462,6 @@ export interface PositiveRequest {
   headers?: Record<string, string>;
   cookies?: Record<string, string>;
   body?: unknown;
-}
-
-/** True when an operation takes anything the phase can vary: a body or a query, header or cookie parameter. */
-export function hasInputs(op: Operation): boolean {
-  if (op.requestBody) return true;
-  return op.parameters.some((p) => p.in === 'query' || p.in === 'cookie' || (p.in === 'header' && !RESERVED_HEADERS.has(p.name.toLowerCase())));
 }
 
 /**

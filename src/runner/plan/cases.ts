@@ -5,7 +5,7 @@ import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../
 import { isIrreversible, sideEffectOf, type Profile } from '../spec/profile.ts';
 import { Random } from './random.ts';
 import { DEFAULT_MAX_EXAMPLES } from './coverage.ts';
-import { hasInputs } from './arbitraries.ts';
+import { hasInputs } from './fuzz-inputs.ts';
 import { parameterValues, stringValues, withoutReadOnly } from './parameters.ts';
 import { createsItself, producerFor, readerFor } from './resources.ts';
 import { createOf, isCreate, readersOfCreated } from './relations.ts';
