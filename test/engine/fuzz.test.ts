@@ -259,5 +259,4 @@ describe('the fuzzing phase', () => {
       await server.close();
     }
   }, 180_000);
-
 });
