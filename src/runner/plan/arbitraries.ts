@@ -28,6 +28,8 @@ export interface ArbitraryOptions {
   text?: TextRoom;
   /** int64 values over the whole 64-bit range as exact digits (a BigInt): only where the value is sent as text. */
   int64Digits?: boolean;
+  /** A cache shared by the arbitraries of one request (see Ctx.built). */
+  built?: WeakMap<object, Map<string, Arb | undefined>>;
 }
 
 interface Ctx {
@@ -38,6 +40,8 @@ interface Ctx {
   depth: number;
   /** Nested compositions at the same depth (a oneOf that names itself must end too). */
   nesting: number;
+  /** Arbitraries built so far, by schema object and where they are drawn (shared schemas are built once). */
+  built: WeakMap<object, Map<string, Arb | undefined>>;
 }
 
 export const FUZZ_MAX_DEPTH = 3;
@@ -58,15 +62,28 @@ export function schemaArbitrary(schema: JsonSchema, options: ArbitraryOptions, f
     int64Digits: options.int64Digits ?? false,
     depth: 0,
     nesting: 0,
+    built: options.built ?? new WeakMap(),
   }, fallback);
 }
 
 function withFallback(schema: JsonSchema, ctx: Ctx, fallback: unknown): Arb | undefined {
-  const built = build(schema, ctx, fallback);
+  const built = cached(schema, ctx, fallback);
   if (built) return built;
   if (fallback !== undefined) return fc.constant(fallback);
   const value = generate(schema, ctx.random);
   return value === UNKNOWN || value === undefined || !fitsText(value, ctx.text) ? undefined : fc.constant(value);
+}
+
+/** build() once per schema object, depth and text room; a value to fall back on makes its own. */
+function cached(schema: JsonSchema, ctx: Ctx, fallback: unknown): Arb | undefined {
+  if (typeof schema !== 'object' || schema === null || fallback !== undefined) return build(schema, ctx, fallback);
+  const key = `${ctx.depth}:${ctx.nesting}:${ctx.text}:${ctx.int64Digits}`;
+  let byKey = ctx.built.get(schema);
+  if (!byKey) ctx.built.set(schema, (byKey = new Map()));
+  if (byKey.has(key)) return byKey.get(key);
+  const arb = build(schema, ctx, fallback);
+  byKey.set(key, arb);
+  return arb;
 }
 
 function build(schema: JsonSchema, ctx: Ctx, fallback: unknown): Arb | undefined {
@@ -147,7 +164,7 @@ function branches(schema: Record<string, unknown>, key: 'oneOf' | 'anyOf', ctx: 
       continue;
     }
     const merged: JsonSchema = hasConstraints(base) ? { allOf: [base, branch] } : branch;
-    const arb = build(merged, inner, undefined);
+    const arb = cached(merged, inner, undefined);
     if (!arb) continue;
     arbs.push(schema['discriminator'] !== undefined ? arb.map((v) => withDiscriminator(schema, branch, v)) : arb);
   }
@@ -365,8 +382,15 @@ function patternArbitrary(pattern: string, min: number, max: number | undefined,
     }
   }
   const ok = (s: string) => regex.test(s) && fits(s);
-  const drawn = patternValue(pattern, ctx.random, min, max);
-  const safe = drawn !== undefined && ok(drawn) ? drawn : undefined;
+  // randexp's value is drawn only when needed (it is costly for large character classes).
+  let memo: { value: string | undefined } | undefined;
+  const safe = () => {
+    if (!memo) {
+      const drawn = patternValue(pattern, ctx.random, min, max);
+      memo = { value: drawn !== undefined && ok(drawn) ? drawn : undefined };
+    }
+    return memo.value;
+  };
   let arb: fc.Arbitrary<string> | undefined;
   for (const flags of ['u', '']) {
     try {
@@ -376,10 +400,16 @@ function patternArbitrary(pattern: string, min: number, max: number | undefined,
       arb = undefined;
     }
   }
-  if (!arb) return safe === undefined ? undefined : fc.constant(safe);
-  if (safe === undefined) return undefined;
-  return arb.map((s) => (ok(s) ? s : safe));
+  if (!arb) {
+    const value = safe();
+    return value === undefined ? undefined : fc.constant(value);
+  }
+  // A drawn value the pattern or the lengths refuse: randexp's, else the request is not sent (see NOT_SENT).
+  return arb.map((s) => (ok(s) ? s : (safe() ?? NOT_SENT)));
 }
+
+/** Stands for a value no generator could make valid: a request holding it is never sent (execute/fuzz.ts). */
+export const NOT_SENT = '\u0000conformance: no valid value\u0000';
 
 // ---------------------------------------------------------------------------------------------------------
 // Arrays and objects
