@@ -130,7 +130,9 @@ describe('requests from the whole schema, seen by a real server', () => {
     expect(positive('listThings')?.outcome).toBe('passed');
     const list = seen.filter((s) => s.url.pathname === '/svc/things' && s.url.searchParams.get('api_key') === TOKEN);
     expect(list.length).toBeGreaterThan(0);
-    expect(list.every((s) => s.headers['x-tenant'] === 'acme' && /session=/.test(s.headers.cookie ?? '') && s.url.searchParams.has('page'))).toBe(true);
+    // Every request carries them (the fuzzing phase draws other schema-valid values than the example 'acme').
+    expect(list.every((s) => s.headers['x-tenant'] !== undefined && /session=/.test(s.headers.cookie ?? '') && s.url.searchParams.has('page'))).toBe(true);
+    expect(list.some((s) => s.headers['x-tenant'] === 'acme')).toBe(true);
     expect(seen.some((s) => s.headers.authorization !== undefined)).toBe(false);
   });
 
