@@ -12,6 +12,11 @@ import { bigintText, describeRequest, requestArbitrary, schemaArbitrary } from '
 import { hasInputs } from '../../src/runner/plan/fuzz-inputs.ts';
 import { Random } from '../../src/runner/plan/random.ts';
 import { openapi30ToJsonSchema } from '../../src/runner/spec/json-schema.ts';
+import { FUZZ_CASE, planOperation, type PlanOptions } from '../../src/runner/plan/cases.ts';
+import { loadExamples } from '../../src/runner/spec/examples.ts';
+import { loadContract } from '../../src/runner/spec/load.ts';
+import { loadProfile } from '../../src/runner/spec/profile.ts';
+import { ROOT } from './support.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
@@ -157,5 +162,33 @@ describe('requests', () => {
   test('an operation with nothing to vary has no fuzzing phase', () => {
     expect(hasInputs({ ...OP, parameters: [OP.parameters[0]!] } as Operation)).toBe(false);
     expect(hasInputs(OP)).toBe(true);
+  });
+});
+
+describe('the fuzzing case obeys the same rules as the coverage case', () => {
+  test('--read-only, irreversible effects, records to create: each fuzzing case is skipped exactly when its coverage case is', async () => {
+    const [contract, profile, examples] = await Promise.all([
+      loadContract(['contract/customer-service.openapi.yaml', 'contract/foreign-trade-service.openapi.yaml'].map((f) => `${ROOT}${f}`)),
+      loadProfile(`${ROOT}contract/profile.yaml`),
+      loadExamples(`${ROOT}contract/examples.yaml`),
+    ]);
+    let compared = 0;
+    for (const options of [{ readOnly: true, allowIrreversible: false }, { readOnly: false, allowIrreversible: false }, { readOnly: false, allowIrreversible: true }]) {
+      const all: PlanOptions = { seed: 1, otpSource: true, ...options };
+      for (const op of contract.operations) {
+        const cases = planOperation(contract, op, profile, examples, all).cases;
+        const coverage = cases.find((c) => c.name === 'coverage');
+        const fuzzing = cases.find((c) => c.name === FUZZ_CASE);
+        if (!fuzzing) continue;
+        compared++;
+        expect(fuzzing.skip, `${op.operationId} ${JSON.stringify(options)}`).toBe(coverage?.skip);
+        expect(fuzzing.fixture).toBe(coverage?.fixture);
+      }
+    }
+    expect(compared).toBeGreaterThan(10);
+    const readOnly = contract.operations.flatMap((op) => planOperation(contract, op, profile, examples, { seed: 1, otpSource: true, readOnly: true, allowIrreversible: false }).cases.map((c) => ({ c, op })));
+    for (const { c, op } of readOnly) if (c.name === FUZZ_CASE && !['GET', 'HEAD', 'OPTIONS'].includes(op.method)) expect(c.skip).toMatch(/--read-only/);
+    const irreversible = planOperation(contract, contract.operations.find((o) => o.operationId === 'create-user')!, profile, examples, { seed: 1, otpSource: true, readOnly: false, allowIrreversible: false });
+    expect(irreversible.cases.find((c) => c.name === FUZZ_CASE)?.skip).toMatch(/irreversible/);
   });
 });
