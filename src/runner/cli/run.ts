@@ -48,6 +48,7 @@ export interface RunOptions {
   out: string;
   seed: number;
   maxExamples?: number;
+  fuzzExamples?: number;
   shard?: { index: number; count: number };
   failOn: 'error' | 'warning';
   /** --fail-on untested: an untested operation fails the run. */
@@ -153,6 +154,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       ...(otpSourceUrl ? { otpSourceUrl } : {}),
       seed: options.seed,
       ...(options.maxExamples !== undefined ? { maxExamples: options.maxExamples } : {}),
+      ...(options.fuzzExamples !== undefined ? { fuzzExamples: options.fuzzExamples } : {}),
       include: options.include,
       exclude: options.exclude,
       ...(options.shard ? { shard: options.shard } : {}),
@@ -167,6 +169,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       allowIrreversible,
       otpSource: otpSourceUrl !== undefined,
       ...(options.maxExamples !== undefined ? { maxExamples: options.maxExamples } : {}),
+      ...(options.fuzzExamples !== undefined ? { fuzzExamples: options.fuzzExamples } : {}),
     };
     const plans = selected.map((op) => planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions));
     const deploymentDiff = options.deploymentSpec ? await diffDeployment(contract, options.deploymentSpec) : undefined;

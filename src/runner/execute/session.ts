@@ -10,6 +10,8 @@ import { GatewayClient } from '../http/gateway-client.ts';
 import type { CaseResult, Contract, Exchange, Finding, LeftBehindRecord, Operation, RecordedResponse } from '../model.ts';
 import {
   pathParamNames,
+  DEFAULT_FUZZ_EXAMPLES,
+  FUZZ_CASE,
   planOperation,
   positiveBody,
   producerOf,
@@ -122,6 +124,7 @@ export class Session {
     const options = {
       seed: this.config.seed,
       ...(this.config.maxExamples !== undefined ? { maxExamples: this.config.maxExamples } : {}),
+      ...(this.config.fuzzExamples !== undefined ? { fuzzExamples: this.config.fuzzExamples } : {}),
       readOnly: this.config.readOnly,
       allowIrreversible: this.config.allowIrreversible,
       otpSource: this.config.otpSourceUrl !== undefined,
@@ -503,7 +506,7 @@ export class Session {
         return this.judge(op, planned, action, result, undefined, reads);
       }
       if (planned.kind === 'lifecycle') return await this.lifecycle(op, planned, request, exchanges, result);
-      if (planned.kind === 'coverage') return await this.coverage(op, planned, request, exchanges, result);
+      if (planned.kind === 'coverage') return await (planned.name === FUZZ_CASE ? this.fuzz(op, planned, request, exchanges, result) : this.coverage(op, planned, request, exchanges, result));
       const exchange = await this.call(op, request);
       exchanges.push(exchange);
       const judged = this.judge(op, planned, exchange, result, undefined, undefined, { secrets, exchanges });
@@ -684,6 +687,30 @@ export class Session {
     }
     if (last) exchanges.push(last);
     return last ? this.judge(op, planned, last, result, undefined, undefined, undefined, undefined, { label: 'coverage', sent }) : result({ outcome: 'skipped', skipReason: 'no coverage request was sent' });
+  }
+
+  /** The fuzzing phase (execute/fuzz.ts): random schema-valid requests; the smallest one that fails is judged. */
+  private async fuzz(
+    op: Operation,
+    planned: PlannedCase,
+    request: Parameters<Session['call']>[1] & { query: Record<string, unknown>; pathParams: Record<string, string> },
+    exchanges: Exchange[],
+    result: (over: Partial<CaseResult> & Pick<CaseResult, 'outcome'>) => CaseResult,
+  ): Promise<CaseResult> {
+    // fast-check is loaded only when a fuzzing case runs (start-up stays lean).
+    const { fuzzOperation } = await import('./fuzz.ts');
+    const run = await fuzzOperation(op, request, {
+      seed: `${this.config.seed}:${op.operationId}`,
+      numRuns: this.config.fuzzExamples ?? DEFAULT_FUZZ_EXAMPLES,
+      send: (r) =>
+        this.call(op, { auth: request.auth ?? 'valid', pathParams: r.pathParams, query: r.query, headers: r.headers, cookies: r.cookies, ...(r.body !== undefined ? { body: r.body } : {}), ...(r.contentType ? { contentType: r.contentType } : {}) }),
+    });
+    if (run.error) return result({ outcome: 'errored', errorMessage: run.error });
+    const shown = run.failing?.exchange ?? run.unanswered ?? run.last;
+    if (!shown) return result({ outcome: 'skipped', skipReason: 'no fuzzing request was sent' });
+    exchanges.push(shown);
+    if (!answered(shown)) return this.judge(op, planned, shown, result);
+    return this.judge(op, planned, shown, result, undefined, undefined, undefined, undefined, { label: run.failing ? `fuzzing: ${run.failing.label}` : 'fuzzing', sent: run.sent });
   }
 
   /** update: PUT then read back; delete: DELETE then read again. Only the lifecycle check judges. */

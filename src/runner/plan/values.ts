@@ -99,7 +99,7 @@ function hasProps(schema: JsonSchema): boolean {
 }
 
 /** Sets the discriminator property to the value that selects the branch (its mapping key, else its title). */
-function withDiscriminator(schema: Record<string, unknown>, branch: JsonSchema, value: unknown): unknown {
+export function withDiscriminator(schema: Record<string, unknown>, branch: JsonSchema, value: unknown): unknown {
   const discriminator = schema['discriminator'];
   if (typeof discriminator !== 'object' || discriminator === null || typeof value !== 'object' || value === null || Array.isArray(value)) return value;
   const property = (discriminator as { propertyName?: unknown }).propertyName;
