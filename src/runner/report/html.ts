@@ -183,6 +183,8 @@ export interface ReportView {
   waived: Array<{ operationId: string; caseName: string; check: string; reason: string; expires: string; anchor: string }>;
   deploymentDiff?: NonNullable<RunResults['deploymentDiff']>;
   slowest: Array<{ operationId: string; anchor: string; duration: string }>;
+  /** Operation rows left as markers, to be rendered one by one (renderHtmlTo). */
+  streamed?: boolean;
 }
 
 function anchorFor(op: Pick<OperationResult, 'service' | 'operationId'>): string {
@@ -489,6 +491,29 @@ function sha256(text: string): string {
 
 /** Renders results as one self-contained HTML page. */
 export function renderHtml(results: RunResults, options: HtmlOptions = {}): string {
+  return engine().render('./report', pageView(results, options));
+}
+
+/** Where an operation row goes in a page rendered with `streamed` (escaped data can never contain it). */
+const OPERATION_MARK = '<!--conformance-operation-->';
+
+/**
+ * The same page as renderHtml, written piece by piece: the page around the operation rows first, then each
+ * row rendered on its own as it is written, so the page of a large run is never one string in memory.
+ */
+export function renderHtmlTo(results: RunResults, write: (chunk: string) => void, options: HtmlOptions = {}): void {
+  const view = pageView(results, options);
+  const parts = engine().render('./report', { ...view, streamed: true }).split(OPERATION_MARK);
+  const rows = view.groups.flatMap((g) => g.operations);
+  if (parts.length !== rows.length + 1) throw new Error('the report template placed the operation rows unexpectedly');
+  write(parts[0]!);
+  rows.forEach((op, i) => {
+    write(engine().render('./operation', op));
+    write(parts[i + 1]!);
+  });
+}
+
+function pageView(results: RunResults, options: HtmlOptions): ReportView {
   const { css, script } = loadAssets();
   if (css.includes('</style') || script.includes('</script')) throw new Error('report assets must not close their own element');
   const csp = [
@@ -499,6 +524,5 @@ export function renderHtml(results: RunResults, options: HtmlOptions = {}): stri
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; ');
-  const view: ReportView = { ...buildReportView(results, options), csp, css, script };
-  return engine().render('./report', view);
+  return { ...buildReportView(results, options), csp, css, script };
 }

@@ -3,7 +3,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunResults } from '../model.ts';
-import { renderHtml, type HtmlOptions } from './html.ts';
+import { renderHtmlTo, type HtmlOptions } from './html.ts';
 import { renderJunitTo, type JunitOptions } from './junit.ts';
 
 export interface ReportFiles {
@@ -81,7 +81,7 @@ export async function writeReports(results: RunResults, outDir: string, options:
   const renderers: Array<[string, (write: (chunk: string) => void) => void]> = [
     [files.resultsJson, (write) => serialiseResultsTo(results, write)],
     [files.junitXml, (write) => renderJunitTo(results, write, options.junit)],
-    [files.html, (write) => write(renderHtml(results, options.html))],
+    [files.html, (write) => renderHtmlTo(results, write, options.html)],
   ];
   const temps: string[] = [];
   try {
