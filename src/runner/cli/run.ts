@@ -12,6 +12,8 @@ import { Session } from '../execute/session.ts';
 import type { CaseResult, Contract, OperationResult, RunResults } from '../model.ts';
 import { planOperation } from '../plan/cases.ts';
 import { assembleOperations, compactCase } from '../report/assemble.ts';
+import { openSpool, type CaseSpool } from '../report/case-spool.ts';
+import { limitEvidence } from '../report/evidence-limit.ts';
 import { ConsoleProgress, isInteractive, renderSummary } from '../report/console.ts';
 import { countOutcomes, exitCodeOf, summarise } from '../report/outcomes.ts';
 import { contractHash } from '../report/run-identity.ts';
@@ -117,6 +119,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     embedded && options.client ? { ...options.client, httpProxy: '', httpsProxy: '', tokenCommand: undefined } as ClientOptions : options.client;
   if (client && client.tokenCommand === undefined) delete client.tokenCommand;
   let dispatcher: Dispatcher | undefined;
+  let spool: CaseSpool | undefined;
   const config0RunId = options.runId ?? `conf${Date.now().toString(36)}`;
   try {
     dispatcher = buildClientDispatcher({ ...options, ...(client ? { client } : {}) });
@@ -176,12 +179,17 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
 
     const startedAt = new Date();
     const hash = contractHash(contract);
+    // Each case goes to disk as it finishes (report/case-spool.ts); memory keeps its summary.
+    spool = openSpool(options.out);
     const finish = async (built: RunResults): Promise<RunResults> => {
-      const diagnosed = built.stopped ? built : { ...built, ...(diagnoseResults(built) ? { stopped: diagnoseResults(built) } : {}) };
+      const checked = built.stopped ? built : { ...built, ...(diagnoseResults(built) ? { stopped: diagnoseResults(built) } : {}) };
+      // Each failure shown with its evidence a bounded number of times, read back from the spool.
+      const diagnosed = { ...checked, operations: limitEvidence(checked.operations, { ...(spool ? { full: (c: CaseResult) => spool!.full(c) } : {}), unlimited: options.keepPassedExchanges ?? false }) };
       let summarised = summarise(applyWaivers({ ...diagnosed, contract: { ...diagnosed.contract, hash } }, waivers, localDate()));
       if (baseline && options.baseline) summarised = { ...summarised, baseline: compareWithBaseline(summarised, baseline, options.baseline) };
       const { writeReports } = await import('../report/write.ts');
       const files = await writeReports(summarised, options.out);
+      spool?.close(true);
       stdout.write(`${renderSummary(summarised, files, { color: isInteractive(stdout) })}\n`);
       if (client) stdout.write(`Run id: ${client.runId} (header ${RUN_ID_HEADER}; traceparent trace id ${client.traceId})\n`);
       return summarised;
@@ -216,7 +224,8 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     let failingOperations = 0;
     const scheduler = schedule(Session.from(config, contract, profiles, examples), plans, options.concurrency, {
       onCase: (operationId, index, result) => {
-        generated.get(operationId)![index] = compactCase(result, keep);
+        const compact = compactCase(result, keep);
+        generated.get(operationId)![index] = spool ? spool.add(operationId, index, compact) : compact;
       },
       onOperationDone: (operationId, failing) => {
         doneOperations++;
@@ -292,6 +301,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     if (exitCode === 2) return { exitCode, results: final, message: `${(final.verdictLine ?? final.verdict).replace(/^incomplete: /, '')}; reports written` };
     return { exitCode, results: final };
   } finally {
+    spool?.close(false);
     await dispatcher?.close();
     await embedded?.close();
   }
