@@ -126,6 +126,13 @@ describe.concurrent('bad input: exit 2 with one line on stderr', () => {
     expectOneLineError(await runCli(['--spec', dangling]), dangling, '#/components/schemas/Nope');
   });
 
+  test('an empty contract file (or /dev/null) is named as not an OpenAPI description', async () => {
+    const empty = join(await tempDir(), 'empty.yaml');
+    await writeFile(empty, '');
+    expectOneLineError(await runCli(['--spec', empty]), empty, 'not an OpenAPI 3.0 or 3.1 description');
+    expectOneLineError(await runCli(['--spec', '/dev/null']), '/dev/null', 'not an OpenAPI 3.0 or 3.1 description');
+  });
+
   test('a contract file that does not exist names the file', async () => {
     const missing = join(await tempDir(), 'nowhere.yaml');
     expectOneLineError(await runCli(['--spec', missing]), missing);

@@ -85,6 +85,10 @@ function toContractError(source: string, error: unknown): ContractError {
   const message = String(err.message ?? error).split('\n')[0] ?? 'unreadable';
   const pointer = /#(\/[^\s"']*)/.exec(message)?.[1] ?? '';
   if (/ENOENT|no such file/i.test(message)) return new ContractError(source, '', 'file not found');
+  // The bundling parser's words for a document that is empty or not an object (e.g. /dev/null).
+  if (/is not a valid JSON Schema/i.test(message)) {
+    return new ContractError(source, '', 'not an OpenAPI 3.0 or 3.1 description (the document is empty or not an object)');
+  }
   return new ContractError(source, pointer, message.replace(/\s+/g, ' ').trim());
 }
 
