@@ -92,6 +92,24 @@ describe('start-up', () => {
     }
   });
 
+  test('a first run (nothing validated before) validates every input from the bundle, and names the line of a bad waiver', async () => {
+    const fresh = { CONFORMANCE_NO_CACHE: '1' };
+    const run = await runCli(['--include', 'address-types', '--quiet'], { env: fresh });
+    expect(run.code, run.stderr).toBe(0);
+    expect(requireResults(run).verdict).toBe('conformant');
+    const dir = await tempDir();
+    const waivers = join(dir, 'waivers.yaml');
+    await writeFile(waivers, '- operationId: create-address-type\n  check: no-such-check\n  reason: known\n  expires: 2030-01-01\n');
+    const bad = await runCli(['--include', 'address-types', '--quiet', '--waivers', waivers], { env: fresh });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toMatch(/^conformance: .*waivers\.yaml:2: waiver 1: unknown check "no-such-check"/);
+    const config = join(dir, 'conformance.config.yaml');
+    await writeFile(config, 'timeout: soon\n');
+    const badConfig = await runCli(['config', '--config', config], { env: fresh, noOut: true });
+    expect(badConfig.code).toBe(2);
+    expect(badConfig.stderr.trim()).toBe(`conformance: ${config}: timeout: must be integer`);
+  });
+
   test('a description is validated again as soon as its content changes', async () => {
     const dir = await tempDir();
     const file = join(dir, 'api.openapi.yaml');

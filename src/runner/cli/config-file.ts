@@ -28,7 +28,7 @@ export interface ConfigFile {
 let validator: ValidateFunction | undefined;
 async function configValidator(): Promise<ValidateFunction> {
   if (!validator) {
-    const [{ Ajv2020 }, schema] = await Promise.all([import('ajv/dist/2020.js'), readFile(new URL('./config.schema.json', import.meta.url), 'utf8')]);
+    const [{ Ajv2020 }, schema] = await Promise.all([import('../spec/ajv.ts'), readFile(new URL('./config.schema.json', import.meta.url), 'utf8')]);
     validator = new Ajv2020({ allErrors: false, strict: false }).compile(JSON.parse(schema) as object);
   }
   return validator;
@@ -45,7 +45,7 @@ export async function loadConfigFile(named: string | undefined, cwd: string): Pr
     throw new InputError(`config file ${named ?? path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   const shown = named ?? DEFAULT_CONFIG_FILE;
-  const [{ parse }, validate] = await Promise.all([import('yaml'), configValidator()]);
+  const [{ parse }, validate] = await Promise.all([import('../spec/yaml-document.ts'), configValidator()]);
   let doc: unknown;
   try {
     doc = parse(text) ?? {};

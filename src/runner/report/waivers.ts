@@ -12,7 +12,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Document, LineCounter } from 'yaml';
-import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { RunResults } from '../model.ts';
 import { summarise } from './outcomes.ts';
@@ -46,17 +45,14 @@ export const WAIVERS_SCHEMA_URL = new URL('../../../contract/waivers.schema.json
 const KEYS = ['operationId', 'check', 'reason', 'expires'] as const;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-type AddFormats = (ajv: Ajv2020, formats?: string[]) => Ajv2020;
-
 // The YAML reader with line positions and the schema validator load only for a file not known to be valid.
-let yaml: typeof import('yaml') | undefined;
+let yaml: typeof import('../spec/yaml-document.ts') | undefined;
 
 let validator: ValidateFunction | undefined;
 async function schemaValidator(): Promise<ValidateFunction> {
   if (!validator) {
     const schema = JSON.parse(await readFile(WAIVERS_SCHEMA_URL, 'utf8')) as Record<string, unknown>;
-    const [{ Ajv2020 }, addFormatsModule] = await Promise.all([import('ajv/dist/2020.js'), import('ajv-formats')]);
-    const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+    const { Ajv2020, addFormats } = await import('../spec/ajv.ts');
     const ajv = new Ajv2020({ allErrors: true, strict: true });
     addFormats(ajv, ['date']);
     validator = ajv.compile(schema);
@@ -85,7 +81,7 @@ export async function loadWaivers(file: string, options: LoadWaiversOptions = {}
 export async function parseWaivers(text: string, file: string, options: LoadWaiversOptions = {}): Promise<Waiver[]> {
   const known = knownValidWaivers(text, validityKey('waivers', await readFile(WAIVERS_SCHEMA_URL, 'utf8'), text), options);
   if (known) return known;
-  yaml ??= await import('yaml');
+  yaml ??= await import('../spec/yaml-document.ts');
   const lineCounter = new yaml.LineCounter();
   const doc = yaml.parseDocument(text, { lineCounter, prettyErrors: false });
   const yamlError = doc.errors[0];

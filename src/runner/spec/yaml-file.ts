@@ -17,7 +17,7 @@ export function parseYaml(text: string): unknown {
 let ajv: Ajv2020 | undefined;
 async function validator(): Promise<Ajv2020> {
   if (!ajv) {
-    const { Ajv2020 } = await import('ajv/dist/2020.js');
+    const { Ajv2020 } = await import('./ajv.ts');
     ajv ??= new Ajv2020({ allErrors: false, strict: false });
   }
   return ajv;
