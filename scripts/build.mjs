@@ -66,7 +66,7 @@ export async function buildDist() {
   mkdirSync(OUT, { recursive: true });
   // A CLI started meanwhile must find whole files: each is written aside and renamed into place, the chunks (named
   // by their content) before the entries that import them. Chunks of earlier builds stay a day for runs still
-  // going, then go.
+  // going (a run loads its report writers at the end), then go; `npm ci`/`npm pack` (prepare) keep none.
   const entries = new Set(Object.keys(ENTRIES).flatMap((name) => [`${name}.js`, `${name}.js.map`]));
   const ordered = [...outputFiles].sort((a, b) => Number(entries.has(basename(a.path))) - Number(entries.has(basename(b.path))));
   for (const file of ordered) {
@@ -75,7 +75,7 @@ export async function buildDist() {
     renameSync(temp, file.path);
   }
   const written = new Set(outputFiles.map((f) => basename(f.path)));
-  const dayAgo = Date.now() - 24 * 3600 * 1000;
+  const dayAgo = process.env['npm_lifecycle_event'] === 'prepare' ? Infinity : Date.now() - 24 * 3600 * 1000;
   for (const name of readdirSync(OUT)) {
     if (written.has(name) || !/\.js(\.map)?$/.test(name)) continue;
     if (!name.startsWith('chunk-') || statSync(join(OUT, name)).mtimeMs < dayAgo) rmSync(join(OUT, name), { force: true });
