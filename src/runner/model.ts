@@ -175,7 +175,8 @@ export type CheckId =
   | 'secret-not-exposed'
   | 'semantic-expectation'
   | 'response-timeout'
-  | 'response-body-readable';
+  | 'response-body-readable'
+  | 'write-only-not-returned';
 
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -307,6 +308,19 @@ export interface RunResults {
   expiredWaivers: Array<{ operationId: string; check: string; reason: string; expires: string }>;
   /** With --baseline: the failures that are new, fixed and unchanged against an earlier run. */
   baseline?: BaselineComparison;
+  /** Records the run created and could not delete again (a note, never a finding against an operation). */
+  leftBehind?: LeftBehindRecord[];
+}
+
+/** A record the run created and did not delete: which create made it, where, and why it is still there. */
+export interface LeftBehindRecord {
+  operationId: string;
+  method: HttpMethod;
+  path: string;
+  /** The URL of the call that created it (without its query). */
+  createdBy: string;
+  id?: string;
+  reason: string;
 }
 
 export interface BaselineEntry {

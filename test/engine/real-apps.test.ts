@@ -88,7 +88,7 @@ async function startApp(venv: string, module: string): Promise<App> {
 
 async function runAgainst(app: App): Promise<RunResults> {
   // The descriptions have no servers entry: the service id is the title, "FastAPI".
-  const run = await runCli(['--spec', app.spec, '--server', `FastAPI=${app.url}`, '--token', 'real-apps-token', '--quiet', '--seed', '1', '--keep-passed-exchanges', '--timeout', '60000'], {});
+  const run = await runCli(['--spec', app.spec, '--server', `FastAPI=${app.url}`, '--token', 'real-apps-token', '--quiet', '--seed', '1', '--keep-passed-exchanges', '--timeout', '60000'], { killAfterMs: RUN_TIMEOUT - 20_000 });
   return requireResults(run);
 }
 

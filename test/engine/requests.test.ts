@@ -130,7 +130,11 @@ describe('requests from the whole schema, seen by a real server', () => {
     expect(positive('listThings')?.outcome).toBe('passed');
     const list = seen.filter((s) => s.url.pathname === '/svc/things' && s.url.searchParams.get('api_key') === TOKEN);
     expect(list.length).toBeGreaterThan(0);
-    expect(list.every((s) => s.headers['x-tenant'] === 'acme' && /session=/.test(s.headers.cookie ?? '') && s.url.searchParams.has('page'))).toBe(true);
+    // Every request carries all three, except the negative cases that each leave exactly one out.
+    const lacking = (s: Seen) => [s.headers['x-tenant'] === 'acme' ? '' : 'X-Tenant', /session=/.test(s.headers.cookie ?? '') ? '' : 'session', s.url.searchParams.has('page') ? '' : 'page'].filter(Boolean);
+    expect(list.filter((s) => lacking(s).length === 0).length).toBeGreaterThan(3);
+    expect(list.every((s) => lacking(s).length <= 1)).toBe(true);
+    expect(new Set(list.flatMap(lacking))).toEqual(new Set(['X-Tenant', 'session', 'page']));
     expect(seen.some((s) => s.headers.authorization !== undefined)).toBe(false);
   });
 

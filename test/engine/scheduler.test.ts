@@ -53,7 +53,7 @@ function controlledRunner() {
       },
       async cleanup() {
         calls.cleanup++;
-        return { deleted: 0, failed: 0 };
+        return { deleted: 0, failed: 0, leftBehind: [] };
       },
       abortInFlight() {
         calls.abort++;
@@ -88,7 +88,7 @@ describe('schedule', () => {
     expect(new Set(seen)).toContain('b#1:failed');
     expect(new Map(done)).toEqual(new Map([['a', false], ['b', true], ['c', false]]));
     expect(done).toHaveLength(3);
-    expect(outcome).toEqual({ interrupted: false, cases: 9, cleanup: { deleted: 0, failed: 0 } });
+    expect(outcome).toEqual({ interrupted: false, cases: 9, cleanup: { deleted: 0, failed: 0, leftBehind: [] } });
     expect(c.calls.cleanup).toBe(1);
   });
 

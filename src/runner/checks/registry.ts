@@ -20,6 +20,7 @@ import { successNotErrorEnvelope } from './success-not-error-envelope.ts';
 import type { Check, CheckContext } from './types.ts';
 import { updatePersisted } from './update-persisted.ts';
 import { useAfterDelete } from './use-after-delete.ts';
+import { writeOnlyNotReturned } from './write-only-not-returned.ts';
 
 /** Every check, by stable id. The id is the JUnit name suffix, the waiver key and the docs anchor. */
 export const CHECKS: ReadonlyMap<CheckId, Check> = new Map(
@@ -44,6 +45,7 @@ export const CHECKS: ReadonlyMap<CheckId, Check> = new Map(
     ownership,
     secretNotExposed,
     semanticExpectation,
+    writeOnlyNotReturned,
   ].map((c) => [c.id, c]),
 );
 

@@ -154,6 +154,11 @@ export class SchemaValidator {
     }
   }
 
+  /** The validation document registered under this id (refs kept), for checks that read the schema itself. */
+  documentOf(id: string): Record<string, unknown> | undefined {
+    return this.documents.get(id)?.document;
+  }
+
   get compiledCount(): number {
     return this.cache.size;
   }

@@ -28,6 +28,8 @@ export interface CheckContext {
   unknownRoute?: { path: string; response: RecordedResponse };
   /** Coverage: the exchange is the smallest schema-valid request found to fail; what it varies, and how many were sent. */
   coverage?: { label: string; sent: number };
+  /** A negative case that any 4xx rejects correctly (e.g. a required parameter left out, under the generic profile). */
+  anyClientError?: boolean;
 }
 
 /** One read of a related operation, with what it should show. */

@@ -236,6 +236,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     let scenarioOutcome: Awaited<ScenarioRun['done']> = { cases: new Map(), errors: [], interrupted: false };
+    let leftBehind: RunResults['leftBehind'] = [];
     try {
       const [scheduled, fromScenarios] = await Promise.all([
         scheduler.done,
@@ -247,6 +248,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       ]);
       if (fromScenarios) scenarioOutcome = fromScenarios;
       interrupted ||= scheduled.interrupted || scenarioOutcome.interrupted;
+      leftBehind = scheduled.cleanup.leftBehind ?? [];
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
@@ -263,7 +265,8 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       cases.set(operationId, [...(cases.get(operationId) ?? []), ...list.map((c) => compactCase(c, keep))]);
     }
     const operations = assembleOperations({ operations: selected, allOperations: contract.operations, cases, interrupted });
-    const final = await finish(buildResults({ operations, contract, catalog, config, options, embedded: embedded !== undefined, startedAt, interrupted, deploymentDiff }));
+    const built = buildResults({ operations, contract, catalog, config, options, embedded: embedded !== undefined, startedAt, interrupted, deploymentDiff });
+    const final = await finish(leftBehind.length > 0 ? { ...built, leftBehind } : built);
     if (final.deploymentDiff) {
       const { extra, lacking } = final.deploymentDiff;
       stdout.write(`Deployment description: ${extra.length} operation(s) served that the contract lacks${extra.length ? ` (${extra.map((e) => `${e.method} ${e.path}`).join(', ')})` : ''}; ${lacking.length} contract operation(s) it lacks${lacking.length ? ` (${lacking.join(', ')})` : ''}.\n`);

@@ -25,7 +25,10 @@ export function credentialsMessage(statuses: readonly number[]): string | undefi
 export function preflightOperations(contract: Contract, selected: readonly Operation[]): Operation[] {
   const services = new Set(selected.map((o) => o.service));
   return contract.operations.filter(
-    (o) => services.has(o.service) && o.secured && (o.method === 'GET' || o.method === 'HEAD') && !o.path.includes('{') && !o.parameters.some((p) => p.required && p.in !== 'header'),
+    (o) =>
+      services.has(o.service) && o.secured && (o.method === 'GET' || o.method === 'HEAD') && !o.path.includes('{') && !o.parameters.some((p) => p.required && p.in !== 'header') &&
+      // The preflight sends the bearer token only: an operation secured by another scheme (apiKey, basic) is left to the run.
+      (o.auth ?? []).every((s) => s.kind === 'bearer'),
   );
 }
 

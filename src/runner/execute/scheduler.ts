@@ -4,7 +4,7 @@
  * result handed on as soon as it is judged. An interrupt stops starting cases and abandons those in flight
  * (their operations read "not reached"); the cleanup ledger is worked off at the end either way.
  */
-import type { CaseResult } from '../model.ts';
+import type { CaseResult, LeftBehindRecord } from '../model.ts';
 import { testName, type OperationPlan, type PlannedCase } from '../plan/cases.ts';
 import type { Session } from './session.ts';
 
@@ -18,7 +18,8 @@ export interface ScheduleEvents {
 export interface ScheduleOutcome {
   interrupted: boolean;
   cases: number;
-  cleanup: { deleted: number; failed: number };
+  /** Records deleted at the end, deletes that failed, and the records left behind (with where and why). */
+  cleanup: { deleted: number; failed: number; leftBehind?: LeftBehindRecord[] };
 }
 
 export interface Scheduler {

@@ -7,7 +7,7 @@ import { listOf, notAcceptedOnUpdate, readersOfCreated } from '../plan/relations
 import { authorization, changedToken, truncatedToken } from '../http/auth-variants.ts';
 import { defaultClientOptions } from '../http/client-options.ts';
 import { GatewayClient } from '../http/gateway-client.ts';
-import type { CaseResult, Contract, Exchange, Finding, Operation, RecordedResponse } from '../model.ts';
+import type { CaseResult, Contract, Exchange, Finding, LeftBehindRecord, Operation, RecordedResponse } from '../model.ts';
 import {
   pathParamNames,
   planOperation,
@@ -25,11 +25,11 @@ import { createdId, producerFor } from '../plan/resources.ts';
 import type { Examples, SetupStep } from '../spec/examples.ts';
 import { loadExamples } from '../spec/examples.ts';
 import { loadContract, responseFor } from '../spec/load.ts';
-import { sideEffectOf, type Profile } from '../spec/profile.ts';
+import type { Profile } from '../spec/profile.ts';
 import { loadProfiles, profileFor, type Profiles } from '../spec/profiles.ts';
 import type { RunConfig } from './config.ts';
 import { CreatedRecords, withReproduction } from './chain.ts';
-import { createdIds } from './created.ts';
+import { CleanupLedger, leftBehind } from './cleanup.ts';
 import { redactFlowSecrets, secretFieldValues } from './flow-secrets.ts';
 import { readCreated, readOwnership, RelationUnmet, type RelationsHost } from './relations-run.ts';
 import { ATTEMPTS, backoffMs, combineAttempts, isDocumentedTransient, repeatPolicy } from './repeat.ts';
@@ -40,12 +40,6 @@ type Answered = Exchange & { response: RecordedResponse };
 
 /** A case cannot run because something it needs first did not work; the case is skipped with this reason. */
 class Unmet extends Error {}
-
-interface LedgerEntry {
-  undo: Operation;
-  pathParams: Record<string, string>;
-  done: boolean;
-}
 
 /** "<file>#<pointer>" of the documented response for a status (what a tool error about its schema names). */
 export function responseLocation(op: Operation, status: number): string {
@@ -72,7 +66,8 @@ export class Session {
   private readonly presence = new Map<string, Promise<Exchange>>();
   private readonly unknownRoutes = new Map<string, Promise<{ path: string; response: RecordedResponse } | undefined>>();
   private readonly fixtures = new Map<string, Promise<Record<string, string>>>();
-  private readonly ledger: LedgerEntry[] = [];
+  private readonly ledger: CleanupLedger;
+  private fixtureCount = 0;
   private readonly created = new CreatedRecords();
   private readonly byId: Map<string, Operation>;
 
@@ -93,6 +88,7 @@ export class Session {
     });
     this.byId = new Map(contract.operations.map((o) => [o.operationId, o]));
     this.profile = profileFor(profiles, contract.services[0]?.id ?? '');
+    this.ledger = new CleanupLedger(contract, (op) => this.profileOf(op), (op, pathParams) => this.url(op, pathParams));
     this.validator = new SchemaValidator(contract.services.flatMap((s) => (s.validationDocument ? [s.validationDocument] : [])));
   }
 
@@ -245,48 +241,45 @@ export class Session {
 
   /** Whatever a create answered with success goes into the cleanup ledger, whichever case sent it. */
   private record(op: Operation, exchange: Exchange, pathParams: Record<string, string>): void {
-    const effect = sideEffectOf(this.profileOf(op), op.operationId);
-    const undoOp = effect?.class === 'reversible' && effect.undo ? this.byId.get(effect.undo) : undefined;
-    const undoParam = undoOp ? pathParamNames(undoOp).at(-1) : undefined;
-    this.created.note(exchange, (id) =>
-      undoOp && undoParam ? { method: undoOp.method, url: this.url(undoOp, { ...pathParams, [undoParam]: id }) } : undefined,
-    );
-    if (effect?.class !== 'reversible' || !effect.undo || !is2xx(exchange)) return;
-    const id = createdIds(exchange.response?.json)[0];
-    const undo = this.byId.get(effect.undo);
-    if (!id || !undo) return;
-    const last = pathParamNames(undo).at(-1);
-    if (!last) return;
-    this.ledger.push({ undo, pathParams: { ...pathParams, [last]: id }, done: false });
+    this.created.note(exchange, (id) => this.ledger.undoCall(op, pathParams, id));
+    this.ledger.note(op, exchange, pathParams);
   }
 
-  private markDeleted(op: Operation, pathParams: Record<string, string>): void {
-    for (const entry of this.ledger) {
-      if (entry.undo.path === op.path && Object.entries(entry.pathParams).every(([k, v]) => pathParams[k] === v)) entry.done = true;
-    }
-  }
-
-  /** Deletes everything the run created, newest first, whatever failed before. */
-  async cleanup(): Promise<{ deleted: number; failed: number }> {
+  /**
+   * Deletes everything the run created and did not delete itself, newest first, whatever failed before,
+   * through the DELETE of the same resource. What cannot be deleted (no DELETE described, no id in the
+   * answer, --read-only, a delete that fails) is left behind and reported; a 404 or 410 means it is gone.
+   */
+  async cleanup(): Promise<{ deleted: number; failed: number; leftBehind: LeftBehindRecord[] }> {
     let deleted = 0;
     let failed = 0;
-    for (const entry of [...this.ledger].reverse()) {
-      if (entry.done) continue;
-      const exchange = await this.client.send({
-        method: entry.undo.method,
-        url: this.url(entry.undo, entry.pathParams, this.credentials(entry.undo, 'valid').query),
-        headers: { ...this.headers('valid', false, entry.undo), ...this.credentials(entry.undo, 'valid').headers },
-      });
+    const left: LeftBehindRecord[] = [];
+    for (const entry of this.ledger.pending()) {
       entry.done = true;
-      if (is2xx(exchange)) deleted++;
-      else failed++;
+      if (!entry.undo) {
+        left.push(leftBehind(entry, entry.reason ?? 'nothing deletes it'));
+        continue;
+      }
+      const undo = entry.undo.operation;
+      if (this.config.readOnly) {
+        left.push(leftBehind(entry, `--read-only sends no ${undo.method} ${undo.path}`));
+        continue;
+      }
+      const random = new Random(`${this.config.seed}:${undo.operationId}:cleanup`);
+      const exchange = await this.call(undo, { ...this.declaredParams(undo, random), pathParams: entry.undo.pathParams });
+      const status = exchange.response?.status;
+      if (status !== undefined && ((status >= 200 && status < 300) || status === 404 || status === 410)) deleted++;
+      else {
+        failed++;
+        left.push(leftBehind(entry, `${undo.method} ${undo.path} answered ${status ?? exchange.error?.message ?? 'nothing'}`));
+      }
     }
     await this.client.close();
-    return { deleted, failed };
+    return { deleted, failed, leftBehind: left };
   }
 
   get ledgerSize(): number {
-    return this.ledger.length;
+    return this.ledger.size;
   }
 
   // ------------------------------------------------------------------------------------------------------
@@ -297,7 +290,7 @@ export class Session {
     let probe = this.presence.get(op.operationId);
     if (!probe) {
       const random = new Random(`${this.config.seed}:${op.operationId}:presence`);
-      const pathParams = Object.fromEntries(
+      const pathParams = this.absentIds(op) ?? Object.fromEntries(
         pathParamNames(op).map((p) => {
           const param = op.parameters.find((x) => x.in === 'path' && x.name === p);
           return [p, param?.example !== undefined ? String(param.example) : this.idValue(op, p, random)];
@@ -352,7 +345,8 @@ export class Session {
       const body = await resolveTemplates(positiveBody(producer, this.examples, random), this.scope({}));
       const declared = this.declaredParams(producer, random);
       // PUT-to-create: the client names the record; its id is the value sent in the path.
-      const chosen = found.via === 'put' ? this.idValue(producer, param, random) : undefined;
+      // Each fixture names a record of its own (two cases must not share, and delete, one record).
+      const chosen = found.via === 'put' ? this.idValue(producer, param, new Random(`${this.config.seed}:${op.operationId}:${param}:put:${this.fixtureCount++}`)) : undefined;
       const exchange = await this.call(producer, { ...declared, pathParams: { ...this.idValues(producer, random), ...ids, ...(chosen ? { [param]: chosen } : {}) }, body });
       trail.push(exchange);
       const id = chosen ?? createdId(exchange.response?.json, param, found.pointer);
@@ -464,6 +458,10 @@ export class Session {
       ...over,
     });
     if (planned.skip) return result({ outcome: 'skipped', skipReason: planned.skip });
+    const omitted = planned.omits;
+    if (omitted?.in === 'header' && this.config.client?.headers.some((h) => h.name.toLowerCase() === omitted.name.toLowerCase())) {
+      return result({ outcome: 'skipped', skipReason: `the header ${omitted.name} goes with every request (-H), so it cannot be left out` });
+    }
 
     const probe = await this.probe(op, planned);
     if (planned.kind === 'presence') {
@@ -508,7 +506,6 @@ export class Session {
       if (planned.kind === 'coverage') return await this.coverage(op, planned, request, exchanges, result);
       const exchange = await this.call(op, request);
       exchanges.push(exchange);
-      if (op.method === 'DELETE' && is2xx(exchange)) this.markDeleted(op, pathParams);
       const judged = this.judge(op, planned, exchange, result, undefined, undefined, { secrets, exchanges });
       if (planned.kind !== 'positive') return judged;
       // Identical calls that disagree make the operation flaky (the counts are reported).
@@ -528,7 +525,17 @@ export class Session {
   }
 
   private randomIds(op: Operation): Record<string, string> {
-    return this.idValues(op, new Random(`${this.config.seed}:${op.operationId}:ids`));
+    return this.absentIds(op) ?? this.idValues(op, new Random(`${this.config.seed}:${op.operationId}:ids`));
+  }
+
+  /**
+   * Under --read-only a DELETE names no record that may exist (an example or random integer id might): its
+   * path values are ones no record has, so even a deployment that wrongly lets the call through removes nothing.
+   */
+  private absentIds(op: Operation): Record<string, string> | undefined {
+    if (!this.config.readOnly || op.method !== 'DELETE') return undefined;
+    const random = new Random(`${this.config.seed}:${op.operationId}:absent`);
+    return Object.fromEntries(pathParamNames(op).map((p) => [p, `conformance-absent-${random.uuid().slice(0, 8)}`]));
   }
 
   /** Path values built from each path parameter's example or schema (uuid, integer, string ...). */
@@ -591,6 +598,7 @@ export class Session {
         ...(flow ? { secrets: flow.secrets, caseExchanges: flow.exchanges } : {}),
         ...(unknownRoute ? { unknownRoute } : {}),
         ...(coverage ? { coverage } : {}),
+        ...(planned.anyClientError ? { anyClientError: true } : {}),
       });
     } catch (error) {
       // The tool cannot judge this response (e.g. a schema ajv cannot compile): not the service's fault.
@@ -621,16 +629,30 @@ export class Session {
     const random = new Random(`${this.config.seed}:${op.operationId}:coverage`);
     const variations = coverageVariations(op, request.body, request.query, random, this.config.maxExamples ?? DEFAULT_MAX_EXAMPLES);
     if (variations.length === 0) return result({ outcome: 'skipped', skipReason: 'the contract shows no constraint to vary in this request' });
-    const send = (v: Variation) =>
+    const sendOnce = (v: Variation) =>
       this.call(op, { ...request, ...(v.body !== undefined ? { body: v.body } : {}), ...(v.query ? { query: v.query } : {}) });
+    // A connection that broke before any answer (a keep-alive socket the server closed, a busy machine) is
+    // the network's doing: the variation is sent once more, and the phase goes on to the next ones.
+    const send = async (v: Variation): Promise<Exchange> => {
+      const first = await sendOnce(v);
+      if (first.error?.kind !== 'connection') return first;
+      const again = await sendOnce(v);
+      return { ...again, retries: [...(first.retries ?? []), { attempt: 1, reason: `connection: ${first.error.message}`, waitedMs: 0 }, ...(again.retries ?? [])] };
+    };
     const serverError = (e: Exchange) => e.response !== undefined && e.response.status >= 500;
     let sent = 0;
     let last: Exchange | undefined;
+    let unanswered: Exchange | undefined;
     for (const variation of variations) {
       const exchange = await send(variation);
       sent++;
+      if (!answered(exchange)) {
+        // A request that hangs is a finding; a network failure is not the service's and must not hide a 5xx later on.
+        if (exchange.error?.kind === 'timeout') return this.judge(op, planned, exchange, result);
+        unanswered ??= exchange;
+        continue;
+      }
       last = exchange;
-      if (!answered(exchange)) return this.judge(op, planned, exchange, result);
       if (!serverError(exchange)) continue;
       // Shrink: keep the first smaller request that still fails, until none does (bounded).
       let current = variation;
@@ -654,6 +676,10 @@ export class Session {
       if (currentExchange !== exchange) exchanges.push(currentExchange);
       const label = describeVariation(current, { body: request.body, query: request.query });
       return this.judge(op, planned, currentExchange, result, undefined, undefined, undefined, undefined, { label, sent });
+    }
+    if (unanswered) {
+      exchanges.push(unanswered);
+      return this.judge(op, planned, unanswered, result);
     }
     if (last) exchanges.push(last);
     return last ? this.judge(op, planned, last, result, undefined, undefined, undefined, undefined, { label: 'coverage', sent }) : result({ outcome: 'skipped', skipReason: 'no coverage request was sent' });
@@ -682,7 +708,6 @@ export class Session {
     if (!is2xx(action)) {
       return result({ outcome: 'skipped', skipReason: `${op.operationId} answered ${action.response?.status ?? action.error?.message} (see its positive case)` });
     }
-    if (op.method === 'DELETE') this.markDeleted(op, request.pathParams);
     const after = await this.call(reader, { pathParams: request.pathParams });
     exchanges.push(after);
     if (!answered(after)) return result({ outcome: 'errored', errorMessage: after.error?.message ?? 'no response' });

@@ -8,6 +8,7 @@ import { DEFAULT_MAX_EXAMPLES } from './coverage.ts';
 import { parameterValues, stringValues, withoutReadOnly } from './parameters.ts';
 import { createsItself, producerFor, readerFor } from './resources.ts';
 import { createOf, isCreate, readersOfCreated } from './relations.ts';
+import { anyClientErrorRejects, omittableParameters, withoutParameter, type OmittedParameter } from './missing-parameters.ts';
 import { generate, INT32_MAX, isOmitted, UNKNOWN, wrongTypeValue } from './values.ts';
 
 export type AuthMode = 'valid' | InvalidAuth;
@@ -44,6 +45,10 @@ export interface PlannedCase {
   expect: Expectation[];
   /** Set when the case cannot run under the plan's options: the named reason. */
   skip?: string;
+  /** A negative case that leaves out this required parameter (a header the user sends with -H cannot be left out). */
+  omits?: OmittedParameter;
+  /** A negative case any 4xx rejects correctly (the profile states no status for invalid input). */
+  anyClientError?: true;
 }
 
 export interface OperationPlan {
@@ -212,6 +217,19 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
       negative(`int32 out of range in query ${p.name}`, base({ query: { ...declared.query, ...(example.query ?? {}), [p.name]: INT32_MAX + 1 } }));
       negative(`int32 below range in query ${p.name}`, base({ query: { ...declared.query, ...(example.query ?? {}), [p.name]: -INT32_MAX - 2 } }));
     }
+  }
+
+  // A required query, header or cookie parameter left out must be refused with a 4xx.
+  for (const omitted of omittableParameters(op, profile)) {
+    add({
+      name: `negative: missing required ${omitted.in} parameter ${omitted.name}`,
+      kind: 'negative',
+      expectation: 'rejected',
+      fixture,
+      request: withoutParameter(base(), omitted),
+      omits: omitted,
+      ...(anyClientErrorRejects(profile) ? { anyClientError: true as const } : {}),
+    });
   }
 
   // Coverage phase: schema-valid variations of the positive request (boundaries, enums, nulls, optional

@@ -243,6 +243,7 @@ export function renderSummary(results: RunResults, paths: ReportPaths, options: 
     lines.push('', c.bold(c.red('Expired waivers (each fails the run; remove or renew them):')));
     for (const w of results.expiredWaivers) lines.push(`  ${w.operationId} / ${w.check}  expired ${w.expires}: ${w.reason}`);
   }
+  lines.push(...leftBehindLines(results, c));
   const slowest = results.operations
     .filter((op) => op.outcome !== 'not-described' && op.durationMs > 0)
     .sort((a, b) => b.durationMs - a.durationMs)
@@ -262,4 +263,23 @@ export function renderSummary(results: RunResults, paths: ReportPaths, options: 
     for (const [label, path] of written) lines.push(`  ${label.padEnd(13)}${c.blue(path)}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The records the run created and could not delete: a note (not a failure of the service), grouped by create. */
+function leftBehindLines(results: RunResults, c: Record<'yellow' | 'dim' | 'bold', Painter>): string[] {
+  const left = results.leftBehind ?? [];
+  if (left.length === 0) return [];
+  const lines = ['', c.bold(c.yellow(`Left behind: ${left.length} record${left.length === 1 ? '' : 's'} the run created could not be deleted (delete them by hand):`))];
+  const groups = new Map<string, NonNullable<RunResults['leftBehind']>>();
+  for (const r of left) {
+    const key = `${r.operationId}\u0000${r.reason}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  for (const group of groups.values()) {
+    const first = group[0]!;
+    const ids = group.flatMap((r) => (r.id !== undefined ? [r.id] : []));
+    lines.push(`  ${c.yellow('note')}  ${group.length} × ${first.operationId} (${first.method} ${first.path}): ${first.reason}`);
+    lines.push(`        ${c.dim(ids.length > 0 ? `ids ${ids.slice(0, 10).join(', ')}${ids.length > 10 ? ', …' : ''} · created by ${first.createdBy}` : `created by ${first.createdBy}`)}`);
+  }
+  return lines;
 }

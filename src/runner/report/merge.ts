@@ -141,11 +141,13 @@ export function mergeResults(parts: RunResults[]): RunResults {
     for (const x of part.deploymentDiff.lacking) if (!deploymentDiff.lacking.includes(x)) deploymentDiff.lacking.push(x);
   }
 
+  const leftBehind = ordered.flatMap((p) => p.leftBehind ?? []);
+
   const startedAt = ordered.reduce((min, p) => (Date.parse(p.startedAt) < Date.parse(min) ? p.startedAt : min), first.startedAt);
   const finishedAt = ordered.reduce((max, p) => (Date.parse(p.finishedAt) > Date.parse(max) ? p.finishedAt : max), first.finishedAt);
 
   // Rebuild from the first part's fields, leaving out the per-shard ones.
-  const { shard: _shard, counts: _counts, verdict: _verdict, pact: _pact, deploymentDiff: _diff, stopped: _stopped, ...common } = first;
+  const { shard: _shard, counts: _counts, verdict: _verdict, pact: _pact, deploymentDiff: _diff, stopped: _stopped, leftBehind: _left, ...common } = first;
   const stopped = ordered.find((p) => p.stopped)?.stopped;
   const merged: Omit<RunResults, 'counts' | 'verdict'> = {
     ...common,
@@ -159,6 +161,7 @@ export function mergeResults(parts: RunResults[]): RunResults {
   };
   if (pactMode) merged.pact = { mode: pactMode, interactions: [...interactions.values()] };
   if (deploymentDiff) merged.deploymentDiff = { extra: deploymentDiff.extra, lacking: [...deploymentDiff.lacking].sort() };
+  if (leftBehind.length > 0) merged.leftBehind = leftBehind;
   return summarise(merged);
 }
 

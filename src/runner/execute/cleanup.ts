@@ -1,0 +1,141 @@
+/**
+ * The cleanup ledger: every record a call of the run created (whichever case sent it: a fixture, a positive,
+ * coverage or negative case a deployment wrongly accepted), and the DELETE that removes it again (see
+ * plan/undo.ts). A successful DELETE of the same record during the run ticks it off. At the end the session
+ * works the ledger off newest first (children before their parents); what cannot be deleted, or whose delete
+ * fails, is reported as left behind: a note for the people running the suite, never a finding against an
+ * operation.
+ */
+import type { Contract, Exchange, LeftBehindRecord, Operation } from '../model.ts';
+import { normalisePath } from '../plan/resources.ts';
+import { createdIdsFor, idFromLocation, putCreated, undoOf, undoPathParams, type Undo } from '../plan/undo.ts';
+import type { Profile } from '../spec/profile.ts';
+
+export interface LedgerRecord {
+  /** The create and the call that made the record. */
+  create: Operation;
+  createUrl: string;
+  id?: string;
+  /** The DELETE and its path values, when the contract describes one. */
+  undo?: { operation: Operation; pathParams: Record<string, string> };
+  /** Why the record cannot be deleted (no DELETE described, no id in the answer). */
+  reason?: string;
+  /** Deleted by a case of the run, or worked off by the cleanup. */
+  done: boolean;
+}
+
+/** The path of a URL without query, trailing slashes and percent-encoding differences. */
+function pathKey(url: string): string {
+  try {
+    const path = new URL(url).pathname;
+    return normalisePath(path.split('/').map((s) => safeDecode(s)).join('/'));
+  } catch {
+    return url;
+  }
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+export class CleanupLedger {
+  private readonly records: LedgerRecord[] = [];
+  private readonly undos = new Map<string, Undo | undefined>();
+
+  constructor(
+    private readonly contract: Contract,
+    private readonly profileOf: (op: Operation) => Profile,
+    /** The URL of an operation with these path values (the session's). */
+    private readonly urlOf: (op: Operation, pathParams: Record<string, string>) => string,
+  ) {}
+
+  private undoOf(op: Operation): Undo | undefined {
+    if (!this.undos.has(op.operationId)) this.undos.set(op.operationId, undoOf(this.contract, this.profileOf(op), op));
+    return this.undos.get(op.operationId);
+  }
+
+  /** The call that deletes a record this create answered with `id` (for reproduction scripts). */
+  undoCall(op: Operation, pathParams: Record<string, string>, id: string): { method: Operation['method']; url: string } | undefined {
+    const undo = this.undoOf(op);
+    if (!undo?.delete || !undo.idParam) return undefined;
+    return { method: undo.delete.method, url: this.urlOf(undo.delete, undoPathParams(op, undo.delete, undo.idParam, pathParams, id)) };
+  }
+
+  /** Notes what a call created (a 2xx of a create), and ticks off what a 2xx DELETE removed. */
+  note(op: Operation, exchange: Exchange, pathParams: Record<string, string>): void {
+    const status = exchange.response?.status;
+    if (status === undefined || status < 200 || status >= 300) return;
+    if (op.method === 'DELETE') {
+      this.deleted(exchange.request.url);
+      return;
+    }
+    if (op.method !== 'POST' && op.method !== 'PUT') return;
+    const undo = this.undoOf(op);
+    if (!undo) return;
+    if (op.method === 'PUT' && !putCreated(this.contract, op, status)) return;
+    const base = { create: op, createUrl: exchange.request.url, done: false };
+    if (!undo.delete || !undo.idParam) {
+      const reason = undo.reason ?? 'the contract describes no DELETE for it';
+      const ids = undo.itemParam ? createdIdsFor(exchange.response?.json, undo.itemParam, undo.pointer) : [];
+      if (ids.length === 0) this.records.push({ ...base, reason });
+      for (const id of ids) this.records.push({ ...base, id, reason });
+      return;
+    }
+    const del = undo.delete;
+    const idParam = undo.idParam;
+    let ids: string[];
+    if (op.method === 'PUT') {
+      // The client named the record: its id is the value sent in the path (the item's last parameter).
+      const own = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? '').at(-1);
+      ids = own && pathParams[own] !== undefined ? [pathParams[own]!] : [];
+    } else {
+      ids = createdIdsFor(exchange.response?.json, idParam, undo.pointer);
+      if (ids.length === 0) {
+        const located = idFromLocation(exchange.response?.headers['location'], del);
+        if (located) ids = [located];
+      }
+    }
+    if (ids.length === 0) {
+      this.records.push({ ...base, reason: `the answer (${status}) named no id for {${idParam}} of ${del.method} ${del.path}` });
+      return;
+    }
+    for (const id of ids) {
+      const params = undoPathParams(op, del, idParam, pathParams, id);
+      const url = pathKey(this.urlOf(del, params));
+      // The same record noted twice (a PUT sent again, a create answered with a record the run has): once.
+      if (this.records.some((r) => !r.done && r.undo && pathKey(this.urlOf(r.undo.operation, r.undo.pathParams)) === url)) continue;
+      this.records.push({ ...base, id, undo: { operation: del, pathParams: params } });
+    }
+  }
+
+  /** A DELETE the run sent succeeded: the record at that path is gone. */
+  private deleted(url: string): void {
+    const key = pathKey(url);
+    for (const r of this.records) if (!r.done && r.undo && pathKey(this.urlOf(r.undo.operation, r.undo.pathParams)) === key) r.done = true;
+  }
+
+  /** Records still to delete or report, newest first. */
+  pending(): LedgerRecord[] {
+    return this.records.filter((r) => !r.done).reverse();
+  }
+
+  get size(): number {
+    return this.records.length;
+  }
+}
+
+/** The report line of a record left behind. */
+export function leftBehind(record: LedgerRecord, reason: string): LeftBehindRecord {
+  return {
+    operationId: record.create.operationId,
+    method: record.create.method,
+    path: record.create.path,
+    createdBy: record.createUrl.split(/[?#]/)[0] ?? record.createUrl,
+    ...(record.id !== undefined ? { id: record.id } : {}),
+    reason,
+  };
+}

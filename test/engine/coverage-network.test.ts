@@ -1,0 +1,112 @@
+/**
+ * The coverage phase on a network that drops connections (a keep-alive socket closed under the client, a busy
+ * machine): a broken connection before any answer is sent once more, and it never hides a server error later
+ * in the phase; a variation that can never be answered leaves the case errored (the tool's or network's
+ * problem), never passed and never failed.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import type { CaseResult, RunResults } from '../../src/runner/model.ts';
+import { json, startHttp } from '../http/servers.ts';
+import { pool, removeTemps, requireResults, runCli, tempDir, TOKEN } from './support.ts';
+
+afterAll(removeTemps);
+
+const limit = pool(2);
+const RUN_TIMEOUT = 240_000;
+
+const SPEC = {
+  openapi: '3.0.3',
+  info: { title: 'Calc', version: '1' },
+  servers: [{ url: 'http://localhost/svc' }],
+  paths: {
+    '/multiply': {
+      post: {
+        operationId: 'multiply',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: { type: 'object', required: ['a', 'b'], properties: { a: { type: 'number', example: 2 }, b: { type: 'number', example: 3 } } },
+            },
+          },
+        },
+        responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { result: { type: 'number' } } } } } }, '422': { description: 'invalid' } },
+      },
+    },
+  },
+};
+
+/**
+ * Multiplies. Every schema-valid body other than the plain one (2 × 3) has its connection dropped the first
+ * time it is seen; `overflows`: a product beyond a double answers 500; `alwaysDrops`: a negative `a` is
+ * dropped every time.
+ */
+function server(mode: { overflows: boolean; alwaysDrops: boolean }) {
+  const seen = new Set<string>();
+  let dropped = 0;
+  const handler = (req: IncomingMessage, res: ServerResponse, text: string) => {
+    let body: { a?: unknown; b?: unknown } = {};
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      return json(res, 422, { detail: 'not JSON' });
+    }
+    const { a, b } = body;
+    if (typeof a !== 'number' || typeof b !== 'number') return json(res, 422, { detail: 'a and b are numbers' });
+    const plain = a === 2 && b === 3;
+    if (!plain && ((mode.alwaysDrops && a < 0) || !seen.has(text))) {
+      seen.add(text);
+      dropped++;
+      req.socket.destroy();
+      return;
+    }
+    const result = a * b;
+    if (mode.overflows && !Number.isFinite(result)) return json(res, 500, { detail: 'Internal Server Error' });
+    return json(res, 200, { result: Number.isFinite(result) ? result : 0 });
+  };
+  return { handler, dropped: () => dropped };
+}
+
+async function run(mode: { overflows: boolean; alwaysDrops: boolean }): Promise<{ coverage: CaseResult; results: RunResults; dropped: number }> {
+  return limit(async () => {
+    const { handler, dropped } = server(mode);
+    const svc = await startHttp(handler);
+    try {
+      const file = join(await tempDir(), 'calc.json');
+      await writeFile(file, JSON.stringify(SPEC));
+      const r = await runCli(['--spec', file, '--base-url', `${svc.url}/svc`, '--token', TOKEN, '--seed', '1']);
+      const results = requireResults(r);
+      const coverage = results.operations.find((o) => o.operationId === 'multiply')?.cases.find((c) => c.kind === 'coverage');
+      if (!coverage) throw new Error(`no coverage case: ${r.stdout}`);
+      return { coverage, results, dropped: dropped() };
+    } finally {
+      await svc.close();
+    }
+  });
+}
+
+describe('the coverage phase when connections break', () => {
+  test(
+    'each dropped variation is sent once more, and the overflow further on is still found as a server error',
+    async () => {
+      const { coverage, dropped } = await run({ overflows: true, alwaysDrops: false });
+      expect(dropped).toBeGreaterThan(1);
+      expect(coverage.outcome).toBe('failed');
+      expect(coverage.findings.map((f) => `${f.check}:${f.severity}`)).toContain('not-a-server-error:error');
+    },
+    RUN_TIMEOUT,
+  );
+
+  test(
+    'a variation that is never answered, on a server without a fault: the case is errored, not passed, no finding',
+    async () => {
+      const { coverage } = await run({ overflows: false, alwaysDrops: true });
+      expect(coverage.outcome).toBe('errored');
+      expect(coverage.findings).toEqual([]);
+    },
+    RUN_TIMEOUT,
+  );
+});
