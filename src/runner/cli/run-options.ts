@@ -6,8 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { defaultClientOptions, parseHeader, parseRate, type ClientOptions } from '../http/client-options.ts';
-import { proxySettings } from '../http/dispatcher.ts';
+import { defaultClientOptions, parseHeader, parseRate, proxySettings, type ClientOptions } from '../http/client-options.ts';
 import { loadConfigFile, type ConfigFile } from './config-file.ts';
 import { DEFAULT_SPECS, ROOT } from './paths.ts';
 import type { RunOptions } from './run.ts';

@@ -20,7 +20,6 @@ import { contractHash } from '../report/run-identity.ts';
 import { diagnoseResults, preflightCredentials, preflightOperations } from '../execute/diagnose.ts';
 import { applyWaivers, loadWaivers, localDate, type Waiver } from '../report/waivers.ts';
 import { baselineExitCode, baselineLine, compareWithBaseline } from '../report/baseline.ts';
-import { readBaseline } from '../report/baseline-file.ts';
 import { coverage, loadCatalog, notDescribedResults, type Catalog } from '../spec/catalog.ts';
 import { InputError } from '../spec/errors.ts';
 import { loadExamples } from '../spec/examples.ts';
@@ -91,7 +90,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   const examples = await loadExamples(options.examples);
   const catalog: Catalog | undefined = options.catalog ? await loadCatalog(options.catalog) : undefined;
   const waivers: Waiver[] = options.waivers ? await loadWaivers(options.waivers, { knownChecks: [...CHECKS.keys(), 'response-timeout'] }) : [];
-  const baseline = options.baseline ? await readBaseline(options.baseline) : undefined;
+  const baseline = options.baseline ? await (await import('../report/baseline-file.ts')).readBaseline(options.baseline) : undefined;
   for (const pattern of [...options.include, ...options.exclude]) {
     if (!contract.operations.some((o) => matchesSelector(o, pattern))) {
       throw new InputError(`--include/--exclude "${pattern}" matches no operation of the contract (selectors: operationId, group, service, tag:NAME, method, path glob)`);
