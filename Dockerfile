@@ -5,13 +5,14 @@
 FROM node:20-slim
 ENV NODE_ENV=production PACT_DO_NOT_TRACK=true CI=true
 WORKDIR /opt/conformance
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# npm ci runs the prepare script, which builds dist/ from src/: everything it reads is copied first.
+COPY package.json package-lock.json tsconfig.json README.md ./
+COPY scripts/ scripts/
 COPY bin/ bin/
 COPY src/ src/
 COPY contract/ contract/
 COPY suites/ suites/
-COPY tsconfig.json README.md ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force && test -f dist/.built
 RUN mkdir -p /work && chown node:node /work
 WORKDIR /work
 USER node

@@ -6,7 +6,8 @@
  *   (b) synthetic contracts of N operations made from the address-type operations, against the stub, and
  *       at the largest N against a stub that answers 404 to everything (every operation missing);
  *   (c) the raw ceiling: undici alone against the same stub at the same concurrency, and the suite's ratio;
- *   plus `--help` (time and RSS) and the time until the first request reaches the target.
+ *   plus `--help` (time and RSS) and the time from spawning the CLI until its first request reaches the target
+ *   (counted here for the bench's own servers, and by bench/first-request.mjs, preloaded, for the embedded one).
  * Peak RSS is the sum over the CLI process and all its descendants, sampled from /proc every 20 ms.
  *   npm run bench                 BENCH_RUNS=3 (median of runs)   BENCH_SIZES=80,800,2770
  */
@@ -15,7 +16,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import { gzipSync } from 'node:zlib';
 import { parse, stringify } from 'yaml';
@@ -39,7 +40,7 @@ const emit = http.Server.prototype.emit;
 http.Server.prototype.emit = function (this: http.Server, event: string, ...args: unknown[]) {
   if (event === 'request') {
     served++;
-    lastServedAt = performance.now();
+    lastServedAt = performance.timeOrigin + performance.now();
     if (firstServedAt === 0) firstServedAt = lastServedAt;
   }
   return (emit as (this: http.Server, event: string, ...rest: unknown[]) => boolean).call(this, event, ...args);
@@ -140,13 +141,23 @@ async function runCli(args: string[], env: Record<string, string> = {}): Promise
   served = 0;
   firstServedAt = 0;
   lastServedAt = 0;
-  const started = performance.now();
   const timeFile = join(work, `time-${Math.random().toString(36).slice(2)}`);
+  // The embedded reference service answers inside the CLI: a preloaded hook there notes its first request.
+  const firstFile = join(work, `first-${Math.random().toString(36).slice(2)}`);
+  const nodeOptions = `${process.env['NODE_OPTIONS'] ?? ''} --import=${pathToFileURL(join(root, 'bench/first-request.mjs')).href}`.trim();
   const command = [process.execPath, BIN, ...args, ...(args.includes('--help') ? [] : ['--out', out, '--quiet', '--concurrency', String(CONCURRENCY)])];
   const [file, ...argv] = TIME ? [TIME, '-f', '%U %S', '-o', timeFile, ...command] : command;
+  // Times are wall-clock (ms since the epoch) so that the CLI's own clock and this one compare: from the spawn.
+  const started = performance.timeOrigin + performance.now();
   const child = spawn(file!, argv, {
     cwd: root,
-    env: { ...process.env, NO_COLOR: '1', CONFORMANCE_TOKEN: TOKEN, ...env },
+    env: {
+      ...process.env,
+      NO_COLOR: '1',
+      CONFORMANCE_TOKEN: TOKEN,
+      ...(args.includes('--help') ? {} : { NODE_OPTIONS: nodeOptions, BENCH_FIRST_REQUEST_FILE: firstFile }),
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -155,7 +166,15 @@ async function runCli(args: string[], env: Record<string, string> = {}): Promise
   const sampler = setInterval(() => (peak = Math.max(peak, treeRssMiB(child.pid!))), 20);
   const exit = await new Promise<number | null>((resolve) => child.once('close', resolve));
   clearInterval(sampler);
-  const wallMs = performance.now() - started;
+  const wallMs = performance.timeOrigin + performance.now() - started;
+  let firstRequestAt = firstServedAt || undefined;
+  try {
+    const inCli = Number(readFileSync(firstFile, 'utf8'));
+    if (inCli > 0 && (firstRequestAt === undefined || inCli < firstRequestAt)) firstRequestAt = inCli;
+    rmSync(firstFile);
+  } catch {
+    // no request reached a server inside the CLI
+  }
   let reportBytes = 0;
   try {
     for (const f of readdirSync(out)) reportBytes += statSync(join(out, f)).size;
@@ -172,7 +191,7 @@ async function runCli(args: string[], env: Record<string, string> = {}): Promise
     // no /usr/bin/time
   }
   const steadyRps = served > 1 && lastServedAt > firstServedAt ? (served - 1) / ((lastServedAt - firstServedAt) / 1000) : undefined;
-  return { exit, wallMs, requests: served, peakRssMiB: peak, firstRequestMs: firstServedAt ? firstServedAt - started : undefined, reportBytes, cpuSeconds, steadyRps, stderr };
+  return { exit, wallMs, requests: served, peakRssMiB: peak, firstRequestMs: firstRequestAt === undefined ? undefined : firstRequestAt - started, reportBytes, cpuSeconds, steadyRps, stderr };
 }
 
 const median = (xs: number[]): number => {

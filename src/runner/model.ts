@@ -247,6 +247,11 @@ export interface CaseResult {
   reproduction?: string;
   /** True when one of its requests had to be sent again (see the exchanges' retries). */
   retried?: boolean;
+  /**
+   * How many exchanges of this failing case the reports leave out: its failure (same check, same message) was
+   * already shown with its evidence often enough. The findings and the curl line stay.
+   */
+  omittedExchanges?: number;
 }
 
 export interface OperationResult {

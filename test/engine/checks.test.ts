@@ -329,6 +329,7 @@ describe('plan', () => {
       /^semantic: .+$/,
       /^lifecycle: (update persisted|use after delete|created record readable|ownership)$/,
       /^coverage$/,
+      /^fuzzing$/,
     ];
     for (const p of plans()) for (const c of p.cases) expect(forms.some((f) => f.test(c.name)), c.name).toBe(true);
   });

@@ -11,7 +11,7 @@ import { boundaryValues, coverageVariations, shrinkSteps } from '../../src/runne
 import { encodeBody, parameterValues } from '../../src/runner/plan/parameters.ts';
 import { Random } from '../../src/runner/plan/random.ts';
 import { createdId, producerFor, readerFor } from '../../src/runner/plan/resources.ts';
-import { generate, patternValue, UNKNOWN } from '../../src/runner/plan/values.ts';
+import { generate, narrowRepetitions, patternValue, UNKNOWN } from '../../src/runner/plan/values.ts';
 import { openapi30ToJsonSchema } from '../../src/runner/spec/json-schema.ts';
 import type { Profile } from '../../src/runner/spec/profile.ts';
 import { authSchemesOf, linksOf } from '../../src/runner/spec/request-shapes.ts';
@@ -77,6 +77,17 @@ describe('values from the schema', () => {
   test('a pattern that does not compile or cannot be met gives no value, never an exception', () => {
     expect(patternValue('(unclosed', new Random('1'))).toBeUndefined();
     expect(patternValue('^a{10}$', new Random('1'), 0, 3)).toBeUndefined();
+  });
+
+  test('a huge repetition bound is drawn narrowed: the value matches the real pattern, and minLength is still met', () => {
+    const random = new Random('1');
+    for (let i = 0; i < 50; i++) {
+      const value = patternValue('^.{0,262144}$', random);
+      expect(value).toMatch(/^.{0,262144}$/u);
+      expect(value!.length).toBeLessThanOrEqual(32);
+    }
+    expect(patternValue('^[a-z]{0,100000}$', new Random('2'), 40)!.length).toBeGreaterThanOrEqual(40);
+    expect(narrowRepetitions('^a{2,9999}\\{1,99999}b{3,4}$', 32)).toBe('^a{2,32}\\{1,99999}b{3,4}$');
   });
 });
 

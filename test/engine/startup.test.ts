@@ -1,37 +1,113 @@
 /**
- * Start-up and what a run keeps: `--help` runs the compiled CLI without the scenario engine or the Pact
- * library; a description that passed validation is only re-validated when its bytes change; a run keeps the
+ * Start-up and what a run keeps: `--help`, `--version` and every command's help run the bundled CLI and load only
+ * commander and the command-line definitions; a run loads no scenario engine, Pact or reference service it does not
+ * use; a description that passed validation is only re-validated when its bytes change; a run keeps the
  * exchanges of passed cases only when asked (--keep-passed-exchanges).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
+import { startReferenceService } from '../../src/reference-service/index.ts';
 import { loadDescription } from '../../src/runner/spec/load.ts';
-import { BIN, removeTemps, requireResults, ROOT, runCli, tempDir } from './support.ts';
+import { BIN, removeTemps, requireResults, ROOT, runCli, tempDir, TOKEN } from './support.ts';
 
 afterAll(removeTemps);
 
+/**
+ * The source files and packages a CLI invocation loads, as the original sources of the bundle files it imported
+ * (each dist file's source map names the modules bundled into it), and the local files it imported.
+ */
+async function loadedSources(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string; files: string[]; sources: string[] }> {
+  const dir = await tempDir();
+  const hooks = join(dir, 'hooks.mjs');
+  await writeFile(hooks, "import { writeSync } from 'node:fs';\nexport async function resolve(s, c, next) { const r = await next(s, c); writeSync(2, `LOADED ${r.url}\\n`); return r; }\n");
+  const register = join(dir, 'register.mjs');
+  await writeFile(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+  // Asynchronous: a target served by this process must keep answering while the CLI runs.
+  const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done, fail) => {
+    const child = spawn(process.execPath, ['--import', register, BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.once('error', fail);
+    child.once('close', (status) => done({ status, stdout, stderr }));
+  });
+  const root = pathToFileURL(ROOT).href;
+  const files = [...new Set([...run.stderr.matchAll(/^LOADED (\S+)$/gm)].map((m) => m[1]!).filter((u) => u.startsWith(root)).map((u) => u.slice(root.length)))];
+  const sources = new Set<string>();
+  for (const file of files.filter((f) => f.startsWith('dist/') && f.endsWith('.js'))) {
+    const map = JSON.parse(await readFile(join(ROOT, `${file}.map`), 'utf8')) as { sources: string[] };
+    for (const source of map.sources) sources.add(relative(ROOT, resolve(ROOT, dirname(file), source)).replace(/\\/g, '/'));
+  }
+  for (const file of files.filter((f) => !f.startsWith('dist/'))) sources.add(file);
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr.replace(/^LOADED .*\n/gm, ''), files, sources: [...sources].sort() };
+}
+
+/** What help and version may load: commander and the command-line definitions, nothing of the engine. */
+const LIGHT = /^(node_modules\/commander\/|src\/runner\/cli\/|src\/runner\/spec\/errors\.ts$|src\/runner\/pact\/errors\.ts$|src\/runner\/http\/client-options\.ts$|bin\/conformance\.mjs$)/;
+
 describe('start-up', () => {
   test('--help runs compiled JavaScript and loads neither vitest nor the Pact library', async () => {
-    const dir = await tempDir();
-    const hooks = join(dir, 'hooks.mjs');
-    await writeFile(hooks, "import { writeSync } from 'node:fs';\nexport async function resolve(s, c, next) { const r = await next(s, c); writeSync(2, `LOADED ${r.url}\\n`); return r; }\n");
-    const register = join(dir, 'register.mjs');
-    await writeFile(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
-    const root = pathToFileURL(ROOT).href;
     for (const args of [['--help'], ['run', '--help']]) {
-      const run = spawnSync(process.execPath, ['--import', register, BIN, ...args], { cwd: ROOT, encoding: 'utf8' });
+      const run = await loadedSources(args);
       expect(run.status, run.stderr).toBe(0);
       expect(run.stdout).toContain(args.length === 1 ? 'merge' : '--keep-passed-exchanges');
-      const local = [...run.stderr.matchAll(/^LOADED (\S+)$/gm)].map((m) => m[1]!).filter((u) => u.startsWith(root)).map((u) => u.slice(root.length));
-      expect(local).toContain('dist/runner/cli/main.js');
-      expect(local.filter((u) => u.startsWith('src/') || u.endsWith('.ts'))).toEqual([]);
+      expect(run.files).toContain('dist/runner/cli/main.js');
+      expect(run.files.filter((u) => u.startsWith('src/') || u.endsWith('.ts'))).toEqual([]);
       // What only a run needs stays unloaded: the scenario engine and the Pact library.
-      const heavy = local.filter((u) => /^node_modules\/(vitest|vite|@vitest|@pact-foundation)\//.test(u));
+      const heavy = run.sources.filter((u) => /^node_modules\/(vitest|vite|@vitest|@pact-foundation)\//.test(u));
       expect(heavy).toEqual([]);
     }
+  });
+
+  test('help and --version of every command load only commander and the command-line definitions', async () => {
+    const commands = [['--version'], ['--help'], ['run', '--help'], ['plan', '--help'], ['config', '--help'], ['merge', '--help'], ['pact', '--help'], ['pact', 'check', '--help'], ['pact', 'verify', '--help'], ['pact', 'states', '--help'], ['pact', 'convert', '--help'], ['pact', 'publish', '--help'], ['pact', 'can-i-deploy', '--help'], ['pact', 'record-deployment', '--help']];
+    const version = (JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    for (const args of commands) {
+      const run = await loadedSources(args);
+      expect(run.status, `${args.join(' ')}: ${run.stderr}`).toBe(0);
+      if (args[0] === '--version') expect(run.stdout.trim()).toBe(version);
+      else expect(run.stdout, args.join(' ')).toMatch(new RegExp(`^Usage: conformance${args.length > 1 ? ` ${args.slice(0, -1).join(' ')}` : ''}`));
+      // Bundled: a few files, no package resolved from node_modules.
+      expect(run.files.filter((f) => f.startsWith('node_modules/')), args.join(' ')).toEqual([]);
+      expect(run.sources.filter((s) => !LIGHT.test(s)), args.join(' ')).toEqual([]);
+      expect(run.sources, args.join(' ')).toContain('src/runner/cli/run-options.ts');
+    }
+  });
+
+  test('a run loads the engine but not what it does not use: no scenario engine, Pact or reference service when none is needed', async () => {
+    const target = await startReferenceService({ token: TOKEN });
+    try {
+      const out = await tempDir();
+      const run = await loadedSources(['--include', 'address-types', '--base-url', target.customerBaseUrl, '--quiet', '--out', out], { CONFORMANCE_TOKEN: TOKEN, NO_COLOR: '1' });
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.sources).toContain('src/runner/execute/scheduler.ts');
+      expect(run.sources).toContain('src/runner/spec/load.ts');
+      expect(run.sources.filter((s) => /^(node_modules\/(vitest|vite|@vitest|@pact-foundation|yaml)\/|src\/reference-service\/|src\/runner\/pact\/(verify|check|broker))/.test(s))).toEqual([]);
+    } finally {
+      await target.close();
+    }
+  });
+
+  test('a first run (nothing validated before) validates every input from the bundle, and names the line of a bad waiver', async () => {
+    const fresh = { CONFORMANCE_NO_CACHE: '1' };
+    const run = await runCli(['--include', 'address-types', '--quiet'], { env: fresh });
+    expect(run.code, run.stderr).toBe(0);
+    expect(requireResults(run).verdict).toBe('conformant');
+    const dir = await tempDir();
+    const waivers = join(dir, 'waivers.yaml');
+    await writeFile(waivers, '- operationId: create-address-type\n  check: no-such-check\n  reason: known\n  expires: 2030-01-01\n');
+    const bad = await runCli(['--include', 'address-types', '--quiet', '--waivers', waivers], { env: fresh });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toMatch(/^conformance: .*waivers\.yaml:2: waiver 1: unknown check "no-such-check"/);
+    const config = join(dir, 'conformance.config.yaml');
+    await writeFile(config, 'timeout: soon\n');
+    const badConfig = await runCli(['config', '--config', config], { env: fresh, noOut: true });
+    expect(badConfig.code).toBe(2);
+    expect(badConfig.stderr.trim()).toBe(`conformance: ${config}: timeout: must be integer`);
   });
 
   test('a description is validated again as soon as its content changes', async () => {

@@ -3,11 +3,9 @@
  * flags in camelCase (a few read better in the plural: servers, headers, secretHeaders). The file is validated
  * against config.schema.json; every problem is one line naming the file and the key.
  */
-import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import { parse } from 'yaml';
+import type { ValidateFunction } from 'ajv';
 import { InputError } from '../spec/errors.ts';
 
 export const DEFAULT_CONFIG_FILE = 'conformance.config.yaml';
@@ -26,8 +24,15 @@ export interface ConfigFile {
   keys: Record<string, string>;
 }
 
-const ajv = new Ajv2020({ allErrors: false, strict: false });
-const validate = ajv.compile(JSON.parse(readFileSync(new URL('./config.schema.json', import.meta.url), 'utf8')) as object);
+/** The schema's validator, compiled when a config file is first read (a run without one never loads ajv). */
+let validator: ValidateFunction | undefined;
+async function configValidator(): Promise<ValidateFunction> {
+  if (!validator) {
+    const [{ Ajv2020 }, schema] = await Promise.all([import('../spec/ajv.ts'), readFile(new URL('./config.schema.json', import.meta.url), 'utf8')]);
+    validator = new Ajv2020({ allErrors: false, strict: false }).compile(JSON.parse(schema) as object);
+  }
+  return validator;
+}
 
 /** Loads the named file, or conformance.config.yaml in cwd when present; undefined when there is none. */
 export async function loadConfigFile(named: string | undefined, cwd: string): Promise<ConfigFile | undefined> {
@@ -40,6 +45,7 @@ export async function loadConfigFile(named: string | undefined, cwd: string): Pr
     throw new InputError(`config file ${named ?? path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   const shown = named ?? DEFAULT_CONFIG_FILE;
+  const [{ parse }, validate] = await Promise.all([import('../spec/yaml-document.ts'), configValidator()]);
   let doc: unknown;
   try {
     doc = parse(text) ?? {};

@@ -4,15 +4,16 @@
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { BrokerError, canIDeploy, publishPacts, recordDeployment, type BrokerConnection } from '../pact/broker.ts';
+import type { BrokerConnection } from '../pact/broker.ts';
 import { PactInputError } from '../pact/errors.ts';
-import { readPactSources } from '../pact/sources.ts';
-import { startStateChangeServer } from '../pact/state-endpoint.ts';
-import { createServiceApi, type ServiceApi } from '../pact/states.ts';
+import type { ServiceApi } from '../pact/states.ts';
 import { InputError } from '../spec/errors.ts';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pactToV3 } from '../pact/spec-v3.ts';
+
+// The implementations load when a command runs: `--help` and the other commands never load them.
+const broker = () => import('../pact/broker.ts');
+const readPactSources = async (sources: string[]) => (await import('../pact/sources.ts')).readPactSources(sources);
 
 interface BrokerFlags {
   brokerUrl?: string;
@@ -64,6 +65,7 @@ export function addPactWorkflowCommands(pact: Command, env: NodeJS.ProcessEnv, s
         throw new InputError('pact states needs --base-url and/or --foreign-trade-base-url (the reference service serves its own at /__reference/pact-states)');
       }
       if (!token) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token)');
+      const [{ createServiceApi }, { startStateChangeServer }] = await Promise.all([import('../pact/states.ts'), import('../pact/state-endpoint.ts')]);
       const apis: Record<string, ServiceApi & { close(): Promise<void> }> = {};
       if (flags.baseUrl) apis['customer-service'] = createServiceApi(flags.baseUrl, token, flags.timeout);
       if (flags.foreignTradeBaseUrl) apis['foreign-trade-service'] = createServiceApi(flags.foreignTradeBaseUrl, token, flags.timeout);
@@ -95,6 +97,7 @@ export function addPactWorkflowCommands(pact: Command, env: NodeJS.ProcessEnv, s
       const files = loaded.filter((p) => p.kind === 'file');
       if (files.length === 0) throw new PactInputError(`no pact files in ${sources.length > 0 ? sources.join(', ') : 'contract/pacts'}`);
       await mkdir(flags.out, { recursive: true });
+      const { pactToV3 } = await import('../pact/spec-v3.ts');
       for (const file of files) {
         const v3 = pactToV3(JSON.parse(await readFile(file.location, 'utf8')), file.location);
         const target = path.join(flags.out, path.basename(file.location));
@@ -116,12 +119,13 @@ export function addPactWorkflowCommands(pact: Command, env: NodeJS.ProcessEnv, s
     .option('--tag <tag>', 'consumer version tag (repeatable, comma-separated)', collect, [])
     .option('--build-url <url>', 'CI build that produced the pacts')
     .action(async (sources: string[], flags: BrokerFlags & { consumerAppVersion: string; branch?: string; tag: string[]; buildUrl?: string }) => {
-      const broker = connection(flags, env);
+      const target = connection(flags, env);
+      const { publishPacts } = await broker();
       const loaded = await readPactSources(sources.length > 0 ? sources : ['contract/pacts']);
       const files = loaded.filter((p) => p.kind === 'file').map((p) => p.location);
       if (files.length === 0) throw new PactInputError(`no pact files in ${sources.length > 0 ? sources.join(', ') : 'contract/pacts'}`);
       await publishPacts({
-        broker,
+        broker: target,
         files,
         consumerVersion: flags.consumerAppVersion,
         ...(flags.branch ? { branch: flags.branch } : {}),
@@ -131,7 +135,7 @@ export function addPactWorkflowCommands(pact: Command, env: NodeJS.ProcessEnv, s
       const lines = loaded.map((p) => `  ${p.pact.consumer} → ${p.pact.provider}: ${p.pact.interactions.length} interactions (${p.location})`);
       process.stdout.write(
         `Published ${loaded.length} pact(s) as ${[...new Set(loaded.map((p) => p.pact.consumer))].join(', ')} version ${flags.consumerAppVersion}` +
-          `${flags.branch ? ` on branch ${flags.branch}` : ''}${flags.tag.length ? ` tagged ${flags.tag.join(', ')}` : ''} to ${broker.url}\n${lines.join('\n')}\n`,
+          `${flags.branch ? ` on branch ${flags.branch}` : ''}${flags.tag.length ? ` tagged ${flags.tag.join(', ')}` : ''} to ${target.url}\n${lines.join('\n')}\n`,
       );
       setExit(0);
     });
@@ -145,6 +149,7 @@ export function addPactWorkflowCommands(pact: Command, env: NodeJS.ProcessEnv, s
     .action(async (options: BrokerFlags & { pacticipant: string; pacticipantVersion?: string; toEnvironment?: string; retryWhileUnknown?: number; retryInterval?: number }) => {
       // `--version` belongs to the program (it prints the tool's version), hence --pacticipant-version.
       const flags = { ...options, version: options.pacticipantVersion };
+      const { canIDeploy } = await broker();
       const answer = await canIDeploy({
         broker: connection(flags, env),
         pacticipant: flags.pacticipant,
@@ -169,6 +174,7 @@ export function addPactWorkflowCommands(pact: Command, env: NodeJS.ProcessEnv, s
     .option('--application-instance <name>', 'which instance, where several run in one environment')
     .action(async (options: BrokerFlags & { pacticipant: string; pacticipantVersion: string; environment: string; applicationInstance?: string }) => {
       const flags = { ...options, version: options.pacticipantVersion };
+      const { recordDeployment } = await broker();
       await recordDeployment({
         broker: connection(flags, env),
         pacticipant: flags.pacticipant,
@@ -181,4 +187,3 @@ export function addPactWorkflowCommands(pact: Command, env: NodeJS.ProcessEnv, s
     });
 }
 
-export { BrokerError };

@@ -2,17 +2,13 @@ import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import type { RunResults } from '../model.ts';
-import { checkPacts } from '../pact/check.ts';
-import { verifyPacts } from '../pact/verify.ts';
 import type { BrokerSource } from '../pact/worker-protocol.ts';
-import { isInteractive, renderSummary } from '../report/console.ts';
-import { exitCodeOf, summarise } from '../report/outcomes.ts';
-import { writeReports } from '../report/write.ts';
-import { coverage, loadCatalog } from '../spec/catalog.ts';
 import { InputError } from '../spec/errors.ts';
-import { loadContract } from '../spec/load.ts';
-import { PACT_STATES_ROUTE, startReferenceService, type ReferenceService } from '../../reference-service/index.ts';
+import type { ReferenceService } from '../../reference-service/index.ts';
 import { addPactWorkflowCommands } from './pact-workflow.ts';
+
+// The implementations load when a command runs: `--help` and the other commands never load them.
+const loadContract = async (specs: string[]) => (await import('../spec/load.ts')).loadContract(specs);
 
 interface PactFlags {
   pacts: string[];
@@ -68,6 +64,7 @@ export function addPactCommands(program: Command, defaults: { specs: string[]; c
     async (flags: PactFlags) => {
       const contract = await loadContract(flags.spec.length ? flags.spec : defaults.specs);
       const started = new Date();
+      const { checkPacts } = await import('../pact/check.ts');
       const result = await checkPacts({ contract, ...(flags.pacts.length ? { pacts: flags.pacts } : {}), allowNoPacts: flags.allowNoPacts ?? false });
       setExit(await report(flags, defaults, { mode: 'check', interactions: result.interactions }, started, { embedded: false, services: [] }));
     },
@@ -92,12 +89,15 @@ export function addPactCommands(program: Command, defaults: { specs: string[]; c
     .option('--state-change-url <url>', 'provider-state change endpoint to use (default: the reference service\'s, or one started for the run)')
     .action(async (flags: PactFlags & { allowIrreversible?: boolean }) => {
       let embedded: ReferenceService | undefined;
+      let statesRoute = '';
       let token = flags.token ?? env['CONFORMANCE_TOKEN'];
       let customerBaseUrl = flags.baseUrl;
       let foreignTradeBaseUrl = flags.foreignTradeBaseUrl;
       if (!customerBaseUrl && !foreignTradeBaseUrl) {
         token = randomBytes(24).toString('base64url');
-        embedded = await startReferenceService({ token });
+        const reference = await import('../../reference-service/index.ts');
+        embedded = await reference.startReferenceService({ token });
+        statesRoute = reference.PACT_STATES_ROUTE;
         customerBaseUrl = embedded.customerBaseUrl;
         foreignTradeBaseUrl = embedded.foreignTradeBaseUrl;
       }
@@ -124,6 +124,7 @@ export function addPactCommands(program: Command, defaults: { specs: string[]; c
             }
           : undefined;
         const started = new Date();
+        const { verifyPacts } = await import('../pact/verify.ts');
         const result = await verifyPacts({
           ...(flags.pacts.length ? { pacts: flags.pacts } : {}),
           customerBaseUrl,
@@ -136,7 +137,7 @@ export function addPactCommands(program: Command, defaults: { specs: string[]; c
           ...(flags.stateChangeUrl
             ? { stateChangeUrl: flags.stateChangeUrl }
             : embedded
-              ? { stateChangeUrl: (provider: string) => `${embedded?.url ?? ''}${PACT_STATES_ROUTE}/${encodeURIComponent(provider)}` }
+              ? { stateChangeUrl: (provider: string) => `${embedded?.url ?? ''}${statesRoute}/${encodeURIComponent(provider)}` }
               : {}),
         });
         for (const warning of result.warnings) process.stderr.write(`conformance: warning: ${warning}\n`);
@@ -167,6 +168,12 @@ async function report(
   started: Date,
   target: RunResults['target'],
 ): Promise<number> {
+  const [{ coverage, loadCatalog }, { exitCodeOf, summarise }, { writeReports }, { isInteractive, renderSummary }] = await Promise.all([
+    import('../spec/catalog.ts'),
+    import('../report/outcomes.ts'),
+    import('../report/write.ts'),
+    import('../report/console.ts'),
+  ]);
   const contract = await loadContract(flags.spec.length ? flags.spec : defaults.specs);
   const catalog = await loadCatalog(flags.catalog);
   const finished = new Date();

@@ -10,7 +10,8 @@ import { InputError } from '../spec/errors.ts';
 import { loadExamples } from '../spec/examples.ts';
 import { loadContract } from '../spec/load.ts';
 import { loadProfiles, profileFor } from '../spec/profiles.ts';
-import { ROOT, type RunOptions } from './run.ts';
+import { ROOT } from './paths.ts';
+import type { RunOptions } from './run.ts';
 
 export interface PlanSummary {
   operations: number;

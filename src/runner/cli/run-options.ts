@@ -6,8 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { defaultClientOptions, parseHeader, parseRate, type ClientOptions } from '../http/client-options.ts';
-import { proxySettings } from '../http/dispatcher.ts';
+import { defaultClientOptions, parseHeader, parseRate, proxySettings, type ClientOptions } from '../http/client-options.ts';
 import { loadConfigFile, type ConfigFile } from './config-file.ts';
 import { DEFAULT_SPECS, ROOT } from './paths.ts';
 import type { RunOptions } from './run.ts';
@@ -116,6 +115,7 @@ export interface RunFlags {
   out: string;
   seed: number;
   maxExamples?: number;
+  fuzzExamples?: number;
   shard?: { index: number; count: number };
   failOn?: string[];
   quiet?: boolean;
@@ -163,6 +163,7 @@ export function addRunOptions(cmd: Command): Command {
     .option('--out <dir>', 'report directory', 'reports')
     .option('--seed <n>', 'seed of the generated requests', positiveInt('--seed'), 1)
     .option('--max-examples <n>', 'requests of the coverage phase per operation (0: none; default 10)', nonNegativeInt('--max-examples'))
+    .option('--fuzz-examples <n>', 'random requests of the fuzzing phase per operation (0: none; default 10)', nonNegativeInt('--fuzz-examples'))
     .option('--shard <i/n>', 'run a deterministic i-th of n parts of the operations', parseShard)
     .option('--fail-on <levels>', 'what else fails the run besides errors: warning, untested (comma-separated)', parseFailOn)
     .option('--quiet', 'print only the summary')
@@ -288,6 +289,7 @@ export function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv): RunOption
     out: flags.out,
     seed: flags.seed,
     ...(flags.maxExamples !== undefined ? { maxExamples: flags.maxExamples } : {}),
+    ...(flags.fuzzExamples !== undefined ? { fuzzExamples: flags.fuzzExamples } : {}),
     ...(flags.shard ? { shard: flags.shard } : {}),
     failOn: flags.failOn?.includes('warning') ? 'warning' : 'error',
     ...(flags.failOn?.includes('untested') ? { failOnUntested: true } : {}),

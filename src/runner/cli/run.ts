@@ -12,13 +12,14 @@ import { Session } from '../execute/session.ts';
 import type { CaseResult, Contract, OperationResult, RunResults } from '../model.ts';
 import { planOperation } from '../plan/cases.ts';
 import { assembleOperations, compactCase } from '../report/assemble.ts';
+import { openSpool, type CaseSpool } from '../report/case-spool.ts';
+import { limitEvidence } from '../report/evidence-limit.ts';
 import { ConsoleProgress, isInteractive, renderSummary } from '../report/console.ts';
 import { countOutcomes, exitCodeOf, summarise } from '../report/outcomes.ts';
 import { contractHash } from '../report/run-identity.ts';
 import { diagnoseResults, preflightCredentials, preflightOperations } from '../execute/diagnose.ts';
 import { applyWaivers, loadWaivers, localDate, type Waiver } from '../report/waivers.ts';
 import { baselineExitCode, baselineLine, compareWithBaseline } from '../report/baseline.ts';
-import { readBaseline } from '../report/baseline-file.ts';
 import { coverage, loadCatalog, notDescribedResults, type Catalog } from '../spec/catalog.ts';
 import { InputError } from '../spec/errors.ts';
 import { loadExamples } from '../spec/examples.ts';
@@ -48,6 +49,7 @@ export interface RunOptions {
   out: string;
   seed: number;
   maxExamples?: number;
+  fuzzExamples?: number;
   shard?: { index: number; count: number };
   failOn: 'error' | 'warning';
   /** --fail-on untested: an untested operation fails the run. */
@@ -88,7 +90,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   const examples = await loadExamples(options.examples);
   const catalog: Catalog | undefined = options.catalog ? await loadCatalog(options.catalog) : undefined;
   const waivers: Waiver[] = options.waivers ? await loadWaivers(options.waivers, { knownChecks: [...CHECKS.keys(), 'response-timeout'] }) : [];
-  const baseline = options.baseline ? await readBaseline(options.baseline) : undefined;
+  const baseline = options.baseline ? await (await import('../report/baseline-file.ts')).readBaseline(options.baseline) : undefined;
   for (const pattern of [...options.include, ...options.exclude]) {
     if (!contract.operations.some((o) => matchesSelector(o, pattern))) {
       throw new InputError(`--include/--exclude "${pattern}" matches no operation of the contract (selectors: operationId, group, service, tag:NAME, method, path glob)`);
@@ -116,6 +118,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     embedded && options.client ? { ...options.client, httpProxy: '', httpsProxy: '', tokenCommand: undefined } as ClientOptions : options.client;
   if (client && client.tokenCommand === undefined) delete client.tokenCommand;
   let dispatcher: Dispatcher | undefined;
+  let spool: CaseSpool | undefined;
   const config0RunId = options.runId ?? `conf${Date.now().toString(36)}`;
   try {
     dispatcher = buildClientDispatcher({ ...options, ...(client ? { client } : {}) });
@@ -153,6 +156,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       ...(otpSourceUrl ? { otpSourceUrl } : {}),
       seed: options.seed,
       ...(options.maxExamples !== undefined ? { maxExamples: options.maxExamples } : {}),
+      ...(options.fuzzExamples !== undefined ? { fuzzExamples: options.fuzzExamples } : {}),
       include: options.include,
       exclude: options.exclude,
       ...(options.shard ? { shard: options.shard } : {}),
@@ -167,18 +171,24 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       allowIrreversible,
       otpSource: otpSourceUrl !== undefined,
       ...(options.maxExamples !== undefined ? { maxExamples: options.maxExamples } : {}),
+      ...(options.fuzzExamples !== undefined ? { fuzzExamples: options.fuzzExamples } : {}),
     };
     const plans = selected.map((op) => planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions));
     const deploymentDiff = options.deploymentSpec ? await diffDeployment(contract, options.deploymentSpec) : undefined;
 
     const startedAt = new Date();
     const hash = contractHash(contract);
+    // Each case goes to disk as it finishes (report/case-spool.ts); memory keeps its summary.
+    spool = openSpool(options.out);
     const finish = async (built: RunResults): Promise<RunResults> => {
-      const diagnosed = built.stopped ? built : { ...built, ...(diagnoseResults(built) ? { stopped: diagnoseResults(built) } : {}) };
+      const checked = built.stopped ? built : { ...built, ...(diagnoseResults(built) ? { stopped: diagnoseResults(built) } : {}) };
+      // Each failure shown with its evidence a bounded number of times, read back from the spool.
+      const diagnosed = { ...checked, operations: limitEvidence(checked.operations, { ...(spool ? { full: (c: CaseResult) => spool!.full(c) } : {}), unlimited: options.keepPassedExchanges ?? false }) };
       let summarised = summarise(applyWaivers({ ...diagnosed, contract: { ...diagnosed.contract, hash } }, waivers, localDate()));
       if (baseline && options.baseline) summarised = { ...summarised, baseline: compareWithBaseline(summarised, baseline, options.baseline) };
       const { writeReports } = await import('../report/write.ts');
       const files = await writeReports(summarised, options.out);
+      spool?.close(true);
       stdout.write(`${renderSummary(summarised, files, { color: isInteractive(stdout) })}\n`);
       if (client) stdout.write(`Run id: ${client.runId} (header ${RUN_ID_HEADER}; traceparent trace id ${client.traceId})\n`);
       return summarised;
@@ -213,7 +223,8 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     let failingOperations = 0;
     const scheduler = schedule(Session.from(config, contract, profiles, examples), plans, options.concurrency, {
       onCase: (operationId, index, result) => {
-        generated.get(operationId)![index] = compactCase(result, keep);
+        const compact = compactCase(result, keep);
+        generated.get(operationId)![index] = spool ? spool.add(operationId, index, compact) : compact;
       },
       onOperationDone: (operationId, failing) => {
         doneOperations++;
@@ -289,6 +300,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     if (exitCode === 2) return { exitCode, results: final, message: `${(final.verdictLine ?? final.verdict).replace(/^incomplete: /, '')}; reports written` };
     return { exitCode, results: final };
   } finally {
+    spool?.close(false);
     await dispatcher?.close();
     await embedded?.close();
   }

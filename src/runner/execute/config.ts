@@ -19,6 +19,8 @@ export interface RunConfig {
   seed: number;
   /** Requests of the coverage phase per operation (0 turns the phase off). */
   maxExamples?: number;
+  /** Random requests of the fuzzing phase per operation (0 turns the phase off). */
+  fuzzExamples?: number;
   include: string[];
   exclude: string[];
   shard?: { index: number; count: number };

@@ -11,6 +11,8 @@ import { randomHex } from '../http/random-hex.ts';
 import type { CaseResult, Contract, Exchange, Finding, LeftBehindRecord, Operation, RecordedResponse } from '../model.ts';
 import {
   pathParamNames,
+  DEFAULT_FUZZ_EXAMPLES,
+  FUZZ_CASE,
   planOperation,
   positiveBody,
   producerOf,
@@ -123,6 +125,7 @@ export class Session {
     const options = {
       seed: this.config.seed,
       ...(this.config.maxExamples !== undefined ? { maxExamples: this.config.maxExamples } : {}),
+      ...(this.config.fuzzExamples !== undefined ? { fuzzExamples: this.config.fuzzExamples } : {}),
       readOnly: this.config.readOnly,
       allowIrreversible: this.config.allowIrreversible,
       otpSource: this.config.otpSourceUrl !== undefined,
@@ -504,7 +507,7 @@ export class Session {
         return this.judge(op, planned, action, result, undefined, reads);
       }
       if (planned.kind === 'lifecycle') return await this.lifecycle(op, planned, request, exchanges, result);
-      if (planned.kind === 'coverage') return await this.coverage(op, planned, request, exchanges, result);
+      if (planned.kind === 'coverage') return await (planned.name === FUZZ_CASE ? this.fuzz(op, planned, request, exchanges, result) : this.coverage(op, planned, request, exchanges, result));
       const exchange = await this.call(op, request);
       exchanges.push(exchange);
       const judged = this.judge(op, planned, exchange, result, undefined, undefined, { secrets, exchanges });
@@ -530,11 +533,12 @@ export class Session {
   }
 
   /**
-   * Under --read-only a DELETE names no record that may exist (an example or random integer id might): its
-   * path values are ones no record has, so even a deployment that wrongly lets the call through removes nothing.
+   * A DELETE that is not part of a lifecycle (presence probe, auth and negative cases) names no record that may
+   * exist (an example or random integer id might): its path values are ones no record has, so even a deployment
+   * that wrongly lets the call through removes nothing it did not create.
    */
   private absentIds(op: Operation): Record<string, string> | undefined {
-    if (!this.config.readOnly || op.method !== 'DELETE') return undefined;
+    if (op.method !== 'DELETE') return undefined;
     const random = new Random(`${this.config.seed}:${op.operationId}:absent`);
     return Object.fromEntries(pathParamNames(op).map((p) => [p, `conformance-absent-${random.uuid().slice(0, 8)}`]));
   }
@@ -684,6 +688,30 @@ export class Session {
     }
     if (last) exchanges.push(last);
     return last ? this.judge(op, planned, last, result, undefined, undefined, undefined, undefined, { label: 'coverage', sent }) : result({ outcome: 'skipped', skipReason: 'no coverage request was sent' });
+  }
+
+  /** The fuzzing phase (execute/fuzz.ts): random schema-valid requests; the smallest one that fails is judged. */
+  private async fuzz(
+    op: Operation,
+    planned: PlannedCase,
+    request: Parameters<Session['call']>[1] & { query: Record<string, unknown>; pathParams: Record<string, string> },
+    exchanges: Exchange[],
+    result: (over: Partial<CaseResult> & Pick<CaseResult, 'outcome'>) => CaseResult,
+  ): Promise<CaseResult> {
+    // fast-check is loaded only when a fuzzing case runs (start-up stays lean).
+    const { fuzzOperation } = await import('./fuzz.ts');
+    const run = await fuzzOperation(op, request, {
+      seed: `${this.config.seed}:${op.operationId}`,
+      numRuns: this.config.fuzzExamples ?? DEFAULT_FUZZ_EXAMPLES,
+      send: (r) =>
+        this.call(op, { auth: request.auth ?? 'valid', pathParams: r.pathParams, query: r.query, headers: r.headers, cookies: r.cookies, ...(r.body !== undefined ? { body: r.body } : {}), ...(r.contentType ? { contentType: r.contentType } : {}) }),
+    });
+    if (run.error) return result({ outcome: 'errored', errorMessage: run.error });
+    const shown = run.failing?.exchange ?? run.unanswered ?? run.last;
+    if (!shown) return result({ outcome: 'skipped', skipReason: 'no fuzzing request was sent' });
+    exchanges.push(shown);
+    if (!answered(shown)) return this.judge(op, planned, shown, result);
+    return this.judge(op, planned, shown, result, undefined, undefined, undefined, undefined, { label: run.failing ? `fuzzing: ${run.failing.label}` : 'fuzzing', sent: run.sent });
   }
 
   /** update: PUT then read back; delete: DELETE then read again. Only the lifecycle check judges. */

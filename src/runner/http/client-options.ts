@@ -78,3 +78,10 @@ export function parseRate(text: string): number {
 export function secretValues(options: Pick<ClientOptions, 'headers'>): string[] {
   return options.headers.filter((h) => h.secret && h.value.length > 0).map((h) => h.value);
 }
+
+/** The proxy settings of the environment and --proxy: --proxy wins for both schemes, NO_PROXY always applies. */
+export function proxySettings(env: NodeJS.ProcessEnv, proxy: string | undefined): Pick<ClientOptions, 'httpProxy' | 'httpsProxy' | 'noProxy'> {
+  const httpProxy = proxy ?? env['http_proxy'] ?? env['HTTP_PROXY'] ?? '';
+  const httpsProxy = proxy ?? env['https_proxy'] ?? env['HTTPS_PROXY'] ?? httpProxy;
+  return { httpProxy, httpsProxy, noProxy: env['no_proxy'] ?? env['NO_PROXY'] ?? '' };
+}

@@ -62,9 +62,4 @@ export function buildDispatcher(client: ClientOptions, pool: PoolOptions): Dispa
   } as ConstructorParameters<typeof EnvHttpProxyAgent>[0]);
 }
 
-/** The proxy settings of the environment and --proxy: --proxy wins for both schemes, NO_PROXY always applies. */
-export function proxySettings(env: NodeJS.ProcessEnv, proxy: string | undefined): Pick<ClientOptions, 'httpProxy' | 'httpsProxy' | 'noProxy'> {
-  const httpProxy = proxy ?? env['http_proxy'] ?? env['HTTP_PROXY'] ?? '';
-  const httpsProxy = proxy ?? env['https_proxy'] ?? env['HTTPS_PROXY'] ?? httpProxy;
-  return { httpProxy, httpsProxy, noProxy: env['no_proxy'] ?? env['NO_PROXY'] ?? '' };
-}
+export { proxySettings } from './client-options.ts';

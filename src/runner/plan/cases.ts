@@ -5,6 +5,7 @@ import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../
 import { isIrreversible, sideEffectOf, type Profile } from '../spec/profile.ts';
 import { Random } from './random.ts';
 import { DEFAULT_MAX_EXAMPLES } from './coverage.ts';
+import { hasInputs } from './fuzz-inputs.ts';
 import { parameterValues, stringValues, withoutReadOnly } from './parameters.ts';
 import { createsItself, producerFor, readerFor } from './resources.ts';
 import { createOf, isCreate, readersOfCreated } from './relations.ts';
@@ -63,7 +64,14 @@ export interface PlanOptions {
   otpSource: boolean;
   /** Requests of the coverage phase per operation (0: no coverage phase). */
   maxExamples?: number;
+  /** Random requests of the fuzzing phase per operation (0: no fuzzing phase). */
+  fuzzExamples?: number;
 }
+
+/** The case name of the fuzzing phase (a coverage-kind case: the same skip rules apply). */
+export const FUZZ_CASE = 'fuzzing';
+/** Random requests of the fuzzing phase per operation by default. */
+export const DEFAULT_FUZZ_EXAMPLES = 10;
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const NOT_A_UUID = 'not-a-uuid';
@@ -245,6 +253,10 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
   const maxExamples = options.maxExamples ?? DEFAULT_MAX_EXAMPLES;
   if (maxExamples > 0 && op.method !== 'DELETE') {
     add({ name: 'coverage', kind: 'coverage', expectation: 'coverage', fixture: needsFixture ? 'shared' : 'none', request: base() });
+  }
+  // Fuzzing phase: random schema-valid requests (fast-check), shrunk on a server error; see execute/fuzz.ts.
+  if ((options.fuzzExamples ?? DEFAULT_FUZZ_EXAMPLES) > 0 && op.method !== 'DELETE' && hasInputs(op)) {
+    add({ name: FUZZ_CASE, kind: 'coverage', expectation: 'coverage', fixture: needsFixture ? 'shared' : 'none', request: base() });
   }
 
   // Lifecycle chains: what PUT changed must read back; what DELETE removed must no longer be served.

@@ -99,7 +99,7 @@ function hasProps(schema: JsonSchema): boolean {
 }
 
 /** Sets the discriminator property to the value that selects the branch (its mapping key, else its title). */
-function withDiscriminator(schema: Record<string, unknown>, branch: JsonSchema, value: unknown): unknown {
+export function withDiscriminator(schema: Record<string, unknown>, branch: JsonSchema, value: unknown): unknown {
   const discriminator = schema['discriminator'];
   if (typeof discriminator !== 'object' || discriminator === null || typeof value !== 'object' || value === null || Array.isArray(value)) return value;
   const property = (discriminator as { propertyName?: unknown }).propertyName;
@@ -265,7 +265,9 @@ export function patternValue(pattern: string, random: Random, min = 0, max = Num
     }
   }
   // randexp knows no Unicode property escapes: draw from ASCII stand-ins, then confirm with the real pattern.
-  const drawable = asciiStandIns(pattern);
+  // Large explicit repetition bounds (`.{0,262144}`) are narrowed, since randexp draws every repetition one
+  // character range at a time; a narrower bound matches a subset of the same strings.
+  const drawable = narrowRepetitions(asciiStandIns(pattern), Math.max(32, Math.min(min, 4096)), Math.min(min, 4096));
   let source = regex;
   if (drawable !== pattern) {
     try {
@@ -288,6 +290,19 @@ export function patternValue(pattern: string, random: Random, min = 0, max = Num
     }
   }
   return undefined;
+}
+
+/**
+ * `{m,n}` with n above `cap` becomes `{max(m,least),max(m,cap)}`, where `least` (at most n) lets one narrowed
+ * repetition still reach the string's minLength. Escaped braces are left alone.
+ */
+export function narrowRepetitions(pattern: string, cap: number, least = 0): string {
+  return pattern.replace(/(^|[^\\])\{(\d+),(\d+)\}/g, (all: string, before: string, lo: string, hi: string) => {
+    const [m, n] = [Number(lo), Number(hi)];
+    if (n <= cap) return all;
+    const from = Math.max(m, Math.min(least, n));
+    return `${before}{${from},${Math.max(from, cap)}}`;
+  });
 }
 
 const STAND_INS: Record<string, string> = {

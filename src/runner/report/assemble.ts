@@ -54,14 +54,20 @@ export function withCurl(result: CaseResult): CaseResult {
 }
 
 /**
- * What a case keeps in the results: a passed case keeps its summary (name, outcome, checks, duration, the
- * curl line) and drops its exchanges unless asked to keep them or it was retried; any other case keeps everything.
+ * What a case keeps in the results: a passed case keeps its summary (name, outcome, checks, duration, the curl
+ * line), a skipped one its name, outcome and reason; both drop their exchanges unless asked to keep them or the
+ * case was retried; any other case keeps everything (report/evidence-limit.ts then limits how often one failure is shown in full).
  */
 export function compactCase(result: CaseResult, keepPassedExchanges: boolean): CaseResult {
   const curled = withCurl(result);
   if (curled.exchanges.length === 0) return curled;
   // A retried case keeps its exchanges: they carry the retries, the evidence of what the network did.
   if (!keepPassedExchanges && result.outcome === 'passed' && !result.retried) return { ...curled, exchanges: [] };
+  // A skipped case sent only what it needed first (its reason says what failed): its summary is the reason.
+  if (!keepPassedExchanges && result.outcome === 'skipped' && !result.retried) {
+    const { curl: _curl, reproduction: _reproduction, ...summary } = result;
+    return { ...summary, exchanges: [] };
+  }
   return curled.exchanges.some(oversized) ? { ...curled, exchanges: curled.exchanges.map(capRecorded) } : curled;
 }
 

@@ -124,6 +124,12 @@ interface OperationView {
   /** Row chips: every case when there are few, else the cases that did not pass plus one "N passed" chip. */
   chips: Array<{ name: string; outcome: string }>;
   passedChip?: { count: number; names: string };
+  skippedChip?: { count: number; names: string };
+  /**
+   * Passed and skipped cases with nothing more to show than their name (no finding, no exchange), one line
+   * per outcome and reason: the page grows with what failed, not with the number of cases.
+   */
+  summaries: Array<{ outcome: string; count: number; names: string; reason?: string }>;
 }
 
 interface GroupView {
@@ -177,6 +183,8 @@ export interface ReportView {
   waived: Array<{ operationId: string; caseName: string; check: string; reason: string; expires: string; anchor: string }>;
   deploymentDiff?: NonNullable<RunResults['deploymentDiff']>;
   slowest: Array<{ operationId: string; anchor: string; duration: string }>;
+  /** Operation rows left as markers, to be rendered one by one (renderHtmlTo). */
+  streamed?: boolean;
 }
 
 function anchorFor(op: Pick<OperationResult, 'service' | 'operationId'>): string {
@@ -258,9 +266,25 @@ let curlCounter = 0;
 /** Above this many cases, a row shows only the cases that did not pass, and a count of the others. */
 const MAX_CHIPS = 4;
 
+/** A passed or skipped case with nothing more to show than its name, outcome and reason. */
+function summaryOnly(c: CaseResult): boolean {
+  return (c.outcome === 'passed' || c.outcome === 'skipped') && c.findings.length === 0 && c.exchanges.length === 0 && !c.errorMessage && !c.reproduction;
+}
+
+function caseSummaries(cases: CaseResult[]): OperationView['summaries'] {
+  const lines = new Map<string, { outcome: string; names: string[]; reason?: string }>();
+  for (const c of cases) {
+    const key = `${c.outcome}\u0000${c.skipReason ?? ''}`;
+    const line = lines.get(key) ?? { outcome: c.outcome, names: [], ...(c.skipReason ? { reason: c.skipReason } : {}) };
+    line.names.push(c.name);
+    lines.set(key, line);
+  }
+  return [...lines.values()].map((l) => ({ outcome: l.outcome, count: l.names.length, names: l.names.join(', '), ...(l.reason ? { reason: l.reason } : {}) }));
+}
+
 function operationView(op: OperationResult, results: RunResults, maxBytes: number): OperationView {
   const anchor = anchorFor(op);
-  const cases = op.cases.map((c): CaseView => {
+  const cases = op.cases.filter((c) => !summaryOnly(c)).map((c): CaseView => {
     const failing = new Set(blockingFindings(c, results.failOn));
     // Failing findings first, then warnings, waived and info, each in recorded order.
     const findings = [...c.findings.filter((f) => failing.has(f)), ...c.findings.filter((f) => !failing.has(f))];
@@ -299,11 +323,14 @@ function operationView(op: OperationResult, results: RunResults, maxBytes: numbe
     waivedCount: op.cases.reduce((n, c) => n + c.findings.filter((f) => f.waived).length, 0),
     warningCount: op.cases.reduce((n, c) => n + c.findings.filter((f) => !f.waived && f.severity === 'warning').length, 0),
     chips: op.cases.map((c) => ({ name: c.name, outcome: c.outcome })),
+    summaries: caseSummaries(op.cases.filter(summaryOnly)),
   };
   if (op.cases.length > MAX_CHIPS) {
     const passed = op.cases.filter((c) => c.outcome === 'passed');
-    view.chips = op.cases.filter((c) => c.outcome !== 'passed').map((c) => ({ name: c.name, outcome: c.outcome }));
+    const skipped = op.cases.filter((c) => c.outcome === 'skipped');
+    view.chips = op.cases.filter((c) => c.outcome !== 'passed' && c.outcome !== 'skipped').map((c) => ({ name: c.name, outcome: c.outcome }));
     if (passed.length > 0) view.passedChip = { count: passed.length, names: passed.map((c) => c.name).join('\n') };
+    if (skipped.length > 0) view.skippedChip = { count: skipped.length, names: skipped.map((c) => c.name).join('\n') };
   }
   if (op.reason) view.reason = op.reason;
   return view;
@@ -464,6 +491,29 @@ function sha256(text: string): string {
 
 /** Renders results as one self-contained HTML page. */
 export function renderHtml(results: RunResults, options: HtmlOptions = {}): string {
+  return engine().render('./report', pageView(results, options));
+}
+
+/** Where an operation row goes in a page rendered with `streamed` (escaped data can never contain it). */
+const OPERATION_MARK = '<!--conformance-operation-->';
+
+/**
+ * The same page as renderHtml, written piece by piece: the page around the operation rows first, then each
+ * row rendered on its own as it is written, so the page of a large run is never one string in memory.
+ */
+export function renderHtmlTo(results: RunResults, write: (chunk: string) => void, options: HtmlOptions = {}): void {
+  const view = pageView(results, options);
+  const parts = engine().render('./report', { ...view, streamed: true }).split(OPERATION_MARK);
+  const rows = view.groups.flatMap((g) => g.operations);
+  if (parts.length !== rows.length + 1) throw new Error('the report template placed the operation rows unexpectedly');
+  write(parts[0]!);
+  rows.forEach((op, i) => {
+    write(engine().render('./operation', op));
+    write(parts[i + 1]!);
+  });
+}
+
+function pageView(results: RunResults, options: HtmlOptions): ReportView {
   const { css, script } = loadAssets();
   if (css.includes('</style') || script.includes('</script')) throw new Error('report assets must not close their own element');
   const csp = [
@@ -474,6 +524,5 @@ export function renderHtml(results: RunResults, options: HtmlOptions = {}): stri
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; ');
-  const view: ReportView = { ...buildReportView(results, options), csp, css, script };
-  return engine().render('./report', view);
+  return { ...buildReportView(results, options), csp, css, script };
 }

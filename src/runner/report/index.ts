@@ -27,10 +27,10 @@ export {
   type LoadWaiversOptions,
   type Waiver,
 } from './waivers.ts';
-export { renderJunit, type JunitOptions } from './junit.ts';
-export { renderHtml, buildReportView, type HtmlOptions } from './html.ts';
+export { renderJunit, renderJunitTo, type JunitOptions } from './junit.ts';
+export { renderHtml, renderHtmlTo, buildReportView, type HtmlOptions } from './html.ts';
 export { toCurl, shellQuote, carriesToken, TOKEN_VARIABLE } from './curl.ts';
 export { ConsoleProgress, isInteractive, renderSummary, type ConsoleOptions, type ProgressStream, type ReportPaths } from './console.ts';
-export { writeReports, serialiseResults, type ReportFiles, type WriteReportsOptions } from './write.ts';
+export { writeReports, serialiseResults, serialiseResultsTo, type ReportFiles, type WriteReportsOptions } from './write.ts';
 export { mergeResults, readResultsDir, ResultsInputError } from './merge.ts';
 export { validateResults, RESULTS_SCHEMA_URL, type ResultsSchemaError } from './results-schema.ts';

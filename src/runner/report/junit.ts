@@ -49,26 +49,39 @@ interface JSuite {
 
 /** Renders results as JUnit XML (UTF-8, pretty-printed). */
 export function renderJunit(results: RunResults, options: JunitOptions = {}): string {
+  const chunks: string[] = [];
+  renderJunitTo(results, (chunk) => void chunks.push(chunk), options);
+  return chunks.join('');
+}
+
+/** Renders results as JUnit XML piece by piece into `write` (a file, without the whole document in memory). */
+export function renderJunitTo(results: RunResults, write: (chunk: string) => void, options: JunitOptions = {}): void {
   const maxBody = options.maxBodyBytes ?? 4096;
-  const suites = [...operationSuites(results, maxBody)];
-  if (results.pact) suites.push(pactSuite(results, results.pact.interactions));
-  if (results.expiredWaivers.length > 0) suites.push(waiverSuite(results));
+  // Suites are built one at a time, twice: once to count (the root element carries the totals), once to write.
+  function* suites(): Generator<JSuite> {
+    yield* operationSuites(results, maxBody);
+    if (results.pact) yield pactSuite(results, results.pact.interactions);
+    if (results.expiredWaivers.length > 0) yield waiverSuite(results);
+  }
+  const totals = { tests: 0, failures: 0, errors: 0 };
+  for (const suite of suites()) {
+    totals.tests += suite.cases.length;
+    totals.failures += count(suite.cases, 'failure');
+    totals.errors += count(suite.cases, 'error');
+  }
 
   // The callback builder writes as it goes: no document tree of every test case is held in memory.
-  const chunks: string[] = [];
-  const doc = createCB({ data: (chunk: string) => void chunks.push(chunk), prettyPrint: true, invalidCharReplacement: '\uFFFD' });
+  const doc = createCB({ data: write, prettyPrint: true, invalidCharReplacement: '\uFFFD' });
   doc.dec({ version: '1.0', encoding: 'UTF-8' });
-  const all = suites.flatMap((s) => s.cases);
   doc.ele('testsuites').att(safe({
     name: `${results.contract.title} ${results.contract.version} conformance`,
-    tests: String(all.length),
-    failures: String(count(all, 'failure')),
-    errors: String(count(all, 'error')),
+    tests: String(totals.tests),
+    failures: String(totals.failures),
+    errors: String(totals.errors),
     time: seconds(results.durationMs),
   }));
-  for (const suite of suites) writeSuite(doc, suite, options.testcaseProperties ?? 'system-out');
+  for (const suite of suites()) writeSuite(doc, suite, options.testcaseProperties ?? 'system-out');
   doc.up().end();
-  return chunks.join('');
 }
 
 /** Characters XML 1.0 cannot carry (controls, lone surrogates) become U+FFFD, so the file stays well-formed. */

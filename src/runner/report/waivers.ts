@@ -11,13 +11,12 @@
  *   WaiverFileError naming the file, the line and the key.
  */
 import { readFile } from 'node:fs/promises';
-import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Document, LineCounter } from 'yaml';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import type { RunResults } from '../model.ts';
 import { summarise } from './outcomes.ts';
 import { isKnownValid, rememberValid, validityKey } from '../spec/validity-cache.ts';
+import { parseYaml } from '../spec/yaml-file.ts';
 
 export interface Waiver {
   operationId: string;
@@ -46,14 +45,14 @@ export const WAIVERS_SCHEMA_URL = new URL('../../../contract/waivers.schema.json
 const KEYS = ['operationId', 'check', 'reason', 'expires'] as const;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-type AddFormats = (ajv: Ajv2020, formats?: string[]) => Ajv2020;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
-  addFormatsModule) as unknown as AddFormats;
+// The YAML reader with line positions and the schema validator load only for a file not known to be valid.
+let yaml: typeof import('../spec/yaml-document.ts') | undefined;
 
 let validator: ValidateFunction | undefined;
 async function schemaValidator(): Promise<ValidateFunction> {
   if (!validator) {
     const schema = JSON.parse(await readFile(WAIVERS_SCHEMA_URL, 'utf8')) as Record<string, unknown>;
+    const { Ajv2020, addFormats } = await import('../spec/ajv.ts');
     const ajv = new Ajv2020({ allErrors: true, strict: true });
     addFormats(ajv, ['date']);
     validator = ajv.compile(schema);
@@ -80,8 +79,11 @@ export async function loadWaivers(file: string, options: LoadWaiversOptions = {}
 
 /** Parses and validates the text of a waiver file (`file` only names it in errors). */
 export async function parseWaivers(text: string, file: string, options: LoadWaiversOptions = {}): Promise<Waiver[]> {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  const known = knownValidWaivers(text, validityKey('waivers', await readFile(WAIVERS_SCHEMA_URL, 'utf8'), text), options);
+  if (known) return known;
+  yaml ??= await import('../spec/yaml-document.ts');
+  const lineCounter = new yaml.LineCounter();
+  const doc = yaml.parseDocument(text, { lineCounter, prettyErrors: false });
   const yamlError = doc.errors[0];
   if (yamlError) {
     const line = lineCounter.linePos(yamlError.pos[0]).line;
@@ -121,6 +123,31 @@ export async function parseWaivers(text: string, file: string, options: LoadWaiv
     seen.set(key, index);
   }
   return waivers;
+}
+
+/**
+ * A file whose exact content passed validation before, read with the start-up YAML parser (no line positions
+ * needed): its waivers when they are still well-formed for these checks; undefined sends it through the full
+ * reading, which names the line of any problem.
+ */
+function knownValidWaivers(text: string, key: string, options: LoadWaiversOptions): Waiver[] | undefined {
+  if (!isKnownValid(key)) return undefined;
+  let data: unknown;
+  try {
+    data = parseYaml(text) ?? [];
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(data)) return undefined;
+  const seen = new Set<string>();
+  for (const w of data as Array<Partial<Waiver> | null>) {
+    if (typeof w !== 'object' || w === null || typeof w.operationId !== 'string' || typeof w.check !== 'string') return undefined;
+    if (options.knownChecks && !options.knownChecks.includes(w.check)) return undefined;
+    const pair = `${w.operationId}\u0000${w.check}`;
+    if (seen.has(pair)) return undefined;
+    seen.add(pair);
+  }
+  return data as Waiver[];
 }
 
 const KEYWORD_RANK: Record<string, number> = { type: 0, additionalProperties: 1, required: 2 };
@@ -216,10 +243,10 @@ function lineOf(
   let node: unknown = doc.contents;
   let offset: number | undefined = rangeStart(node);
   for (const segment of path) {
-    if (isSeq(node) && typeof segment === 'number') {
+    if (yaml!.isSeq(node) && typeof segment === 'number') {
       node = node.items[segment];
       offset = rangeStart(node) ?? offset;
-    } else if (isMap(node)) {
+    } else if (yaml!.isMap(node)) {
       const pair = node.items.find((p) => String((p.key as { value?: unknown } | null)?.value) === String(segment));
       if (!pair) break;
       offset = (part === 'key' ? rangeStart(pair.key) : (rangeStart(pair.value) ?? rangeStart(pair.key))) ?? offset;

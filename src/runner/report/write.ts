@@ -1,9 +1,10 @@
 /** Writes the three reports of a run into one directory: results.json, junit.xml and index.html. */
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunResults } from '../model.ts';
-import { renderHtml, type HtmlOptions } from './html.ts';
-import { renderJunit, type JunitOptions } from './junit.ts';
+import { renderHtmlTo, type HtmlOptions } from './html.ts';
+import { renderJunitTo, type JunitOptions } from './junit.ts';
 
 export interface ReportFiles {
   resultsJson: string;
@@ -22,12 +23,53 @@ export const HTML_FILE = 'index.html';
 
 /** results.json exactly as written: pretty JSON with a final newline. */
 export function serialiseResults(results: RunResults): string {
-  return `${JSON.stringify(results, null, 2)}\n`;
+  const chunks: string[] = [];
+  serialiseResultsTo(results, (chunk) => void chunks.push(chunk));
+  return chunks.join('');
 }
 
 /**
- * Renders and writes the reports, creating outDir when needed. Each file is written to a temporary name and
- * renamed, so a reader never sees half a file. Returns the paths written.
+ * results.json piece by piece, one operation at a time, byte for byte what JSON.stringify(results, null, 2)
+ * gives: the whole text of a large run is never held in memory.
+ */
+export function serialiseResultsTo(results: RunResults, write: (chunk: string) => void): void {
+  if (results.operations.length === 0) {
+    write(`${JSON.stringify(results, null, 2)}\n`);
+    return;
+  }
+  const marker = `operations-${Math.random().toString(36).slice(2)}`;
+  const frame = JSON.stringify({ ...results, operations: marker }, null, 2);
+  const at = frame.indexOf(`"${marker}"`);
+  write(`${frame.slice(0, at)}[\n`);
+  results.operations.forEach((op, i) => {
+    write(`    ${JSON.stringify(op, null, 2).replace(/\n/g, '\n    ')}${i < results.operations.length - 1 ? ',' : ''}\n`);
+  });
+  write(`  ]${frame.slice(at + marker.length + 2)}\n`);
+}
+
+/** Output to a file descriptor through a buffer of about 1 MB (few system calls, little memory). */
+function fileSink(fd: number): { write: (chunk: string) => void; flush: () => void } {
+  let parts: string[] = [];
+  let size = 0;
+  const flush = () => {
+    if (parts.length > 0) writeSync(fd, parts.join(''));
+    parts = [];
+    size = 0;
+  };
+  return {
+    write(chunk) {
+      parts.push(chunk);
+      size += chunk.length;
+      if (size >= 1 << 20) flush();
+    },
+    flush,
+  };
+}
+
+/**
+ * Renders and writes the reports, creating outDir when needed. Each file is written to a temporary name as it
+ * is rendered, and the three are renamed into place only once all are complete: a reader never sees half a
+ * file, and a rendering bug leaves the previous reports intact.
  */
 export async function writeReports(results: RunResults, outDir: string, options: WriteReportsOptions = {}): Promise<ReportFiles> {
   await mkdir(outDir, { recursive: true });
@@ -36,16 +78,29 @@ export async function writeReports(results: RunResults, outDir: string, options:
     junitXml: join(outDir, JUNIT_FILE),
     html: join(outDir, HTML_FILE),
   };
-  // Render everything before writing anything: a rendering bug leaves the previous reports intact.
-  const contents: Array<[string, string]> = [
-    [files.resultsJson, serialiseResults(results)],
-    [files.junitXml, renderJunit(results, options.junit)],
-    [files.html, renderHtml(results, options.html)],
+  const renderers: Array<[string, (write: (chunk: string) => void) => void]> = [
+    [files.resultsJson, (write) => serialiseResultsTo(results, write)],
+    [files.junitXml, (write) => renderJunitTo(results, write, options.junit)],
+    [files.html, (write) => renderHtmlTo(results, write, options.html)],
   ];
-  for (const [file, text] of contents) {
-    const temp = `${file}.${process.pid}.tmp`;
-    await writeFile(temp, text, 'utf8');
-    await rename(temp, file);
+  const temps: string[] = [];
+  try {
+    for (const [file, render] of renderers) {
+      const temp = `${file}.${process.pid}.tmp`;
+      temps.push(temp);
+      const fd = openSync(temp, 'w');
+      try {
+        const sink = fileSink(fd);
+        render(sink.write);
+        sink.flush();
+      } finally {
+        closeSync(fd);
+      }
+    }
+  } catch (error) {
+    await Promise.all(temps.map((t) => rm(t, { force: true })));
+    throw error;
   }
+  for (const [i, [file]] of renderers.entries()) await rename(temps[i]!, file);
   return files;
 }

@@ -1,11 +1,27 @@
 import { readFile } from 'node:fs/promises';
-import { parse } from 'yaml';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { CORE_SCHEMA, load } from 'js-yaml';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject } from 'ajv';
 import { ContractError } from './errors.ts';
 import { isKnownValid, rememberValid, validityKey } from './validity-cache.ts';
 
-const ajv = new Ajv2020({ allErrors: false, strict: false });
+/**
+ * YAML 1.2 core schema (no timestamps, no 1.1 booleans), with js-yaml: the parser the OpenAPI loader already
+ * uses, several times faster to load and to run than a second one at start-up.
+ */
+export function parseYaml(text: string): unknown {
+  return load(text, { schema: CORE_SCHEMA });
+}
+
+/** Compiled when a file is first not known to be valid (a run on files validated before never loads ajv here). */
+let ajv: Ajv2020 | undefined;
+async function validator(): Promise<Ajv2020> {
+  if (!ajv) {
+    const { Ajv2020 } = await import('./ajv.ts');
+    ajv ??= new Ajv2020({ allErrors: false, strict: false });
+  }
+  return ajv;
+}
 
 /** Reads a YAML data file and validates it against a JSON Schema; a problem is a one-line ContractError. */
 export async function readValidatedYaml<T>(file: string, schemaFile: string): Promise<T> {
@@ -17,7 +33,7 @@ export async function readValidatedYaml<T>(file: string, schemaFile: string): Pr
   }
   let data: unknown;
   try {
-    data = parse(text);
+    data = parseYaml(text) ?? null;
   } catch (error) {
     throw new ContractError(file, '', `not valid YAML: ${String((error as Error).message).split('\n')[0]}`);
   }
@@ -26,6 +42,7 @@ export async function readValidatedYaml<T>(file: string, schemaFile: string): Pr
   const key = validityKey('yaml', schemaText, text);
   if (isKnownValid(key)) return data as T;
   const schema = JSON.parse(schemaText) as Record<string, unknown>;
+  const ajv = await validator();
   const validate = ajv.getSchema(String(schema['$id'])) ?? ajv.compile(schema);
   if (!validate(data)) {
     const error = validate.errors?.[0];

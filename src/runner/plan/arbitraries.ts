@@ -1,0 +1,572 @@
+import fc from 'fast-check';
+import type { JsonSchema, Operation } from '../model.ts';
+import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../spec/json-schema.ts';
+import { RESERVED_HEADERS } from './fuzz-inputs.ts';
+import { asText } from './parameters.ts';
+import type { Random } from './random.ts';
+import { generate, integerRange, isOmitted, numericBounds, patternValue, UNKNOWN, withDiscriminator } from './values.ts';
+
+/**
+ * JSON Schema -> fast-check arbitraries: random schema-valid values that fast-check can shrink (smaller numbers,
+ * shorter strings and arrays, optional properties left out). Types (type arrays and nullable), const and enum,
+ * inclusive and exclusive bounds, multipleOf, lengths, the formats the engine knows, patterns (fc.stringMatching,
+ * confirmed with the real RegExp; a pattern it cannot draw from falls back to the generator of values.ts, never
+ * throws), oneOf/anyOf (discriminator value set), allOf, required and optional properties, readOnly left out,
+ * no additional properties, and a bounded depth so recursive schemas end. Where no value can be drawn without
+ * inventing a type, the positive request's own value (the fallback) is used as is.
+ */
+
+/** Where a value is sent decides which characters a string may hold. */
+export type TextRoom = 'any' | 'query' | 'header' | 'segment';
+
+export interface ArbitraryOptions {
+  /** Values for the fallbacks drawn from the existing generator (patterns, untyped parts). */
+  random: Random;
+  /** Nested objects and arrays followed before only required parts are built. */
+  maxDepth?: number;
+  /** 'header': printable ASCII; 'segment': a non-empty path segment; 'query': any text, no null; 'any': JSON (default). */
+  text?: TextRoom;
+  /** int64 values over the whole 64-bit range as exact digits (a BigInt): only where the value is sent as text. */
+  int64Digits?: boolean;
+  /** A cache shared by the arbitraries of one request (see Ctx.built). */
+  built?: WeakMap<object, Map<string, Arb | undefined>>;
+}
+
+interface Ctx {
+  random: Random;
+  maxDepth: number;
+  text: TextRoom;
+  int64Digits: boolean;
+  depth: number;
+  /** Nested compositions at the same depth (a oneOf that names itself must end too). */
+  nesting: number;
+  /** Arbitraries built so far, by schema object and where they are drawn (shared schemas are built once). */
+  built: WeakMap<object, Map<string, Arb | undefined>>;
+}
+
+export const FUZZ_MAX_DEPTH = 3;
+const MAX_NESTING = 8;
+const INT32 = { min: -2147483648, max: 2147483647 };
+const INT64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
+/** Array lengths drawn beyond minItems. */
+const EXTRA_ITEMS = 8;
+
+type Arb = fc.Arbitrary<unknown>;
+
+/** An arbitrary of schema-valid values; undefined when none can be built and no fallback is known. */
+export function schemaArbitrary(schema: JsonSchema, options: ArbitraryOptions, fallback?: unknown): Arb | undefined {
+  return withFallback(schema, {
+    random: options.random,
+    maxDepth: options.maxDepth ?? FUZZ_MAX_DEPTH,
+    text: options.text ?? 'any',
+    int64Digits: options.int64Digits ?? false,
+    depth: 0,
+    nesting: 0,
+    built: options.built ?? new WeakMap(),
+  }, fallback);
+}
+
+function withFallback(schema: JsonSchema, ctx: Ctx, fallback: unknown): Arb | undefined {
+  const built = cached(schema, ctx, fallback);
+  if (built) return built;
+  if (fallback !== undefined) return fc.constant(fallback);
+  const value = generate(schema, ctx.random);
+  return value === UNKNOWN || value === undefined || !fitsText(value, ctx.text) ? undefined : fc.constant(value);
+}
+
+/** build() once per schema object, depth and text room; a value to fall back on makes its own. */
+function cached(schema: JsonSchema, ctx: Ctx, fallback: unknown): Arb | undefined {
+  if (typeof schema !== 'object' || schema === null || fallback !== undefined) return build(schema, ctx, fallback);
+  const key = `${ctx.depth}:${ctx.nesting}:${ctx.text}:${ctx.int64Digits}`;
+  let byKey = ctx.built.get(schema);
+  if (!byKey) ctx.built.set(schema, (byKey = new Map()));
+  if (byKey.has(key)) return byKey.get(key);
+  const arb = build(schema, ctx, fallback);
+  byKey.set(key, arb);
+  return arb;
+}
+
+function build(schema: JsonSchema, ctx: Ctx, fallback: unknown): Arb | undefined {
+  if (typeof schema !== 'object' || schema === null) return undefined;
+  if (ctx.nesting > MAX_NESTING) return undefined;
+  if ('const' in schema) return fitsText(schema['const'], ctx.text) ? fc.constant(schema['const']) : undefined;
+  if (Array.isArray(schema['enum']) && schema['enum'].length > 0) {
+    const values = (schema['enum'] as unknown[]).filter((v) => fitsText(v, ctx.text));
+    return values.length > 0 ? fc.constantFrom(...values) : undefined;
+  }
+  for (const key of ['oneOf', 'anyOf'] as const) {
+    if (Array.isArray(schema[key])) return branches(schema, key, ctx);
+  }
+  if (Array.isArray(schema['allOf'])) return allOf(schema, ctx, fallback);
+  let types = schemaTypes(schema);
+  if (types.length === 0) {
+    if (schema['properties'] !== undefined) types = ['object'];
+    else if (schema['items'] !== undefined) types = ['array'];
+    else return undefined;
+  }
+  const arbs: Array<{ arbitrary: Arb; weight: number }> = [];
+  for (const type of types) {
+    if (type === 'null') continue;
+    const arb = typed(type, schema, ctx, fallback);
+    if (arb) arbs.push({ arbitrary: arb, weight: 4 });
+  }
+  if (types.includes('null') && ctx.text === 'any') arbs.push({ arbitrary: fc.constant(null), weight: 1 });
+  if (arbs.length === 0) return undefined;
+  return arbs.length === 1 ? arbs[0]!.arbitrary : fc.oneof(...arbs);
+}
+
+function typed(type: string, schema: Record<string, unknown>, ctx: Ctx, fallback: unknown): Arb | undefined {
+  switch (type) {
+    case 'integer':
+      return integerArbitrary(schema, ctx);
+    case 'number':
+      return numberArbitrary(schema, ctx);
+    case 'string':
+      return stringArbitrary(schema, ctx);
+    case 'boolean':
+      return fc.boolean();
+    case 'array':
+      return ctx.text !== 'segment' ? arrayArbitrary(schema, ctx, fallback) : undefined;
+    case 'object':
+      return ctx.text === 'any' || ctx.text === 'query' ? objectArbitrary(schema, ctx, fallback) : undefined;
+    default:
+      return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Composition
+
+function withoutKey(schema: Record<string, unknown>, key: string): Record<string, unknown> {
+  const { [key]: _removed, discriminator: _d, ...rest } = schema;
+  return rest;
+}
+
+const ANNOTATIONS = new Set(['title', 'description', 'examples', 'example', 'default', 'deprecated', 'externalDocs', 'xml', '$id', '$schema', '$comment']);
+
+function hasConstraints(schema: Record<string, unknown>): boolean {
+  return Object.keys(schema).some((k) => !ANNOTATIONS.has(k) && !k.startsWith('x-'));
+}
+
+function isNullSchema(schema: JsonSchema): boolean {
+  const types = schemaTypes(schema);
+  return types.length === 1 && types[0] === 'null';
+}
+
+/** oneOf/anyOf: one branch at a time (the schema's other keywords apply too); the discriminator value is set. */
+function branches(schema: Record<string, unknown>, key: 'oneOf' | 'anyOf', ctx: Ctx): Arb | undefined {
+  const base = withoutKey(schema, key);
+  const inner = { ...ctx, nesting: ctx.nesting + 1 };
+  const arbs: Arb[] = [];
+  for (const branch of schema[key] as JsonSchema[]) {
+    if (isNullSchema(branch)) {
+      if (ctx.text === 'any') arbs.push(fc.constant(null));
+      continue;
+    }
+    const merged: JsonSchema = hasConstraints(base) ? { allOf: [base, branch] } : branch;
+    const arb = cached(merged, inner, undefined);
+    if (!arb) continue;
+    arbs.push(schema['discriminator'] !== undefined ? arb.map((v) => withDiscriminator(schema, branch, v)) : arb);
+  }
+  // Concrete branches first: fast-check shrinks towards the first arbitrary.
+  if (arbs.length === 0) return undefined;
+  return arbs.length === 1 ? arbs[0] : fc.oneof(...arbs);
+}
+
+const LOWER = ['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties'];
+const UPPER = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties'];
+
+/** allOf: plain parts are merged into one schema (tightest bounds, properties and required combined). */
+function allOf(schema: Record<string, unknown>, ctx: Ctx, fallback: unknown): Arb | undefined {
+  const parts = [...(schema['allOf'] as JsonSchema[]), withoutKey(schema, 'allOf')];
+  const inner = { ...ctx, nesting: ctx.nesting + 1 };
+  const plain = parts.every((p) => typeof p === 'object' && p !== null && !p['oneOf'] && !p['anyOf'] && !p['allOf']);
+  if (plain) return build(mergeSchemas(parts as Array<Record<string, unknown>>), inner, fallback);
+  // Compositions inside: each part drawn on its own, objects put together (as values.ts does).
+  const arbs = parts
+    .filter((p) => typeof p !== 'object' || hasConstraints(p))
+    .map((p) => build(p, inner, fallback))
+    .filter((a): a is Arb => a !== undefined);
+  if (arbs.length === 0) return undefined;
+  return fc.tuple(...arbs).map((values) => {
+    const known = values.filter((v) => v !== undefined);
+    if (known.length > 0 && known.every((v) => typeof v === 'object' && v !== null && !Array.isArray(v))) return Object.assign({}, ...(known as object[]));
+    return known[0];
+  });
+}
+
+function mergeSchemas(parts: Array<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const properties: Record<string, JsonSchema> = {};
+  const required = new Set<string>();
+  for (const part of parts) {
+    for (const [k, v] of Object.entries(part)) {
+      if (k === 'properties') {
+        for (const [name, prop] of Object.entries(schemaProperties(part))) {
+          properties[name] = name in properties ? { allOf: [properties[name], prop] } : prop;
+        }
+      } else if (k === 'required') schemaRequired(part).forEach((r) => required.add(r));
+      else if (LOWER.includes(k) && typeof v === 'number') out[k] = typeof out[k] === 'number' ? Math.max(out[k] as number, v) : v;
+      else if (UPPER.includes(k) && typeof v === 'number') out[k] = typeof out[k] === 'number' ? Math.min(out[k] as number, v) : v;
+      else if (!(k in out)) out[k] = v;
+    }
+  }
+  if (Object.keys(properties).length > 0) out['properties'] = properties;
+  if (required.size > 0) out['required'] = [...required];
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Numbers
+
+function intBetween(lo: number, hi: number): fc.Arbitrary<number> {
+  if (lo >= INT32.min && hi <= INT32.max) return fc.integer({ min: lo, max: hi });
+  return fc.bigInt({ min: BigInt(lo), max: BigInt(hi) }).map(Number);
+}
+
+function integerArbitrary(schema: Record<string, unknown>, ctx: Ctx): Arb | undefined {
+  const bounds = numericBounds(schema);
+  const step = typeof schema['multipleOf'] === 'number' && Number.isInteger(schema['multipleOf']) && schema['multipleOf'] > 1 ? schema['multipleOf'] : 1;
+  // int64 sent as text (query, header, path): the whole range, exact digits beyond 2^53.
+  if (ctx.int64Digits && schema['format'] === 'int64' && step === 1) {
+    const lo = bounds.min === undefined ? INT64.min : BigInt(bounds.exclusiveMin ? Math.floor(bounds.min) + 1 : Math.ceil(bounds.min));
+    const hi = bounds.max === undefined ? INT64.max : BigInt(bounds.exclusiveMax ? Math.ceil(bounds.max) - 1 : Math.floor(bounds.max));
+    return lo <= hi ? fc.bigInt({ min: lo, max: hi }) : undefined;
+  }
+  const range = integerRange(schema);
+  if (!range) return undefined;
+  if (range.step === 1) return intBetween(range.lo, range.hi);
+  return intBetween(range.lo / range.step, range.hi / range.step).map((k) => k * range.step);
+}
+
+function decimals(n: number): number {
+  const text = String(n);
+  const e = /e-(\d+)$/.exec(text);
+  if (e) return Number(e[1]);
+  return text.includes('.') ? (text.split('.')[1]?.length ?? 0) : 0;
+}
+
+function numberArbitrary(schema: Record<string, unknown>, ctx: Ctx): Arb | undefined {
+  const b = numericBounds(schema);
+  const m = schema['multipleOf'];
+  if (typeof m === 'number' && m > 0) {
+    if (Number.isInteger(m)) return integerArbitrary(schema, ctx);
+    // A fractional step: whole multiples of it, rounded to its decimals and confirmed (else a plain multiple).
+    const lo = b.min === undefined ? -1e9 : Math.ceil(b.min / m) + (b.exclusiveMin && Math.ceil(b.min / m) * m <= b.min ? 1 : 0);
+    const hi = b.max === undefined ? 1e9 : Math.floor(b.max / m) - (b.exclusiveMax && Math.floor(b.max / m) * m >= b.max ? 1 : 0);
+    if (!(lo <= hi) || !Number.isFinite(lo) || !Number.isFinite(hi)) return undefined;
+    const places = decimals(m);
+    const inside = (v: number) =>
+      (b.min === undefined || (b.exclusiveMin ? v > b.min : v >= b.min)) && (b.max === undefined || (b.exclusiveMax ? v < b.max : v <= b.max));
+    const safe = [0, lo * m, hi * m].map((v) => Number(v.toFixed(places))).find((v) => inside(v) && Number.isInteger(v / m));
+    if (safe === undefined) return undefined;
+    return intBetween(Math.max(lo, -1e15), Math.min(hi, 1e15))
+      .map((k) => Number((k * m).toFixed(places)))
+      .map((v) => (inside(v) && Number.isInteger(v / m) ? v : safe));
+  }
+  if (b.min !== undefined && b.max !== undefined && (b.min > b.max || (b.min === b.max && (b.exclusiveMin || b.exclusiveMax)))) return undefined;
+  return fc.double({
+    noNaN: true,
+    noDefaultInfinity: true,
+    ...(b.min !== undefined ? { min: b.min, minExcluded: b.exclusiveMin } : {}),
+    ...(b.max !== undefined ? { max: b.max, maxExcluded: b.exclusiveMax } : {}),
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Strings
+
+const HEADER_TEXT = /^(?:[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?)?$/;
+const printableAscii = fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c));
+/**
+ * One code point: mostly printable ASCII, also control characters, the rest of the BMP and astral planes (no
+ * lone surrogates). Built from integer ranges: fast-check's own full-range units take seconds to set up.
+ */
+const anyCodePoint = fc
+  .oneof(
+    { arbitrary: fc.integer({ min: 0x20, max: 0x7e }), weight: 4 },
+    { arbitrary: fc.integer({ min: 0xa0, max: 0xd7ff }), weight: 2 },
+    { arbitrary: fc.integer({ min: 0x0, max: 0x1f }), weight: 1 },
+    { arbitrary: fc.integer({ min: 0xe000, max: 0xfffd }), weight: 1 },
+    { arbitrary: fc.integer({ min: 0x10000, max: 0x10ffff }), weight: 1 },
+  )
+  .map((c) => String.fromCodePoint(c));
+const urlWord = fc.string({ minLength: 1, maxLength: 8, unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-_'.split('')) });
+
+/** True when a value can be sent where it goes (a header value, a path segment, any JSON). */
+export function fitsText(value: unknown, text: TextRoom): boolean {
+  if (text === 'any') return true;
+  if (value === null || value === undefined) return false;
+  if (text === 'query') return true;
+  const s = asText(value);
+  if (text === 'header') return HEADER_TEXT.test(s);
+  return s !== '' && s !== '.' && s !== '..' && !s.includes('/');
+}
+
+function codePoints(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+function formatArbitrary(format: string | undefined): fc.Arbitrary<string> | undefined {
+  const dates = () => fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2999-12-31T23:59:59Z'), noInvalidDate: true });
+  switch (format) {
+    case 'uuid':
+      return fc.uuid();
+    case 'date-time':
+      return dates().map((d) => d.toISOString());
+    case 'date':
+      return dates().map((d) => d.toISOString().slice(0, 10));
+    case 'time':
+      return dates().map((d) => `${d.toISOString().slice(11, 19)}Z`);
+    case 'email':
+      return fc.emailAddress();
+    case 'uri':
+    case 'url':
+      return fc
+        .tuple(fc.constantFrom('https', 'http'), fc.domain(), fc.array(urlWord, { maxLength: 3 }))
+        .map(([scheme, host, path]) => `${scheme}://${host}/${path.join('/')}`);
+    case 'hostname':
+      return fc.domain();
+    case 'ipv4':
+      return fc.ipV4();
+    case 'ipv6':
+      return fc.ipV6();
+    case 'byte':
+      return fc.base64String();
+    default:
+      return undefined;
+  }
+}
+
+function stringArbitrary(schema: Record<string, unknown>, ctx: Ctx): Arb | undefined {
+  const min = typeof schema['minLength'] === 'number' ? schema['minLength'] : 0;
+  const max = typeof schema['maxLength'] === 'number' ? schema['maxLength'] : undefined;
+  if (max !== undefined && max < min) return undefined;
+  const fits = (s: string) => {
+    const n = codePoints(s);
+    return n >= min && (max === undefined || n <= max) && fitsText(s, ctx.text);
+  };
+  const fallback = () => {
+    const value = generate(schema, ctx.random);
+    return typeof value === 'string' && fits(value) ? value : undefined;
+  };
+  const byFormat = formatArbitrary(schemaFormat(schema));
+  if (byFormat && typeof schema['pattern'] !== 'string') {
+    const safe = fallback();
+    return safe === undefined ? undefined : byFormat.map((s) => (fits(s) ? s : safe));
+  }
+  if (typeof schema['pattern'] === 'string') return patternArbitrary(schema['pattern'], min, max, fits, ctx);
+  const size = max === undefined ? {} : { maxLength: Math.min(max, min + 64) };
+  if (ctx.text === 'header') return fc.string({ minLength: min, ...size, unit: printableAscii });
+  const plain = fc.string({ minLength: min, ...size, unit: 'grapheme-ascii' });
+  const unicode = fc.string({ minLength: min, ...size, unit: anyCodePoint });
+  const arb = fc.oneof(plain, unicode);
+  if (ctx.text === 'any' || ctx.text === 'query') return arb;
+  // A path segment: not empty, not a dot segment, no slash; else a plain stand-in of the right length.
+  const stand = 'x'.repeat(Math.max(1, min));
+  return max !== undefined && max < 1 ? undefined : arb.map((s) => (fits(s) ? s : stand));
+}
+
+/** fc.stringMatching confirmed with the real (unicode-aware) RegExp; randexp's value where it cannot draw one. */
+function patternArbitrary(pattern: string, min: number, max: number | undefined, fits: (s: string) => boolean, ctx: Ctx): Arb | undefined {
+  let regex: RegExp;
+  try {
+    regex = new RegExp(pattern, 'u');
+  } catch {
+    try {
+      regex = new RegExp(pattern);
+    } catch {
+      return undefined;
+    }
+  }
+  const ok = (s: string) => regex.test(s) && fits(s);
+  // randexp's value is drawn only when needed (it is costly for large character classes).
+  let memo: { value: string | undefined } | undefined;
+  const safe = () => {
+    if (!memo) {
+      const drawn = patternValue(pattern, ctx.random, min, max);
+      memo = { value: drawn !== undefined && ok(drawn) ? drawn : undefined };
+    }
+    return memo.value;
+  };
+  let arb: fc.Arbitrary<string> | undefined;
+  for (const flags of ['u', '']) {
+    try {
+      arb = fc.stringMatching(new RegExp(pattern, flags), max !== undefined ? { maxLength: Math.max(max, 1) } : {});
+      break;
+    } catch {
+      arb = undefined;
+    }
+  }
+  if (!arb) {
+    const value = safe();
+    return value === undefined ? undefined : fc.constant(value);
+  }
+  // A drawn value the pattern or the lengths refuse: randexp's, else the request is not sent (see NOT_SENT).
+  return arb.map((s) => (ok(s) ? s : (safe() ?? NOT_SENT)));
+}
+
+/** Stands for a value no generator could make valid: a request holding it is never sent (execute/fuzz.ts). */
+export const NOT_SENT = '\u0000conformance: no valid value\u0000';
+
+// ---------------------------------------------------------------------------------------------------------
+// Arrays and objects
+
+function arrayArbitrary(schema: Record<string, unknown>, ctx: Ctx, fallback: unknown): Arb | undefined {
+  const minItems = typeof schema['minItems'] === 'number' ? schema['minItems'] : 0;
+  const maxItems = typeof schema['maxItems'] === 'number' ? schema['maxItems'] : undefined;
+  if (maxItems !== undefined && maxItems < minItems) return undefined;
+  if (ctx.depth >= ctx.maxDepth) return minItems === 0 ? fc.constant([]) : undefined;
+  const items = (schema['items'] ?? {}) as JsonSchema;
+  const inner = { ...ctx, depth: ctx.depth + 1, nesting: 0 };
+  const itemArb = withFallback(items, inner, Array.isArray(fallback) ? fallback[0] : undefined);
+  if (!itemArb) return minItems === 0 ? fc.constant([]) : undefined;
+  const maxLength = Math.min(maxItems ?? minItems + EXTRA_ITEMS, minItems + EXTRA_ITEMS);
+  if (schema['uniqueItems'] === true) {
+    const values = Array.isArray((items as Record<string, unknown>)['enum']) ? ((items as Record<string, unknown>)['enum'] as unknown[]).length : schemaTypes(items).includes('boolean') ? 2 : Infinity;
+    if (values < minItems) return undefined;
+    return fc.uniqueArray(itemArb, { minLength: minItems, maxLength: Math.min(maxLength, values), selector: (v) => JSON.stringify(v, bigintText) });
+  }
+  return fc.array(itemArb, { minLength: minItems, maxLength });
+}
+
+function objectArbitrary(schema: Record<string, unknown>, ctx: Ctx, fallback: unknown): Arb | undefined {
+  const required = new Set(schemaRequired(schema));
+  const known = isRecord(fallback) ? fallback : {};
+  const inner = { ...ctx, depth: ctx.depth + 1, nesting: 0 };
+  const model: Record<string, Arb> = {};
+  const requiredKeys: string[] = [];
+  const props = schemaProperties(schema);
+  for (const [name, prop] of Object.entries(props)) {
+    if (isOmitted(prop)) continue;
+    const isRequired = required.has(name);
+    // Past the depth bound only what is required is built, so recursive schemas end.
+    if (ctx.depth >= ctx.maxDepth && !isRequired) continue;
+    const arb = withFallback(prop, inner, known[name]);
+    if (!arb) {
+      if (isRequired) return undefined;
+      continue;
+    }
+    model[name] = arb;
+    if (isRequired) requiredKeys.push(name);
+  }
+  // A required property the schema does not describe keeps the positive request's value.
+  for (const name of required) {
+    if (name in props || !(name in known)) continue;
+    model[name] = fc.constant(known[name]);
+    requiredKeys.push(name);
+  }
+  return fc.record(model, { requiredKeys, noNullPrototype: true });
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** JSON.stringify replacer for int64 values drawn as BigInt. */
+export function bigintText(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? value.toString() : value;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Requests
+
+
+/** One generated request: what replaces the positive request's parameters and body. */
+export interface FuzzRequest {
+  pathParams: Record<string, string>;
+  query: Record<string, unknown>;
+  headers: Record<string, string>;
+  cookies: Record<string, string>;
+  body?: unknown;
+  /** The media type of the body, when the operation declares several. */
+  contentType?: string;
+}
+
+/** The positive request the generated ones replace (its values are the fallbacks). */
+export interface PositiveRequest {
+  pathParams: Record<string, string>;
+  query: Record<string, unknown>;
+  headers?: Record<string, string>;
+  cookies?: Record<string, string>;
+  body?: unknown;
+}
+
+/**
+ * Requests of an operation: every declared parameter (required always, optional sometimes left out) and the
+ * body in each media type it declares. Path parameters keep the positive request's values (records the run
+ * created, or example values) except those named in `varyPath`, which are drawn as non-empty path segments.
+ */
+export function requestArbitrary(op: Operation, positive: PositiveRequest, random: Random, varyPath: ReadonlySet<string> = new Set()): fc.Arbitrary<FuzzRequest> {
+  const location = (where: 'query' | 'header' | 'cookie' | 'path', known: Record<string, unknown>, text: TextRoom) => {
+    const model: Record<string, Arb> = {};
+    const requiredKeys: string[] = [];
+    const declared = new Set<string>();
+    for (const param of op.parameters) {
+      if (param.in !== where) continue;
+      declared.add(param.name);
+      if (where === 'header' && RESERVED_HEADERS.has(param.name.toLowerCase())) continue;
+      if (where === 'path' && !varyPath.has(param.name)) continue;
+      const arb = schemaArbitrary(param.schema, { random, text, int64Digits: true }, known[param.name]);
+      if (!arb) continue;
+      model[param.name] = where === 'query' ? arb : arb.map(asText);
+      if (param.required || where === 'path') requiredKeys.push(param.name);
+    }
+    // Path values not drawn (records the run created, examples) and values the positive request sends that the
+    // operation does not declare stay as they are.
+    for (const [name, value] of Object.entries(known)) {
+      if (name in model || (declared.has(name) && where !== 'path')) continue;
+      model[name] = fc.constant(value);
+      requiredKeys.push(name);
+    }
+    return fc.record(model, { requiredKeys, noNullPrototype: true });
+  };
+  const bodies = op.requestBodies && op.requestBodies.length > 0 ? op.requestBodies : op.requestBody ? [op.requestBody] : [];
+  const bodyArbs: Array<fc.Arbitrary<{ body?: unknown; contentType?: string }>> = [];
+  bodies.forEach((media, i) => {
+    const arb = schemaArbitrary(media.schema, { random }, i === 0 ? positive.body : undefined);
+    if (!arb) return;
+    bodyArbs.push(arb.map((body) => (i === 0 ? { body } : { body, contentType: media.contentType })));
+  });
+  if (bodyArbs.length === 0) bodyArbs.push(fc.constant(positive.body !== undefined ? { body: positive.body } : {}));
+  return fc
+    .record({
+      pathParams: location('path', positive.pathParams, 'segment'),
+      query: location('query', positive.query, 'query'),
+      headers: location('header', positive.headers ?? {}, 'header'),
+      cookies: location('cookie', positive.cookies ?? {}, 'header'),
+      media: bodyArbs.length === 1 ? bodyArbs[0]! : fc.oneof(...bodyArbs),
+    })
+    .map(({ media, ...rest }) => ({
+      ...rest,
+      pathParams: rest.pathParams as Record<string, string>,
+      headers: rest.headers as Record<string, string>,
+      cookies: rest.cookies as Record<string, string>,
+      ...media,
+    }));
+}
+
+/** What a generated request holds, e.g. "body.count = 1001, body.name = \"é\", query.limit = 4". */
+export function describeRequest(request: FuzzRequest, positive: PositiveRequest): string {
+  const parts: string[] = [];
+  const show = (value: unknown) => {
+    const text = JSON.stringify(value, bigintText) ?? String(value);
+    return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  };
+  const list = (prefix: string, values: Record<string, unknown>, before: Record<string, unknown> = {}) => {
+    for (const [k, v] of Object.entries(values)) if (prefix !== 'path' || v !== before[k]) parts.push(`${prefix}.${k} = ${show(v)}`);
+  };
+  list('path', request.pathParams, positive.pathParams);
+  list('query', request.query);
+  list('header', request.headers);
+  list('cookie', request.cookies);
+  if (request.contentType) parts.push(`body as ${request.contentType}`);
+  if (isRecord(request.body)) {
+    if (Object.keys(request.body).length === 0) parts.push('body = {}');
+    list('body', request.body);
+  } else if (request.body !== undefined) parts.push(`body = ${show(request.body)}`);
+  const text = parts.length > 0 ? parts.join(', ') : 'no parameters and no body';
+  return text.length > 600 ? `${text.slice(0, 597)}...` : text;
+}

@@ -1,0 +1,194 @@
+/**
+ * JSON Schema -> fast-check arbitraries (plan/arbitraries.ts): every drawn value is valid against the schema it
+ * came from (checked with ajv and ajv-formats), for each construct the request generation honours; drawing is
+ * deterministic for a seed and never throws, whatever the pattern.
+ */
+import fc from 'fast-check';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { describe, expect, test } from 'vitest';
+import type { JsonSchema, Operation } from '../../src/runner/model.ts';
+import { bigintText, describeRequest, requestArbitrary, schemaArbitrary } from '../../src/runner/plan/arbitraries.ts';
+import { hasInputs } from '../../src/runner/plan/fuzz-inputs.ts';
+import { Random } from '../../src/runner/plan/random.ts';
+import { openapi30ToJsonSchema } from '../../src/runner/spec/json-schema.ts';
+import { FUZZ_CASE, planOperation, type PlanOptions } from '../../src/runner/plan/cases.ts';
+import { loadExamples } from '../../src/runner/spec/examples.ts';
+import { loadContract } from '../../src/runner/spec/load.ts';
+import { loadProfile } from '../../src/runner/spec/profile.ts';
+import { ROOT } from './support.ts';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+
+const random = () => new Random('arbitraries');
+
+function draw(schema: JsonSchema, n = 200, options: Parameters<typeof schemaArbitrary>[1] = { random: random() }): unknown[] {
+  const arb = schemaArbitrary(schema, options);
+  if (!arb) throw new Error('no arbitrary');
+  return fc.sample(arb, { seed: 42, numRuns: n });
+}
+
+const node: Record<string, unknown> = { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 } } };
+(node['properties'] as Record<string, unknown>)['children'] = { type: 'array', items: node };
+(node['properties'] as Record<string, unknown>)['parent'] = node;
+
+const TABLE: Array<[string, JsonSchema]> = [
+  ['integer with exclusive bounds (3.1 numbers)', { type: 'integer', exclusiveMinimum: 0, exclusiveMaximum: 10 }],
+  ['integer with exclusive bounds (3.0 booleans)', openapi30ToJsonSchema({ type: 'integer', minimum: 0, exclusiveMinimum: true, maximum: 10, exclusiveMaximum: true })],
+  ['number with exclusive bounds (3.0 booleans)', openapi30ToJsonSchema({ type: 'number', minimum: 0, exclusiveMinimum: true, maximum: 1, exclusiveMaximum: true })],
+  ['number with exclusive bounds (3.1)', { type: 'number', exclusiveMinimum: -1.5, exclusiveMaximum: 2.5 }],
+  ['unbounded number (huge and negative values, no infinity)', { type: 'number' }],
+  ['int32', { type: 'integer', format: 'int32' }],
+  ['int64 (safe in a JSON body)', { type: 'integer', format: 'int64' }],
+  ['integer multipleOf', { type: 'integer', multipleOf: 7, minimum: -100, maximum: 100 }],
+  ['number multipleOf 0.5', { type: 'number', multipleOf: 0.5, minimum: 0, maximum: 10 }],
+  ['number multipleOf 0.01 (money)', { type: 'number', multipleOf: 0.01, minimum: 0 }],
+  ['string lengths', { type: 'string', minLength: 2, maxLength: 5 }],
+  ['enum', { type: 'string', enum: ['a', 'b', 'c'] }],
+  ['const', { const: 'fixed' }],
+  ['nullable (3.0)', openapi30ToJsonSchema({ type: 'string', nullable: true, maxLength: 3 })],
+  ['type array', { type: ['integer', 'string', 'null'], maxLength: 4, minimum: 0 }],
+  ['formats', { type: 'object', required: ['u', 'dt', 'd', 'e', 'uri', 'h', 'v4', 'v6', 'b'], additionalProperties: false, properties: { u: { type: 'string', format: 'uuid' }, dt: { type: 'string', format: 'date-time' }, d: { type: 'string', format: 'date' }, e: { type: 'string', format: 'email' }, uri: { type: 'string', format: 'uri' }, h: { type: 'string', format: 'hostname' }, v4: { type: 'string', format: 'ipv4' }, v6: { type: 'string', format: 'ipv6' }, b: { type: 'string', format: 'byte' } } }],
+  ['pattern', { type: 'string', pattern: '^[A-Z]{2}-\\d{3,5}$' }],
+  ['unicode pattern', { type: 'string', pattern: '^\\p{Lu}\\p{Ll}+$' }],
+  ['pattern with lookahead (fallback)', { type: 'string', pattern: '^(?=.*\\d)[a-z0-9]{4,8}$' }],
+  ['pattern and lengths', { type: 'string', pattern: '^[a-z]+$', minLength: 3, maxLength: 6 }],
+  ['array bounds and uniqueness', { type: 'array', items: { type: 'integer', minimum: 0, maximum: 50 }, minItems: 1, maxItems: 4, uniqueItems: true }],
+  ['object: required, optional, no additional properties', { type: 'object', required: ['a'], additionalProperties: false, properties: { a: { type: 'integer' }, b: { type: 'string' }, c: { type: 'boolean' } } }],
+  ['allOf', { allOf: [{ type: 'object', required: ['a'], properties: { a: { type: 'integer', minimum: 5 } } }, { type: 'object', required: ['b'], properties: { a: { maximum: 9 }, b: { type: 'string' } } }] }],
+  ['oneOf with a discriminator', { oneOf: [{ title: 'Cat', type: 'object', required: ['kind', 'meows'], properties: { kind: { type: 'string', enum: ['cat'] }, meows: { type: 'boolean' } } }, { title: 'Dog', type: 'object', required: ['kind', 'barks'], properties: { kind: { type: 'string', enum: ['dog'] }, barks: { type: 'integer', minimum: 0 } } }], discriminator: { propertyName: 'kind' } }],
+  ['anyOf with null', { anyOf: [{ type: 'integer', maximum: 0 }, { type: 'null' }] }],
+];
+
+describe('every drawn value is valid against its schema', () => {
+  test.each(TABLE)('%s', (_name, schema) => {
+    const validate = ajv.compile(schema as object);
+    for (const value of draw(schema)) {
+      const ok = validate(JSON.parse(JSON.stringify(value)));
+      expect(ok, `${JSON.stringify(value)}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    }
+  });
+
+  test('a recursive schema (a cyclic object graph) ends at the depth bound', () => {
+    const values = draw(node, 100);
+    const depth = (v: unknown): number => (typeof v === 'object' && v !== null ? 1 + Math.max(0, ...Object.values(v).map(depth)) : 0);
+    expect(Math.max(...values.map(depth))).toBeLessThanOrEqual(8);
+    const validate = ajv.compile({ $defs: { node: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 }, children: { type: 'array', items: { $ref: '#/$defs/node' } }, parent: { $ref: '#/$defs/node' } } } }, $ref: '#/$defs/node' });
+    for (const v of values) expect(validate(v), JSON.stringify(validate.errors)).toBe(true);
+  });
+
+  test('readOnly properties are left out of requests; optional ones are sometimes absent', () => {
+    const values = draw({ type: 'object', required: ['id', 'name'], properties: { id: { type: 'string', readOnly: true }, name: { type: 'string' }, note: { type: 'string' } } }) as Array<Record<string, unknown>>;
+    expect(values.some((v) => 'id' in v)).toBe(false);
+    expect(values.every((v) => typeof v['name'] === 'string')).toBe(true);
+    expect(values.some((v) => 'note' in v)).toBe(true);
+    expect(values.some((v) => !('note' in v))).toBe(true);
+  });
+
+  test('strings reach beyond ASCII, numbers reach huge and negative values', () => {
+    expect(draw({ type: 'string' }).some((s) => /[^\x00-\x7f]/.test(s as string))).toBe(true);
+    const numbers = draw({ type: 'number' }, 300) as number[];
+    expect(numbers.some((n) => n > 1e100)).toBe(true);
+    expect(numbers.some((n) => n < 0)).toBe(true);
+  });
+});
+
+describe('values sent as text', () => {
+  test('header values are printable ASCII without surrounding space', () => {
+    for (const v of draw({ type: 'string' }, 300, { random: random(), text: 'header' })) expect(v).toMatch(/^(?:[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?)?$/);
+  });
+
+  test('path values are non-empty segments, never "." or ".." or holding a slash', () => {
+    for (const v of draw({ type: 'string' }, 300, { random: random(), text: 'segment' })) {
+      expect(v).not.toBe('');
+      expect(['.', '..']).not.toContain(v);
+      expect(v as string).not.toContain('/');
+    }
+  });
+
+  test('int64 parameters cover the whole 64-bit range as exact digits', () => {
+    const values = draw({ type: 'integer', format: 'int64' }, 300, { random: random(), int64Digits: true }) as bigint[];
+    expect(values.every((v) => typeof v === 'bigint' && v >= -(2n ** 63n) && v <= 2n ** 63n - 1n)).toBe(true);
+    expect(values.some((v) => v > 2n ** 53n || v < -(2n ** 53n))).toBe(true);
+  });
+
+  test('a pattern nothing can draw gives no arbitrary (the caller falls back), never an exception', () => {
+    expect(schemaArbitrary({ type: 'string', pattern: '(' }, { random: random() })).toBeUndefined();
+    expect(schemaArbitrary({ type: 'string', pattern: '(' }, { random: random() }, 'kept')).toBeDefined();
+    expect(fc.sample(schemaArbitrary({ type: 'string', pattern: '(' }, { random: random() }, 'kept')!, 3)).toEqual(['kept', 'kept', 'kept']);
+  });
+
+  test('an untyped property keeps the positive value', () => {
+    const schema = { type: 'object', required: ['meta', 'n'], properties: { meta: {}, n: { type: 'integer' } } };
+    // Without a value to keep, the object cannot be built without inventing a type for "meta".
+    expect(schemaArbitrary(schema, { random: random() })).toBeUndefined();
+    const values = fc.sample(schemaArbitrary(schema, { random: random() }, { meta: { any: 'thing' }, n: 1 })!, { seed: 1, numRuns: 50 }) as Array<Record<string, unknown>>;
+    expect(values.every((v) => JSON.stringify(v['meta']) === '{"any":"thing"}' && Number.isInteger(v['n']))).toBe(true);
+  });
+});
+
+const OP: Operation = {
+  operationId: 'find',
+  method: 'GET',
+  path: '/things/{id}',
+  service: 'svc',
+  parameters: [
+    { name: 'id', in: 'path', required: true, schema: { type: 'string' }, pointer: '' },
+    { name: 'limit', in: 'query', required: true, schema: { type: 'integer', minimum: 1, maximum: 100 }, pointer: '' },
+    { name: 'q', in: 'query', required: false, schema: { type: 'string' }, pointer: '' },
+    { name: 'X-Trace', in: 'header', required: false, schema: { type: 'string' }, pointer: '' },
+    { name: 'Authorization', in: 'header', required: true, schema: { type: 'string' }, pointer: '' },
+  ],
+  responses: [],
+} as unknown as Operation;
+
+describe('requests', () => {
+  test('required parameters always, optional ones sometimes; path ids kept unless drawn; same seed, same requests', () => {
+    const arb = requestArbitrary(OP, { pathParams: { id: 'record-1' }, query: { limit: 5 } }, random());
+    const a = fc.sample(arb, { seed: 7, numRuns: 100 });
+    const b = fc.sample(requestArbitrary(OP, { pathParams: { id: 'record-1' }, query: { limit: 5 } }, random()), { seed: 7, numRuns: 100 });
+    expect(JSON.stringify(a, bigintText)).toBe(JSON.stringify(b, bigintText));
+    expect(a.every((r) => r.pathParams['id'] === 'record-1')).toBe(true);
+    expect(a.every((r) => typeof r.query['limit'] === 'number' && (r.query['limit'] as number) >= 1 && (r.query['limit'] as number) <= 100)).toBe(true);
+    expect(a.some((r) => 'q' in r.query) && a.some((r) => !('q' in r.query))).toBe(true);
+    expect(a.some((r) => 'X-Trace' in r.headers)).toBe(true);
+    expect(a.some((r) => 'Authorization' in r.headers)).toBe(false);
+    const drawn = fc.sample(requestArbitrary(OP, { pathParams: { id: 'record-1' }, query: { limit: 5 } }, random(), new Set(['id'])), { seed: 7, numRuns: 100 });
+    expect(drawn.some((r) => r.pathParams['id'] !== 'record-1')).toBe(true);
+    expect(describeRequest(a[0]!, { pathParams: { id: 'record-1' }, query: {} })).toMatch(/query\.limit = /);
+  });
+
+  test('an operation with nothing to vary has no fuzzing phase', () => {
+    expect(hasInputs({ ...OP, parameters: [OP.parameters[0]!] } as Operation)).toBe(false);
+    expect(hasInputs(OP)).toBe(true);
+  });
+});
+
+describe('the fuzzing case obeys the same rules as the coverage case', () => {
+  test('--read-only, irreversible effects, records to create: each fuzzing case is skipped exactly when its coverage case is', async () => {
+    const [contract, profile, examples] = await Promise.all([
+      loadContract(['contract/customer-service.openapi.yaml', 'contract/foreign-trade-service.openapi.yaml'].map((f) => `${ROOT}${f}`)),
+      loadProfile(`${ROOT}contract/profile.yaml`),
+      loadExamples(`${ROOT}contract/examples.yaml`),
+    ]);
+    let compared = 0;
+    for (const options of [{ readOnly: true, allowIrreversible: false }, { readOnly: false, allowIrreversible: false }, { readOnly: false, allowIrreversible: true }]) {
+      const all: PlanOptions = { seed: 1, otpSource: true, ...options };
+      for (const op of contract.operations) {
+        const cases = planOperation(contract, op, profile, examples, all).cases;
+        const coverage = cases.find((c) => c.name === 'coverage');
+        const fuzzing = cases.find((c) => c.name === FUZZ_CASE);
+        if (!fuzzing) continue;
+        compared++;
+        expect(fuzzing.skip, `${op.operationId} ${JSON.stringify(options)}`).toBe(coverage?.skip);
+        expect(fuzzing.fixture).toBe(coverage?.fixture);
+      }
+    }
+    expect(compared).toBeGreaterThan(10);
+    const readOnly = contract.operations.flatMap((op) => planOperation(contract, op, profile, examples, { seed: 1, otpSource: true, readOnly: true, allowIrreversible: false }).cases.map((c) => ({ c, op })));
+    for (const { c, op } of readOnly) if (c.name === FUZZ_CASE && !['GET', 'HEAD', 'OPTIONS'].includes(op.method)) expect(c.skip).toMatch(/--read-only/);
+    const irreversible = planOperation(contract, contract.operations.find((o) => o.operationId === 'create-user')!, profile, examples, { seed: 1, otpSource: true, readOnly: false, allowIrreversible: false });
+    expect(irreversible.cases.find((c) => c.name === FUZZ_CASE)?.skip).toMatch(/irreversible/);
+  });
+});

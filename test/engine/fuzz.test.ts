@@ -1,0 +1,262 @@
+/**
+ * The fuzzing phase against real HTTP servers: random schema-valid requests (fast-check) find a server error
+ * that needs a particular combination of values, and shrink it to a minimal request; a correct server gets
+ * nothing flagged; the same seed sends the same requests; --read-only sends no unsafe call; the shrinking is
+ * bounded by its request budget.
+ */
+import { createServer, type Server } from 'node:http';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { CaseResult, RunResults } from '../../src/runner/model.ts';
+import { SHRINK_BUDGET } from '../../src/runner/execute/fuzz.ts';
+import { allFindings, removeTemps, requireResults, runCli, tempDir, TOKEN } from './support.ts';
+
+afterAll(removeTemps);
+
+const ok = { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } }, '400': { description: 'bad request' }, '401': { description: 'no credentials' } };
+const json = (schema: unknown) => ({ required: true, content: { 'application/json': { schema } } });
+
+const SPEC = {
+  openapi: '3.1.0',
+  info: { title: 'Fuzz', version: '1' },
+  servers: [{ url: 'http://localhost/svc' }],
+  security: [{ bearer: [] }],
+  components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+  paths: {
+    '/orders': {
+      post: {
+        operationId: 'placeOrder',
+        requestBody: json({
+          type: 'object',
+          required: ['count', 'name'],
+          properties: {
+            count: { type: 'integer', format: 'int32' },
+            name: { type: 'string', maxLength: 40 },
+            note: { type: 'string' },
+            urgent: { type: 'boolean' },
+            id: { type: 'string', readOnly: true },
+          },
+        }),
+        responses: ok,
+      },
+    },
+    '/baskets': {
+      post: {
+        operationId: 'fillBasket',
+        requestBody: json({ type: 'object', required: ['items'], properties: { items: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 99 } }, label: { type: 'string' } } }),
+        responses: ok,
+      },
+    },
+    '/search': {
+      get: {
+        operationId: 'search',
+        parameters: [
+          { name: 'q', in: 'query', required: true, schema: { type: 'string', minLength: 1 } },
+          { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 50 } },
+          { name: 'X-Locale', in: 'header', required: false, schema: { type: 'string', enum: ['en', 'de'] } },
+        ],
+        responses: ok,
+      },
+    },
+    '/always': {
+      post: {
+        operationId: 'alwaysBroken',
+        requestBody: json({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' }, c: { type: 'array', items: { type: 'string' } } } }),
+        responses: ok,
+      },
+    },
+  },
+};
+
+interface Seen {
+  method: string;
+  url: string;
+  body: string;
+}
+
+/** A server that answers like the description; `faulty` adds the server errors. */
+async function startServer(faulty: boolean): Promise<{ url: string; seen: Seen[]; close: () => Promise<void> }> {
+  const seen: Seen[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (body += c));
+    req.on('end', () => {
+      seen.push({ method: req.method ?? '', url: req.url ?? '', body });
+      const reply = (status: number, value: unknown = {}) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(value));
+      };
+      if (req.headers.authorization !== `Bearer ${TOKEN}`) return reply(401, { message: 'no' });
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      if (req.method === 'GET' && url.pathname === '/svc/search') return url.searchParams.get('q') ? reply(200, {}) : reply(400, { message: 'q' });
+      if (req.method !== 'POST') return reply(404, { detail: 'Not Found' });
+      let parsed: Record<string, unknown>;
+      try {
+        parsed = JSON.parse(body) as Record<string, unknown>;
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return reply(400, { message: 'not an object' });
+      } catch {
+        return reply(400, { message: 'not JSON' });
+      }
+      if (url.pathname === '/svc/orders') {
+        const { count, name } = parsed;
+        if (!Number.isInteger(count) || (count as number) > 2147483647 || (count as number) < -2147483648 || typeof name !== 'string' || [...name].length > 40) return reply(400, { message: 'bad types' });
+        if ('note' in parsed && typeof parsed['note'] !== 'string') return reply(400, { message: 'bad note' });
+        if ('urgent' in parsed && typeof parsed['urgent'] !== 'boolean') return reply(400, { message: 'bad urgent' });
+        if (faulty && (count as number) > 1000 && /[^\x00-\x7f]/.test(name)) return reply(500, { message: 'encoding overflow' });
+        return reply(200, { count, name });
+      }
+      if (url.pathname === '/svc/baskets') {
+        const items = parsed['items'];
+        if (!Array.isArray(items) || items.some((i) => !Number.isInteger(i))) return reply(400, { message: 'bad items' });
+        if ('label' in parsed && typeof parsed['label'] !== 'string') return reply(400, { message: 'bad label' });
+        if (faulty && items.length > 3) return reply(500, { message: 'basket overflow' });
+        return reply(200, { items });
+      }
+      if (url.pathname === '/svc/always') {
+        const { a, b, c } = parsed;
+        const valid = (a === undefined || typeof a === 'string') && (b === undefined || typeof b === 'number') && (c === undefined || (Array.isArray(c) && c.every((x) => typeof x === 'string')));
+        if (!valid) return reply(400, { message: 'bad types' });
+        return faulty ? reply(500, { message: 'always' }) : reply(200, {});
+      }
+      return reply(404, { detail: 'Not Found' });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}/svc`, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+let spec: string;
+
+async function run(url: string, extra: string[]): Promise<RunResults> {
+  spec ??= join(await tempDir(), 'fuzz.openapi.json');
+  await writeFile(spec, JSON.stringify(SPEC));
+  const cli = await runCli(['--spec', spec, '--server', `svc=${url}`, '--token', TOKEN, '--quiet', '--max-examples', '0', '--keep-passed-exchanges', ...extra]);
+  return requireResults(cli);
+}
+
+function fuzzCase(results: RunResults, operationId: string): CaseResult | undefined {
+  return results.operations.find((o) => o.operationId === operationId)?.cases.find((c) => c.name === 'fuzzing');
+}
+
+function sentBody(c: CaseResult | undefined): Record<string, unknown> {
+  return JSON.parse(c?.exchanges.at(-1)?.request.body ?? 'null') as Record<string, unknown>;
+}
+
+describe('the fuzzing phase', () => {
+  describe('against a server whose errors need a combination of values', () => {
+    let server: Awaited<ReturnType<typeof startServer>>;
+    let results: RunResults;
+    beforeAll(async () => {
+      server = await startServer(true);
+      results = await run(server.url, ['--seed', '1', '--fuzz-examples', '50']);
+    }, 180_000);
+    afterAll(() => server.close());
+
+    test('finds the error that needs a number over 1000 together with a non-ASCII name, shrunk to the minimal request', () => {
+      const c = fuzzCase(results, 'placeOrder');
+      expect(c?.outcome, JSON.stringify(c)).toBe('failed');
+      expect(c?.findings.map((f) => f.check)).toContain('not-a-server-error');
+      const body = sentBody(c);
+      // Optional fields left out, the number at the smallest failing value, the name one non-ASCII character.
+      expect(Object.keys(body).sort()).toEqual(['count', 'name']);
+      expect(body['count']).toBe(1001);
+      expect([...(body['name'] as string)]).toHaveLength(1);
+      expect(body['name']).toMatch(/[^\x00-\x7f]/);
+      const message = c?.findings.find((f) => f.check === 'not-a-server-error')?.message ?? '';
+      expect(message).toMatch(/fuzzing: body\.count = 1001, body\.name = "/);
+      expect(message).toMatch(/smallest failing request of \d+ sent/);
+      // The reproduction is the shrunk request itself, one curl line (the token as a variable).
+      expect(c?.curl).toMatch(/^curl .*-X POST .*\/svc\/orders/);
+      expect(c?.curl).toContain('"count":1001');
+      expect(c?.curl).toContain('$CONFORMANCE_TOKEN');
+      expect(c?.curl).not.toContain(TOKEN);
+    });
+
+    test('finds the error that needs a list longer than 3, shrunk to four items', () => {
+      const c = fuzzCase(results, 'fillBasket');
+      expect(c?.outcome).toBe('failed');
+      const body = sentBody(c);
+      expect(Object.keys(body)).toEqual(['items']);
+      expect(body['items']).toEqual([0, 0, 0, 0]);
+    });
+
+    test('the shrinking stops at its request budget', () => {
+      const c = fuzzCase(results, 'alwaysBroken');
+      expect(c?.outcome).toBe('failed');
+      const sent = Number(/of (\d+) sent/.exec(c?.findings[0]?.message ?? '')?.[1]);
+      expect(sent).toBeGreaterThan(0);
+      expect(sent).toBeLessThanOrEqual(1 + SHRINK_BUDGET);
+      expect(sentBody(c)).toEqual({});
+    });
+
+    test('a correct operation on the same server passes; readOnly fields are never sent', () => {
+      expect(fuzzCase(results, 'search')?.outcome).toBe('passed');
+      const orders = server.seen.filter((s) => s.method === 'POST' && s.url === '/svc/orders' && s.body !== '{"conformance-probe":');
+      expect(orders.length).toBeGreaterThan(10);
+      expect(orders.some((s) => 'id' in (JSON.parse(s.body) as object))).toBe(false);
+    });
+  });
+
+  describe('against a correct server', () => {
+    let server: Awaited<ReturnType<typeof startServer>>;
+    let first: RunResults;
+    let firstSeen: string[];
+    let again: string[];
+    let other: string[];
+    // Every request but the probe of a route that surely does not exist (a random path by design).
+    const fuzzRequests = (seen: Seen[]) => seen.filter((s) => !s.url.includes('conformance-unknown-route')).map((s) => `${s.method} ${s.url} ${s.body}`).sort();
+    beforeAll(async () => {
+      server = await startServer(false);
+      first = await run(server.url, ['--seed', '3']);
+      firstSeen = fuzzRequests(server.seen.splice(0));
+      await run(server.url, ['--seed', '3']);
+      again = fuzzRequests(server.seen.splice(0));
+      await run(server.url, ['--seed', '4']);
+      other = fuzzRequests(server.seen.splice(0));
+    }, 300_000);
+    afterAll(() => server.close());
+
+    test('nothing is flagged and every fuzzing case passed', () => {
+      expect(allFindings(first).filter((f) => f.severity === 'error')).toEqual([]);
+      for (const op of ['placeOrder', 'fillBasket', 'search', 'alwaysBroken']) expect(fuzzCase(first, op)?.outcome).toBe('passed');
+    });
+
+    test('the same seed sends the same requests; another seed sends others', () => {
+      expect(again).toEqual(firstSeen);
+      expect(other).not.toEqual(firstSeen);
+      // The default run draws up to 10 requests per operation (--fuzz-examples).
+      expect(firstSeen.filter((s) => s.startsWith('GET /svc/search')).length).toBeGreaterThan(5);
+    });
+  });
+
+  test('--read-only: the fuzzing phase of an unsafe operation does not run; safe ones do', async () => {
+    const server = await startServer(true);
+    try {
+      const unsafe = () =>
+        server.seen
+          .splice(0)
+          .filter((s) => s.method !== 'GET' && s.method !== 'HEAD' && s.method !== 'OPTIONS' && !s.url.includes('conformance-unknown-route'))
+          .map((s) => `${s.method} ${s.url} ${s.body}`)
+          .sort();
+      const off = await run(server.url, ['--read-only', '--fuzz-examples', '0']);
+      const without = unsafe();
+      // --fuzz-examples 0 turns the phase off.
+      expect(off.operations.flatMap((o) => o.cases).some((c) => c.name === 'fuzzing')).toBe(false);
+      const results = await run(server.url, ['--read-only', '--fuzz-examples', '20']);
+      const searches = server.seen.filter((s) => s.method === 'GET' && s.url.startsWith('/svc/search')).length;
+      expect(fuzzCase(results, 'placeOrder')?.outcome).toBe('skipped');
+      expect(fuzzCase(results, 'placeOrder')?.skipReason).toMatch(/--read-only/);
+      expect(fuzzCase(results, 'search')?.outcome).toBe('passed');
+      // The phase adds no unsafe call: the ones sent are the read-only run's own (presence probes with a malformed
+      // body, auth cases without a body, negative cases that must be rejected), the same as without the phase.
+      expect(unsafe()).toEqual(without);
+      expect(searches).toBeGreaterThan(5);
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
+});

@@ -1,0 +1,143 @@
+/**
+ * Reports that grow with the distinct failures: a failure shown with its evidence often enough is listed
+ * afterwards with its findings and curl line only, in canonical order; the case results go to an NDJSON
+ * spool as they arrive and memory keeps their summary.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import type { CaseResult, Finding, OperationResult } from '../../src/runner/model.ts';
+import { CaseSpool, readSpool, spoolFileName } from '../../src/runner/report/case-spool.ts';
+import { EVIDENCE_PER_FAILURE, failureSignature, limitEvidence } from '../../src/runner/report/evidence-limit.ts';
+import { summarise } from '../../src/runner/report/outcomes.ts';
+import { validateResults } from '../../src/runner/report/results-schema.ts';
+import { serialiseResults } from '../../src/runner/report/write.ts';
+import { rawRun } from './fixtures/run-results.ts';
+
+function finding(operationId: string, message = 'Response 200 does not match the schema: (root) must have required property \'id\'.'): Finding {
+  return {
+    check: 'response-schema-conformance',
+    severity: 'error',
+    operationId,
+    method: 'GET',
+    path: `/${operationId}`,
+    message,
+    expected: { type: 'object', required: ['id'] },
+    actual: {},
+    schemaErrors: [{ instancePath: '', schemaPath: '#/required', message: "(root) must have required property 'id'" }],
+  };
+}
+
+function failingCase(operationId: string, message?: string): CaseResult {
+  return {
+    name: 'positive',
+    kind: 'positive',
+    outcome: 'failed',
+    durationMs: 3,
+    checks: [{ id: 'response-schema-conformance', status: 'failed' }],
+    findings: [finding(operationId, message)],
+    exchanges: [
+      {
+        request: { method: 'GET', url: `http://127.0.0.1:9/${operationId}`, headers: { accept: 'application/json' } },
+        response: { status: 200, headers: { 'content-type': 'application/json' }, body: '{}', truncated: false, size: 2, json: {} },
+        durationMs: 2,
+      },
+    ],
+    curl: `curl -g -X GET 'http://127.0.0.1:9/${operationId}'`,
+  };
+}
+
+function passedCase(): CaseResult {
+  return { name: 'presence', kind: 'presence', outcome: 'passed', durationMs: 1, checks: [{ id: 'operation-present', status: 'passed' }], findings: [], exchanges: [] };
+}
+
+function operation(id: string, cases: CaseResult[]): OperationResult {
+  return { operationId: id, method: 'GET', path: `/${id}`, group: '/g', service: 'customer-service', outcome: 'failed', durationMs: 4, cases };
+}
+
+const ops = (n: number, message?: (i: number) => string) =>
+  Array.from({ length: n }, (_, i) => operation(`op-${String(i).padStart(2, '0')}`, [passedCase(), failingCase(`op-${String(i).padStart(2, '0')}`, message?.(i))]));
+
+describe('limitEvidence', () => {
+  test(`the same failure keeps its evidence ${EVIDENCE_PER_FAILURE} times, in canonical order; later ones keep findings and curl and count what was left out`, () => {
+    const limited = limitEvidence(ops(EVIDENCE_PER_FAILURE + 3));
+    const failing = limited.map((o) => o.cases[1]!);
+    for (const c of failing.slice(0, EVIDENCE_PER_FAILURE)) {
+      expect(c.exchanges).toHaveLength(1);
+      expect(c.findings[0]?.schemaErrors).toHaveLength(1);
+      expect(c.omittedExchanges).toBeUndefined();
+    }
+    for (const c of failing.slice(EVIDENCE_PER_FAILURE)) {
+      expect(c.exchanges).toEqual([]);
+      expect(c.omittedExchanges).toBe(1);
+      expect(c.curl).toMatch(/^curl /);
+      expect(c.findings).toHaveLength(1);
+      expect(c.findings[0]).toMatchObject({ check: 'response-schema-conformance', severity: 'error', message: expect.stringContaining('does not match') });
+      expect(c.findings[0]).not.toHaveProperty('schemaErrors');
+      expect(c.findings[0]).not.toHaveProperty('expected');
+      expect(c.outcome).toBe('failed');
+    }
+    // Passed cases are left as they are.
+    expect(limited.map((o) => o.cases[0])).toEqual(ops(EVIDENCE_PER_FAILURE + 3).map((o) => o.cases[0]));
+  });
+
+  test('different failures are counted apart; the total is capped too', () => {
+    const distinct = limitEvidence(ops(14, (i) => `message ${i}`));
+    expect(distinct.every((o) => o.cases[1]!.exchanges.length === 1)).toBe(true);
+    const capped = limitEvidence(ops(14, (i) => `message ${i}`), { cases: 5 });
+    expect(capped.map((o) => o.cases[1]!.exchanges.length)).toEqual([...Array(5).fill(1), ...Array(9).fill(0)]);
+    expect(failureSignature(failingCase('a', 'x'))).not.toBe(failureSignature(failingCase('a', 'y')));
+  });
+
+  test('--keep-passed-exchanges keeps every case whole', () => {
+    const all = limitEvidence(ops(EVIDENCE_PER_FAILURE + 3), { unlimited: true });
+    expect(all).toEqual(ops(EVIDENCE_PER_FAILURE + 3));
+  });
+
+  test('a limited run still validates against the results schema', () => {
+    const operations = limitEvidence(ops(EVIDENCE_PER_FAILURE + 2));
+    const results = summarise(rawRun(operations));
+    expect(validateResults(JSON.parse(serialiseResults(results)))).toEqual([]);
+    expect(results.verdict).toBe('not-conformant');
+  });
+});
+
+describe('CaseSpool', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'conformance-spool-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('each case is one JSON line on disk at once; memory keeps it without bodies and schema detail; the whole case reads back', () => {
+    const spool = new CaseSpool(dir);
+    expect(spool.file).toBe(join(dir, spoolFileName()));
+    const failing = failingCase('op-a');
+    const keptFailing = spool.add('op-a', 1, failing);
+    const passed = passedCase();
+    expect(spool.add('op-a', 0, passed)).toBe(passed);
+    const lines = [...readSpool(readFileSync(spool.file, 'utf8'))];
+    expect(lines).toEqual([
+      { operationId: 'op-a', index: 1, case: failing },
+      { operationId: 'op-a', index: 0, case: passed },
+    ]);
+    // In memory: the request line and status (what the run's diagnosis reads), no bodies, no schema errors.
+    expect(keptFailing.exchanges).toEqual([
+      { request: { method: 'GET', url: 'http://127.0.0.1:9/op-a', headers: {} }, response: { status: 200, headers: {}, body: '', truncated: false, size: 2 }, durationMs: 2 },
+    ]);
+    expect(keptFailing.findings[0]).not.toHaveProperty('schemaErrors');
+    expect(keptFailing.findings[0]?.message).toBe(failing.findings[0]?.message);
+    expect(spool.full(keptFailing)).toEqual(failing);
+    expect(spool.full(passed)).toBe(passed);
+    // Through limitEvidence, the shown failure comes back whole from the file.
+    const [limited] = limitEvidence([operation('op-a', [keptFailing])], { full: (c) => spool.full(c) });
+    expect(limited?.cases[0]).toEqual(failing);
+    spool.close(true);
+    expect(existsSync(spool.file)).toBe(false);
+  });
+
+  test('closed without removing, the file stays with every case written', () => {
+    const spool = new CaseSpool(dir);
+    spool.add('op-b', 0, failingCase('op-b'));
+    spool.close(false);
+    expect([...readSpool(readFileSync(spool.file, 'utf8'))].map((l) => l.operationId)).toEqual(['op-b']);
+  });
+});
