@@ -109,7 +109,8 @@ export function createdRecords(body: unknown): unknown[] {
   return body === undefined ? [] : [body];
 }
 
-function idText(value: unknown): string | undefined {
+/** An id as text: a non-empty string, a finite number or a bigint. */
+export function idText(value: unknown): string | undefined {
   if (typeof value === 'string' && value !== '') return value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   if (typeof value === 'bigint') return value.toString();
@@ -140,7 +141,8 @@ export function createdId(body: unknown, param: string, pointer?: string): strin
   return undefined;
 }
 
-function at(value: unknown, pointer: string): unknown {
+/** The value at a JSON pointer (RFC 6901), or undefined. */
+export function at(value: unknown, pointer: string): unknown {
   let current = value;
   for (const raw of pointer.split('/').slice(1)) {
     if (typeof current !== 'object' || current === null) return undefined;

@@ -12,7 +12,7 @@
  */
 import type { Contract, Operation } from '../model.ts';
 import { sideEffectOf, type Profile } from '../spec/profile.ts';
-import { createdRecords, createsItself, idNames, normalisePath } from './resources.ts';
+import { at, createdRecords, createsItself, idNames, idText, normalisePath } from './resources.ts';
 
 export interface Undo {
   /** The DELETE that removes the record, when the contract describes one. */
@@ -163,20 +163,4 @@ export function undoPathParams(create: Operation, del: Operation, idParam: strin
     else if (own[index] !== undefined && createParams[own[index]!] !== undefined) out[name] = createParams[own[index]!]!;
   });
   return out;
-}
-
-function idText(value: unknown): string | undefined {
-  if (typeof value === 'string' && value !== '') return value;
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  if (typeof value === 'bigint') return value.toString();
-  return undefined;
-}
-
-function at(value: unknown, pointer: string): unknown {
-  let current = value;
-  for (const raw of pointer.split('/').slice(1)) {
-    if (typeof current !== 'object' || current === null) return undefined;
-    current = (current as Record<string, unknown>)[raw.replace(/~1/g, '/').replace(/~0/g, '~')];
-  }
-  return current;
 }
