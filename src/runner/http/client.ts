@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, errors, type Dispatcher } from 'undici';
-import { Cancellation, exchange } from './exchange.ts';
+import { CappedBody, Cancellation, exchange } from './exchange.ts';
 import type { Exchange, HttpMethod, RecordedResponse, TransportErrorKind } from '../model.ts';
 import { redactHeaders, redactText, type Secret } from './redact.ts';
 
@@ -136,7 +136,6 @@ class UnknownCoding extends Error {
   }
 }
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Deeper JSON than this is not kept as JSON (validation and reports recurse over it). */
 export const MAX_JSON_DEPTH = 512;
@@ -156,29 +155,14 @@ export function nestingDepth(value: unknown, limit: number): number {
 }
 
 async function readCapped(body: AsyncIterable<Buffer> & { destroy?: () => void }, cap: number) {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let kept = 0;
+  const capped = new CappedBody(cap);
   for await (const chunk of body) {
-    size += chunk.length;
-    if (kept < cap) {
-      const part = chunk.subarray(0, cap - kept);
-      chunks.push(part);
-      kept += part.length;
-    }
-    if (size > cap * 4) {
+    if (!capped.add(chunk)) {
       body.destroy?.();
       break;
     }
   }
-  const bytes = Buffer.concat(chunks);
-  const truncated = size > cap;
-  try {
-    return { text: UTF8.decode(bytes), size, truncated, invalidUtf8: false };
-  } catch {
-    // A cut body may end inside a character: only an uncut body is judged for its encoding.
-    return { text: bytes.toString('utf8'), size, truncated, invalidUtf8: !truncated };
-  }
+  return capped.text();
 }
 
 function classify(error: unknown): TransportErrorKind {

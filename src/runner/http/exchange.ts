@@ -58,6 +58,29 @@ export function bodyText(chunks: Buffer[], size: number, cap: number): BodyText 
   }
 }
 
+/** A body kept up to `cap` bytes; `add` says false once the transfer is far past the cap (4×) and should stop. */
+export class CappedBody {
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private kept = 0;
+
+  constructor(private readonly cap: number) {}
+
+  add(chunk: Buffer): boolean {
+    this.size += chunk.length;
+    if (this.kept < this.cap) {
+      const part = chunk.subarray(0, this.cap - this.kept);
+      this.chunks.push(part);
+      this.kept += part.length;
+    }
+    return this.size <= this.cap * 4;
+  }
+
+  text(): BodyText {
+    return bodyText(this.chunks, this.size, this.cap);
+  }
+}
+
 function isIdentity(encoding: string | undefined): boolean {
   return encoding === undefined || encoding.split(',').every((c) => c.trim() === '' || c.trim().toLowerCase() === 'identity');
 }
@@ -85,9 +108,7 @@ export function exchange(
     let finished = false;
     let status = 0;
     const headers: Record<string, string> = {};
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let kept = 0;
+    const body = new CappedBody(cap);
     /** Set when the body has a content coding: it is read through the decoding streams. */
     let stream: Readable | undefined;
     let readerStopped = false;
@@ -132,15 +153,9 @@ export function exchange(
       onData(chunk: Buffer): boolean {
         if (stream) return stream.push(chunk);
         if (settled) return false;
-        size += chunk.length;
-        if (kept < cap) {
-          const part = chunk.subarray(0, cap - kept);
-          chunks.push(part);
-          kept += part.length;
-        }
-        if (size > cap * 4) {
+        if (!body.add(chunk)) {
           // Far past the cap: stop the transfer (the connection is closed), keep what was kept.
-          succeed({ status, headers, ...bodyText(chunks, size, cap) });
+          succeed({ status, headers, ...body.text() });
           abort?.(new errors.RequestAbortedError());
           return false;
         }
@@ -149,7 +164,7 @@ export function exchange(
       onComplete() {
         finished = true;
         if (stream) stream.push(null);
-        else succeed({ status, headers, ...bodyText(chunks, size, cap) });
+        else succeed({ status, headers, ...body.text() });
       },
       onError(error: Error) {
         finished = true;
