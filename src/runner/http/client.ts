@@ -136,7 +136,6 @@ class UnknownCoding extends Error {
   }
 }
 
-
 /** Deeper JSON than this is not kept as JSON (validation and reports recurse over it). */
 export const MAX_JSON_DEPTH = 512;
 
