@@ -173,7 +173,10 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       ...(options.maxExamples !== undefined ? { maxExamples: options.maxExamples } : {}),
       ...(options.fuzzExamples !== undefined ? { fuzzExamples: options.fuzzExamples } : {}),
     };
-    const plans = selected.map((op) => planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions));
+    // Each operation is planned when the scheduler reaches it, and its plan let go once its cases have started.
+    const plans = (function* () {
+      for (const op of selected) yield planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions);
+    })();
     const deploymentDiff = options.deploymentSpec ? await diffDeployment(contract, options.deploymentSpec) : undefined;
 
     const startedAt = new Date();
@@ -218,15 +221,17 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     progress?.start(selected.length);
     const keep = options.keepPassedExchanges ?? false;
     // Generated cases: the engine's own scheduler. Results are kept compact as they arrive, in plan order.
-    const generated = new Map<string, CaseResult[]>(plans.map((p) => [p.operation.operationId, []]));
+    const generated = new Map<string, CaseResult[]>(selected.map((op) => [op.operationId, []]));
     let doneOperations = 0;
     let failingOperations = 0;
-    const scheduler = schedule(Session.from(config, contract, profiles, examples), plans, options.concurrency, {
+    const session = Session.from(config, contract, profiles, examples);
+    const scheduler = schedule(session, plans, options.concurrency, {
       onCase: (operationId, index, result) => {
         const compact = compactCase(result, keep);
         generated.get(operationId)![index] = spool ? spool.add(operationId, index, compact) : compact;
       },
       onOperationDone: (operationId, failing) => {
+        session.release(operationId);
         doneOperations++;
         if (failing) failingOperations++;
         progress?.update(doneOperations, failingOperations, operationId);
