@@ -227,14 +227,12 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     const sharedValues = new SharedValues();
     let doneOperations = 0;
     let failingOperations = 0;
-    const session = Session.from(config, contract, profiles, examples);
-    const scheduler = schedule(session, plans, options.concurrency, {
+    const scheduler = schedule(Session.from(config, contract, profiles, examples), plans, options.concurrency, {
       onCase: (operationId, index, result) => {
         const compact = sharedValues.caseResult(compactCase(result, keep));
         generated.get(operationId)![index] = spool ? spool.add(operationId, index, compact) : compact;
       },
       onOperationDone: (operationId, failing) => {
-        session.release(operationId);
         doneOperations++;
         if (failing) failingOperations++;
         progress?.update(doneOperations, failingOperations, operationId);

@@ -28,12 +28,13 @@ export interface Scheduler {
   readonly done: Promise<ScheduleOutcome>;
 }
 
-type Runner = Pick<Session, 'runCase' | 'cleanup' | 'abortInFlight'>;
+type Runner = Pick<Session, 'runCase' | 'cleanup' | 'abortInFlight'> & Partial<Pick<Session, 'release'>>;
 
 /**
  * `plans` is read one operation at a time, as the workers reach it: given a lazy iterable, each operation is
  * planned only then, and its plan is let go once its last case has started, so memory holds the cases in
- * flight rather than every case of the contract.
+ * flight rather than every case of the contract. The session lets go of what it kept for an operation once
+ * its last case has finished (Session.release).
  */
 export function schedule(session: Runner, plans: Iterable<OperationPlan>, concurrency: number, events: ScheduleEvents): Scheduler {
   const source = plans[Symbol.iterator]();
@@ -78,6 +79,7 @@ export function schedule(session: Runner, plans: Iterable<OperationPlan>, concur
     left.set(operationId, remaining);
     if (remaining !== 0) return;
     left.delete(operationId);
+    session.release?.(operationId);
     const failed = failing.delete(operationId);
     events.onOperationDone?.(operationId, failed);
   };
