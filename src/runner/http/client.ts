@@ -109,7 +109,7 @@ export const ACCEPT_ENCODING = 'gzip, deflate, br';
 
 /**
  * The body with its content codings undone (last applied, first undone). Decoding is streamed, so the body
- * cap applies to the decoded bytes and a compression bomb is cut off after a few caps' worth of output.
+ * cap applies to the decoded bytes and a compression bomb is cut off as soon as its output passes the cap.
  */
 function decoded(body: Readable, encoding: string | undefined): Readable {
   const codings = (encoding ?? '').split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity');
@@ -153,8 +153,9 @@ export function nestingDepth(value: unknown, limit: number): number {
   return deepest;
 }
 
-async function readCapped(body: AsyncIterable<Buffer> & { destroy?: () => void }, cap: number) {
-  const capped = new CappedBody(cap);
+/** A decoded body, read until it ends or passes the cap; then the decoder and the transfer are stopped. */
+export async function readCapped(body: AsyncIterable<Buffer> & { destroy?: () => void }, cap: number) {
+  const capped = new CappedBody(cap, cap);
   for await (const chunk of body) {
     if (!capped.add(chunk)) {
       body.destroy?.();

@@ -5,7 +5,7 @@
  * `decodeAndRead` as a stream, so decoding stays streamed and bounded.
  *
  * The body cap works as with a stream: the first `cap` bytes are kept, the size is counted, and past four caps
- * the transfer is cut off.
+ * the transfer is cut off. A decoded body is cut off as soon as it passes the cap (see `CappedBody`).
  */
 import { Readable } from 'node:stream';
 import { errors, util, type Dispatcher } from 'undici';
@@ -58,22 +58,41 @@ export function bodyText(chunks: Buffer[], size: number, cap: number): BodyText 
   }
 }
 
-/** A body kept up to `cap` bytes; `add` says false once the transfer is far past the cap (4×) and should stop. */
+/**
+ * A body kept up to `cap` bytes; `add` says false once `readLimit` bytes have been passed and reading should stop.
+ * A plain body is read on to four caps (a truer size, at the cost of bytes that arrive anyway); a decoded body
+ * stops at the cap, since every byte past it is work the decoder does and memory it allocates for nothing.
+ * No more than `cap` bytes are ever held: the chunk the cap falls in is copied, not kept whole.
+ */
 export class CappedBody {
   private readonly chunks: Buffer[] = [];
   private size = 0;
   private kept = 0;
 
-  constructor(private readonly cap: number) {}
+  constructor(
+    private readonly cap: number,
+    private readonly readLimit = cap * 4,
+  ) {}
 
   add(chunk: Buffer): boolean {
     this.size += chunk.length;
     if (this.kept < this.cap) {
-      const part = chunk.subarray(0, this.cap - this.kept);
+      const room = this.cap - this.kept;
+      const part = chunk.length <= room ? chunk : Buffer.from(chunk.subarray(0, room));
       this.chunks.push(part);
       this.kept += part.length;
     }
-    return this.size <= this.cap * 4;
+    return this.size <= this.readLimit;
+  }
+
+  /** Bytes counted so far (all of them once the body has ended, else a lower bound). */
+  get received(): number {
+    return this.size;
+  }
+
+  /** Bytes held. */
+  get held(): number {
+    return this.kept;
   }
 
   text(): BodyText {
