@@ -25,7 +25,7 @@ export interface CheckContext {
   secrets?: string[];
   caseExchanges?: Exchange[];
   /** Presence: the deployment's answer to a route that surely does not exist (same method), and its path. */
-  unknownRoute?: { path: string; response: RecordedResponse };
+  unknownRoute?: { path: string; response: Pick<RecordedResponse, 'status' | 'body'> };
   /** Coverage: the exchange is the smallest schema-valid request found to fail; what it varies, and how many were sent. */
   coverage?: { label: string; sent: number };
   /** A negative case that any 4xx rejects correctly (e.g. a required parameter left out, under the generic profile). */

@@ -38,6 +38,7 @@ import { readCreated, readOwnership, RelationUnmet, type RelationsHost } from '.
 import { ATTEMPTS, backoffMs, combineAttempts, isDocumentedTransient, repeatPolicy } from './repeat.ts';
 import { selectOperations } from './select.ts';
 import { resolveTemplates } from './templates.ts';
+import { unknownRouteAnswer, type UnknownRouteAnswer } from './unknown-route.ts';
 
 type Answered = Exchange & { response: RecordedResponse };
 
@@ -67,7 +68,7 @@ export class Session {
   readonly profile: Profile;
   private readonly client: GatewayClient;
   private readonly presence = new Map<string, Promise<Exchange>>();
-  private readonly unknownRoutes = new Map<string, Promise<{ path: string; response: RecordedResponse } | undefined>>();
+  private readonly unknownRoutes = new Map<string, Promise<{ path: string; response: UnknownRouteAnswer } | undefined>>();
   private readonly fixtures = new Map<string, Promise<Record<string, string>>>();
   private readonly ledger: CleanupLedger;
   private fixtureCount = 0;
@@ -316,7 +317,7 @@ export class Session {
   }
 
   /** The answer to a route of the operation's service that surely does not exist, same method (cached). */
-  async unknownRoute(op: Operation): Promise<{ path: string; response: RecordedResponse } | undefined> {
+  async unknownRoute(op: Operation): Promise<{ path: string; response: UnknownRouteAnswer } | undefined> {
     const key = `${op.service} ${op.method}`;
     let pending = this.unknownRoutes.get(key);
     if (!pending) {
@@ -324,7 +325,7 @@ export class Session {
       const url = `${base.replace(/\/+$/, '')}/conformance-unknown-route-${randomBytes(6).toString('hex')}`;
       pending = this.client
         .send({ method: op.method, url, headers: { ...this.headers('valid', false, op), ...this.credentials(op, 'valid').headers } })
-        .then((e) => (e.response ? { path: new URL(url).pathname, response: e.response } : undefined));
+        .then((e) => (e.response ? { path: new URL(url).pathname, response: unknownRouteAnswer(e.response, this.profileOf(op)) } : undefined));
       this.unknownRoutes.set(key, pending);
     }
     return pending;
