@@ -70,6 +70,7 @@ export function runScenarios(input: { root: string; config: RunConfig; contract:
       if (!cancelled) await vitest.start();
     } finally {
       await vitest.close();
+      await stopTransformService();
     }
     return { ...gathered, interrupted: gathered.interrupted || cancelled };
   })();
@@ -80,4 +81,18 @@ export function runScenarios(input: { root: string; config: RunConfig; contract:
     },
     done,
   };
+}
+
+/**
+ * vite transforms the suites through esbuild's service, a child process of its own (about 17 MB) that would
+ * otherwise live on through the reports until the CLI ends: once the suites are done it is stopped (esbuild
+ * starts it again if anything else asks for a transform).
+ */
+async function stopTransformService(): Promise<void> {
+  try {
+    const esbuild = (await import('esbuild')) as { stop?: () => unknown };
+    await esbuild.stop?.();
+  } catch {
+    // esbuild not installed: nothing was started
+  }
 }
