@@ -8,9 +8,13 @@ import type { CaseResult, Exchange, HttpMethod } from '../model.ts';
 import { reproductionScript, type ChainStep } from '../report/reproduction.ts';
 import { createdIds } from './created.ts';
 
+/** What a chain step reads of an exchange: the request, the status and the parsed body. */
+export type ChainExchange = Pick<Exchange, 'request'> & { response?: { status: number; json?: unknown } };
+
 export interface CreatedRecord {
   id: string;
-  exchange: Exchange;
+  /** The create that made the record, without its body text and headers (the run keeps it to the end). */
+  exchange: ChainExchange;
   /** Order of creation in the run. */
   seq: number;
   undo?: { method: HttpMethod; url: string };
@@ -29,35 +33,37 @@ export class CreatedRecords {
     const id = createdIds(exchange.response?.json)[0];
     if (!id || this.byId.has(id)) return;
     const u = undo?.(id);
-    const record: CreatedRecord = { id, exchange, seq: this.seq++, ...(u ? { undo: u } : {}) };
+    const { response } = exchange;
+    const summary: ChainExchange = { request: exchange.request, ...(response ? { response: { status: response.status, ...(response.json !== undefined ? { json: response.json } : {}) } } : {}) };
+    const record: CreatedRecord = { id, exchange: summary, seq: this.seq++, ...(u ? { undo: u } : {}) };
     this.byId.set(id, record);
     this.byExchange.set(exchange, record);
   }
 
   /** The chain of a case's exchanges: the creates it depends on that it did not send itself, then its own. */
   chain(exchanges: readonly Exchange[]): ChainStep[] {
-    const own = new Set(exchanges);
-    const extra = new Map<Exchange, CreatedRecord>();
-    const visit = (e: Exchange) => {
+    const own = new Set(exchanges.flatMap((e) => this.byExchange.get(e) ?? []));
+    const extra = new Set<CreatedRecord>();
+    const visit = (e: ChainExchange) => {
       for (const id of this.idsUsed(e)) {
         const record = this.byId.get(id);
-        if (!record || own.has(record.exchange) || extra.has(record.exchange)) continue;
-        extra.set(record.exchange, record);
+        if (!record || own.has(record) || extra.has(record)) continue;
+        extra.add(record);
         visit(record.exchange);
       }
     };
     exchanges.forEach(visit);
-    const before = [...extra.values()].sort((a, b) => a.seq - b.seq).map((r) => r.exchange);
-    return [...before, ...exchanges].map((e) => {
-      const step: ChainStep = { request: e.request };
-      if (e.response) step.response = { status: e.response.status, ...(e.response.json !== undefined ? { json: e.response.json } : {}) };
-      const undo = this.byExchange.get(e)?.undo;
-      if (undo) step.undo = undo;
-      return step;
-    });
+    const step = (e: ChainExchange, undo: CreatedRecord['undo']): ChainStep => {
+      const s: ChainStep = { request: e.request };
+      if (e.response) s.response = { status: e.response.status, ...(e.response.json !== undefined ? { json: e.response.json } : {}) };
+      if (undo) s.undo = undo;
+      return s;
+    };
+    const before = [...extra].sort((a, b) => a.seq - b.seq);
+    return [...before.map((r) => step(r.exchange, r.undo)), ...exchanges.map((e) => step(e, this.byExchange.get(e)?.undo))];
   }
 
-  private idsUsed(e: Exchange): string[] {
+  private idsUsed(e: ChainExchange): string[] {
     const used: string[] = [];
     const path = e.request.url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '').split(/[?#]/)[0] ?? '';
     for (const segment of path.split('/')) {
