@@ -92,6 +92,9 @@ describe('start-up', () => {
       expect(run.sources).toContain('src/runner/execute/scheduler.ts');
       expect(run.sources).toContain('src/runner/spec/load.ts');
       expect(run.sources.filter((s) => /^(node_modules\/(vitest|vite|@vitest|@pact-foundation|yaml)\/|src\/reference-service\/|src\/runner\/pact\/(verify|check|broker))/.test(s))).toEqual([]);
+      // undici's pools, proxy agent and request, not its entry point (fetch, WebSocket, EventSource, mocks, caches).
+      expect(run.sources).toContain('node_modules/undici/lib/dispatcher/agent.js');
+      expect(run.sources.filter((s) => /^node_modules\/undici\/(index\.js|lib\/(web\/(fetch\/index|websocket|eventsource|cache)|mock|cache|interceptor)\/?)/.test(s))).toEqual([]);
     } finally {
       await target.close();
     }

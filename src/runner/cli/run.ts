@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { request } from '../http/undici.ts';
 import { RUN_ID_HEADER, type ClientOptions } from '../http/client-options.ts';
 import { buildDispatcher } from '../http/dispatcher.ts';
 import { runTokenCommand, TokenCommandError } from '../http/token-command.ts';

@@ -8,7 +8,8 @@
  * the transfer is cut off.
  */
 import { Readable } from 'node:stream';
-import { errors, util, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { errors, util } from './undici.ts';
 
 export interface BodyText {
   text: string;
