@@ -46,11 +46,10 @@ export async function loadDescription(source: string): Promise<{ api: Obj; bundl
   let api: unknown;
   let bundled: unknown;
   try {
-    // An unchanged local description is read back in its bundled form (spec/description-cache.ts).
+    // An unchanged local description is read back as loaded before (spec/description-cache.ts).
     const cached = isUrl(location) ? undefined : await cachedDescription(location);
     if (cached) {
-      bundled = cached.bundled;
-      api = await validateOrDereference(cached.bundled, cached.files);
+      ({ bundled, api } = cached);
     } else {
       const parser = new SwaggerParser();
       bundled = await parser.bundle(location);
@@ -61,7 +60,7 @@ export async function loadDescription(source: string): Promise<{ api: Obj; bundl
       // The key covers the description and every local file it refers to (the bundling parser read them all).
       const files = isUrl(location) || paths.some(isUrl) ? undefined : await readAll(paths);
       api = await validateOrDereference(bundled, files);
-      if (files) rememberDescription(location, bundled, files);
+      if (files && isObj(api)) rememberDescription(location, { bundled, api }, files);
     }
   } catch (error) {
     if (error instanceof ContractError) throw error;
