@@ -201,7 +201,10 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       ...(options.maxExamples !== undefined ? { maxExamples: options.maxExamples } : {}),
       ...(options.fuzzExamples !== undefined ? { fuzzExamples: options.fuzzExamples } : {}),
     };
-    const plans = selected.map((op) => planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions));
+    // Planned as the scheduler reaches each operation (execute/scheduler.ts): the first cases need not wait for the rest.
+    function* plans() {
+      for (const op of selected) yield planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions);
+    }
     const deploymentDiff = options.deploymentSpec ? await diffDeployment(contract, options.deploymentSpec) : undefined;
 
     const startedAt = new Date();
@@ -246,10 +249,10 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     progress?.start(selected.length);
     const keep = options.keepPassedExchanges ?? false;
     // Generated cases: the engine's own scheduler. Results are kept compact as they arrive, in plan order.
-    const generated = new Map<string, CaseResult[]>(plans.map((p) => [p.operation.operationId, []]));
+    const generated = new Map<string, CaseResult[]>(selected.map((op) => [op.operationId, []]));
     let doneOperations = 0;
     let failingOperations = 0;
-    const scheduler = schedule(Session.from(config, contract, profiles, examples), plans, options.concurrency, {
+    const scheduler = schedule(Session.from(config, contract, profiles, examples), plans(), options.concurrency, {
       onCase: (operationId, index, result) => {
         const compact = compactCase(result, keep);
         generated.get(operationId)![index] = spool ? spool.add(operationId, index, compact) : compact;

@@ -30,15 +30,42 @@ export interface Scheduler {
 
 type Runner = Pick<Session, 'runCase' | 'cleanup' | 'abortInFlight'>;
 
-export function schedule(session: Runner, plans: readonly OperationPlan[], concurrency: number, events: ScheduleEvents): Scheduler {
-  const queue: Array<{ planned: PlannedCase; index: number }> = [];
+/**
+ * `plans` may be lazy (a generator): each operation is planned when the workers reach it, in canonical order, so the
+ * first cases go out while the rest of a large contract is still to be planned, and memory holds the plans of the
+ * operations in flight rather than all of them. A planning error stops starting cases; the run still cleans up and
+ * then fails with that error.
+ */
+export function schedule(session: Runner, plans: Iterable<OperationPlan>, concurrency: number, events: ScheduleEvents): Scheduler {
+  const queue: Array<{ planned: PlannedCase; index: number } | undefined> = [];
   const left = new Map<string, number>();
   const failing = new Set<string>();
-  for (const plan of plans) {
-    plan.cases.forEach((planned, index) => queue.push({ planned, index }));
-    left.set(plan.operation.operationId, plan.cases.length);
-  }
+  const source = plans[Symbol.iterator]();
   let next = 0;
+  let morePlans = true;
+  let planError: { error: unknown } | undefined;
+  /** The next case to start, planning the next operation when the planned ones are all started. */
+  const take = (): { planned: PlannedCase; index: number } | undefined => {
+    while (next >= queue.length) {
+      if (!morePlans || planError) return undefined;
+      let step: IteratorResult<OperationPlan>;
+      try {
+        step = source.next();
+      } catch (error) {
+        planError = { error };
+        return undefined;
+      }
+      if (step.done) {
+        morePlans = false;
+        return undefined;
+      }
+      step.value.cases.forEach((c, index) => queue.push({ planned: c, index }));
+      left.set(step.value.operation.operationId, step.value.cases.length);
+    }
+    const item = queue[next];
+    queue[next++] = undefined; // started: the queue need not keep it
+    return item;
+  };
   let ran = 0;
   let interrupted = false;
   let stop: () => void = () => undefined;
@@ -52,8 +79,8 @@ export function schedule(session: Runner, plans: readonly OperationPlan[], concu
   };
 
   const worker = async (): Promise<void> => {
-    while (!interrupted && next < queue.length) {
-      const { planned, index } = queue[next++]!;
+    for (let item = interrupted ? undefined : take(); item; item = interrupted ? undefined : take()) {
+      const { planned, index } = item;
       let result: CaseResult;
       try {
         result = await session.runCase(planned);
@@ -70,10 +97,11 @@ export function schedule(session: Runner, plans: readonly OperationPlan[], concu
   };
 
   const done = (async (): Promise<ScheduleOutcome> => {
-    const workers = Array.from({ length: Math.max(1, Math.min(concurrency, queue.length)) }, () => worker());
+    const workers = Array.from({ length: Math.max(1, concurrency) }, () => worker());
     // An interrupt does not wait for the cases in flight (a hanging request may take --timeout).
     await Promise.race([Promise.all(workers), stopped]);
     const cleanup = await session.cleanup();
+    if (planError) throw planError.error;
     return { interrupted, cases: ran, cleanup };
   })();
 
