@@ -28,43 +28,45 @@ export interface Scheduler {
   readonly done: Promise<ScheduleOutcome>;
 }
 
-type Runner = Pick<Session, 'runCase' | 'cleanup' | 'abortInFlight'>;
+type Runner = Pick<Session, 'runCase' | 'cleanup' | 'abortInFlight'> & Partial<Pick<Session, 'release'>>;
 
 /**
- * `plans` may be lazy (a generator): each operation is planned when the workers reach it, in canonical order, so the
- * first cases go out while the rest of a large contract is still to be planned, and memory holds the plans of the
- * operations in flight rather than all of them. A planning error stops starting cases; the run still cleans up and
- * then fails with that error.
+ * `plans` is read one operation at a time, as the workers reach it: given a lazy iterable, each operation is
+ * planned only then, and its plan is let go once its last case has started, so memory holds the cases in
+ * flight rather than every case of the contract. The session lets go of what it kept for an operation once
+ * its last case has finished (Session.release).
  */
 export function schedule(session: Runner, plans: Iterable<OperationPlan>, concurrency: number, events: ScheduleEvents): Scheduler {
-  const queue: Array<{ planned: PlannedCase; index: number } | undefined> = [];
+  const source = plans[Symbol.iterator]();
+  let current: OperationPlan | undefined;
+  let at = 0;
+  let exhausted = false;
+  /** A plan that could not be made: no further case starts, and the run fails with it after the cleanup. */
+  let planError: unknown;
   const left = new Map<string, number>();
   const failing = new Set<string>();
-  const source = plans[Symbol.iterator]();
-  let next = 0;
-  let morePlans = true;
-  let planError: { error: unknown } | undefined;
-  /** The next case to start, planning the next operation when the planned ones are all started. */
   const take = (): { planned: PlannedCase; index: number } | undefined => {
-    while (next >= queue.length) {
-      if (!morePlans || planError) return undefined;
-      let step: IteratorResult<OperationPlan>;
+    while (!current || at >= current.cases.length) {
+      current = undefined;
+      if (exhausted) return undefined;
+      let next: IteratorResult<OperationPlan>;
       try {
-        step = source.next();
+        next = source.next();
       } catch (error) {
-        planError = { error };
+        planError = error;
+        exhausted = true;
         return undefined;
       }
-      if (step.done) {
-        morePlans = false;
+      if (next.done) {
+        exhausted = true;
         return undefined;
       }
-      step.value.cases.forEach((c, index) => queue.push({ planned: c, index }));
-      left.set(step.value.operation.operationId, step.value.cases.length);
+      current = next.value;
+      at = 0;
+      left.set(current.operation.operationId, current.cases.length);
     }
-    const item = queue[next];
-    queue[next++] = undefined; // started: the queue need not keep it
-    return item;
+    const index = at++;
+    return { planned: current.cases[index]!, index };
   };
   let ran = 0;
   let interrupted = false;
@@ -75,12 +77,16 @@ export function schedule(session: Runner, plans: Iterable<OperationPlan>, concur
     if (result.outcome !== 'passed' && result.outcome !== 'skipped') failing.add(operationId);
     const remaining = (left.get(operationId) ?? 1) - 1;
     left.set(operationId, remaining);
-    if (remaining === 0) events.onOperationDone?.(operationId, failing.has(operationId));
+    if (remaining !== 0) return;
+    left.delete(operationId);
+    session.release?.(operationId);
+    const failed = failing.delete(operationId);
+    events.onOperationDone?.(operationId, failed);
   };
 
   const worker = async (): Promise<void> => {
-    for (let item = interrupted ? undefined : take(); item; item = interrupted ? undefined : take()) {
-      const { planned, index } = item;
+    for (let next = interrupted ? undefined : take(); next; next = interrupted ? undefined : take()) {
+      const { planned, index } = next;
       let result: CaseResult;
       try {
         result = await session.runCase(planned);
@@ -101,7 +107,7 @@ export function schedule(session: Runner, plans: Iterable<OperationPlan>, concur
     // An interrupt does not wait for the cases in flight (a hanging request may take --timeout).
     await Promise.race([Promise.all(workers), stopped]);
     const cleanup = await session.cleanup();
-    if (planError) throw planError.error;
+    if (planError !== undefined) throw planError;
     return { interrupted, cases: ran, cleanup };
   })();
 
