@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { OPERATION_IDS, startReferenceService, type ReferenceService, type Variant } from '../../src/reference-service/index.ts';
 import type { RunResults } from '../../src/runner/model.ts';
+import { serialiseResults } from '../../src/runner/report/write.ts';
 import { operation, pool, removeTemps, requireResults, resultsSchemaErrors, runCli, startVariant, tempDir, TOKEN, type CliRun } from './support.ts';
 
 const limit = pool(2);
@@ -192,7 +193,7 @@ describe('an errored operation makes the run incomplete everywhere', () => {
         await cp(r.out, dir, { recursive: true });
         const copy: RunResults = { ...structuredClone(results), shard: { index, count } };
         change(copy);
-        await writeFile(join(dir, 'results.json'), JSON.stringify(copy));
+        await writeFile(join(dir, 'results.json'), serialiseResults(copy));
         return dir;
       };
       const refused = async (dirs: string[], message: RegExp) => {

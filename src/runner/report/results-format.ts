@@ -1,0 +1,161 @@
+/**
+ * results.json on disk (schemaVersion 2) and back. The reports are rendered from the run's results in memory;
+ * results.json stores them compactly, and every reader (merge, --baseline, the tests) expands the file back into
+ * the same model with `expandResults`, whichever schemaVersion wrote it (1 or 2).
+ *
+ * What schemaVersion 2 leaves out of an operation, and how it comes back:
+ *  - empty arrays (`ran`, `checks`, `findings`, `exchanges`) are omitted; they come back empty;
+ *  - checks that passed are counted per operation in `passedChecks` ({ check id: cases it passed in }); a case
+ *    lists in `checks` ({ check id: status }) only the checks that did not pass;
+ *  - a finding does not repeat its operation's operationId, method and path;
+ *  - a skipped case with nothing but its reason is listed by name under `skipped`, grouped by reason and kind
+ *    ({ reason, cases: { kind: [names] } }); it comes back with durationMs 0 after the cases of its kind;
+ *  - a passed case keeps its `curl` line only when it kept its exchanges (--keep-passed-exchanges, a retry).
+ * Pure.
+ */
+import type { CaseKind, CaseResult, CheckId, CheckResult, CheckStatus, Finding, OperationResult, RunResults } from '../model.ts';
+import { sortCases } from './outcomes.ts';
+
+export const RESULTS_SCHEMA_VERSION = 2;
+/** Every schemaVersion this tool reads. */
+export const READABLE_SCHEMA_VERSIONS: readonly number[] = [1, 2];
+
+export interface StoredCase {
+  name: string;
+  kind: CaseKind;
+  outcome: CaseResult['outcome'];
+  durationMs: number;
+  skipReason?: string;
+  errorMessage?: string;
+  flaky?: CaseResult['flaky'];
+  checks?: Record<string, Exclude<CheckStatus, 'passed'>>;
+  findings?: Array<Partial<Finding> & Pick<Finding, 'check' | 'severity' | 'message'>>;
+  exchanges?: CaseResult['exchanges'];
+  curl?: string;
+  reproduction?: string;
+  retried?: boolean;
+  omittedExchanges?: number;
+}
+
+export interface SkippedGroup {
+  reason: string;
+  cases: Partial<Record<CaseKind, string[]>>;
+}
+
+export type StoredOperation = Omit<OperationResult, 'cases' | 'ran'> & {
+  ran?: CaseKind[];
+  passedChecks?: Record<string, number>;
+  cases?: StoredCase[];
+  skipped?: SkippedGroup[];
+};
+
+/** A skipped case that says nothing but its reason: listed by name in its operation's `skipped` groups. */
+function plainSkip(c: CaseResult): c is CaseResult & { skipReason: string } {
+  return (
+    c.outcome === 'skipped' &&
+    typeof c.skipReason === 'string' &&
+    c.checks.length === 0 &&
+    c.findings.length === 0 &&
+    c.exchanges.length === 0 &&
+    c.curl === undefined &&
+    c.reproduction === undefined &&
+    c.errorMessage === undefined &&
+    c.flaky === undefined &&
+    !c.retried &&
+    c.omittedExchanges === undefined
+  );
+}
+
+function storedFinding(f: Finding, op: OperationResult): StoredCase['findings'] extends Array<infer F> | undefined ? F : never {
+  const { operationId, method, path, ...rest } = f;
+  return {
+    ...(operationId !== op.operationId ? { operationId } : {}),
+    ...(method !== op.method ? { method } : {}),
+    ...(path !== op.path ? { path } : {}),
+    ...rest,
+  };
+}
+
+function storedCase(c: CaseResult, op: OperationResult): StoredCase {
+  const out: StoredCase = { name: c.name, kind: c.kind, outcome: c.outcome, durationMs: c.durationMs };
+  if (c.skipReason !== undefined) out.skipReason = c.skipReason;
+  if (c.errorMessage !== undefined) out.errorMessage = c.errorMessage;
+  if (c.flaky) out.flaky = c.flaky;
+  const notPassed = c.checks.filter((k) => k.status !== 'passed');
+  if (notPassed.length > 0) out.checks = Object.fromEntries(notPassed.map((k) => [k.id, k.status])) as StoredCase['checks'];
+  if (c.findings.length > 0) out.findings = c.findings.map((f) => storedFinding(f, op));
+  if (c.exchanges.length > 0) out.exchanges = c.exchanges;
+  // A passed case's curl repeats a call that held; it stays only with the exchanges it belongs to.
+  if (c.curl !== undefined && (c.outcome !== 'passed' || c.exchanges.length > 0)) out.curl = c.curl;
+  if (c.reproduction !== undefined) out.reproduction = c.reproduction;
+  if (c.retried) out.retried = true;
+  if (c.omittedExchanges !== undefined) out.omittedExchanges = c.omittedExchanges;
+  return out;
+}
+
+/** One operation as schemaVersion 2 stores it (see the module comment). */
+export function storedOperation(op: OperationResult): StoredOperation {
+  const { cases, ran, passedChecks: _passed, ...rest } = op;
+  const out: StoredOperation = { ...rest };
+  if (ran && ran.length > 0) out.ran = ran;
+  const passed: Record<string, number> = { ...op.passedChecks };
+  for (const c of cases) for (const k of c.checks) if (k.status === 'passed') passed[k.id] = (passed[k.id] ?? 0) + 1;
+  if (Object.keys(passed).length > 0) out.passedChecks = passed;
+  const listed: StoredCase[] = [];
+  const groups = new Map<string, SkippedGroup>();
+  for (const c of cases) {
+    if (!plainSkip(c)) {
+      listed.push(storedCase(c, op));
+      continue;
+    }
+    const group = groups.get(c.skipReason) ?? { reason: c.skipReason, cases: {} };
+    groups.set(c.skipReason, group);
+    (group.cases[c.kind] ??= []).push(c.name);
+  }
+  if (listed.length > 0) out.cases = listed;
+  if (groups.size > 0) out.skipped = [...groups.values()];
+  return out;
+}
+
+/** Results as schemaVersion 2 stores them: the same top-level fields, each operation stored compactly. */
+export function storedResults(results: RunResults): Omit<RunResults, 'schemaVersion' | 'operations'> & { schemaVersion: 2; operations: StoredOperation[] } {
+  return { ...results, schemaVersion: 2, operations: results.operations.map(storedOperation) };
+}
+
+function expandCase(c: StoredCase, op: StoredOperation): CaseResult {
+  const { checks, findings, exchanges, ...rest } = c;
+  return {
+    ...rest,
+    checks: Object.entries(checks ?? {}).map(([id, status]) => ({ id: id as CheckId, status }) satisfies CheckResult),
+    findings: (findings ?? []).map(
+      (f) => ({ operationId: op.operationId, method: op.method ?? undefined, path: op.path ?? undefined, ...f }) as Finding,
+    ),
+    exchanges: exchanges ?? [],
+  };
+}
+
+/** One stored operation back in the model (see the module comment). */
+export function expandOperation(op: StoredOperation): OperationResult {
+  const { cases, skipped, passedChecks, ran, ...rest } = op;
+  const all: CaseResult[] = (cases ?? []).map((c) => expandCase(c, op));
+  for (const group of skipped ?? []) {
+    for (const [kind, names] of Object.entries(group.cases) as Array<[CaseKind, string[]]>) {
+      for (const name of names) {
+        all.push({ name, kind, outcome: 'skipped', skipReason: group.reason, durationMs: 0, checks: [], findings: [], exchanges: [] });
+      }
+    }
+  }
+  const out: OperationResult = { ...rest, ...(ran !== undefined || rest.outcome !== 'not-described' ? { ran: ran ?? [] } : {}), cases: sortCases(all) };
+  if (passedChecks) out.passedChecks = passedChecks;
+  return out;
+}
+
+/**
+ * Parsed results.json of any readable schemaVersion as the model the reports and merge work on. The caller
+ * checks the version and the schema first (merge.ts, baseline-file.ts).
+ */
+export function expandResults(data: unknown): RunResults {
+  const results = data as RunResults & { operations: StoredOperation[] };
+  if (results.schemaVersion !== 2) return results;
+  return { ...results, operations: results.operations.map(expandOperation) } as RunResults;
+}
