@@ -221,7 +221,7 @@ describe('renderJunit', () => {
       },
     ],
     [
-      'properties name the operation, method, path and checks',
+      'properties name the operation, method, path, the checks that did not pass and how many passed',
       {
         suite: '/address-types',
         name: 'create-address-type › positive',
@@ -231,12 +231,24 @@ describe('renderJunit', () => {
             '[[PROPERTY|operationId=create-address-type]]',
             '[[PROPERTY|method=POST]]',
             '[[PROPERTY|path=/address-types]]',
-            '[[PROPERTY|check=status-code-conformance]]',
-            '[[PROPERTY|check=response-schema-conformance]]',
-            '[[PROPERTY|check=create-shape]]',
+            '[[PROPERTY|checks-passed=3]]',
+            'checks: 3 passed',
           ]) {
             expect(out).toContain(line);
           }
+          expect(out).not.toContain('[[PROPERTY|check=');
+        },
+      },
+    ],
+    [
+      'a failing case lists the check that failed as a property',
+      {
+        suite: '/address-types',
+        name: 'get-address-type-field-list › positive',
+        check: (c) => {
+          const out = c['system-out']?.[0] ?? '';
+          expect(out).toContain('[[PROPERTY|check=response-schema-conformance]]');
+          expect(out).toContain('checks: response-schema-conformance=failed, 1 passed');
         },
       },
     ],
@@ -302,9 +314,7 @@ describe('renderJunit', () => {
       { name: 'service', value: 'customer-service' },
       { name: 'case-kind', value: 'positive' },
       { name: 'outcome', value: 'passed' },
-      { name: 'check', value: 'status-code-conformance' },
-      { name: 'check', value: 'response-schema-conformance' },
-      { name: 'check', value: 'create-shape' },
+      { name: 'checks-passed', value: 3 },
     ]);
   });
 

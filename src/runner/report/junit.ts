@@ -4,7 +4,14 @@
  *
  * Layout: <testsuites> with one <testsuite> per resource group (canonical operation order), one named
  * "pact" for pact interactions and one named "waivers" when waivers expired. One <testcase> per
- * operation x case, classname "<service>.<group>.<operationId>", name "<operationId> › <case>".
+ * operation x case, classname "<service>.<group>.<operationId>", name "<operationId> › <case>"; the skipped
+ * cases of an operation that carry nothing but the same reason are one <testcase> named after the first of
+ * them ("<operationId> › <case> (+N more)"), its <system-out> naming them all.
+ *
+ * Size: a testcase lists as properties (and on its "checks:" line) only the checks that did not pass, and
+ * how many passed; a failing case whose evidence results.json left out (the same failure shown in full
+ * before) has no exchanges and no reproduce line here (results.json and index.html keep its curl line);
+ * <system-out> and failure texts are cut at MAX_TEXT characters.
  *
  * Per-testcase properties: junit-10.xsd (like the other published JUnit schemas) does not allow
  * <properties> inside <testcase>. By default they are written as [[PROPERTY|name=value]] lines at the top of
@@ -26,6 +33,13 @@ export interface JunitOptions {
 }
 
 export const CASE_SEPARATOR = ' › ';
+
+/** <system-out> and the text of a <failure> or <error> are cut at this many characters. */
+export const MAX_TEXT = 16 * 1024;
+
+function bounded(text: string): string {
+  return text.length <= MAX_TEXT ? text : `${text.slice(0, MAX_TEXT)}\n[cut: ${text.length - MAX_TEXT} more characters; results.json has everything]`;
+}
 
 type Result =
   | { kind: 'failure' | 'error'; message: string; type: string; text: string }
@@ -123,14 +137,14 @@ function writeSuite(el: XMLBuilderCB, suite: JSuite, propertiesMode: 'system-out
     if (c.result) {
       const attrs: Record<string, string> = c.result.kind === 'skipped' ? { message: c.result.message } : { message: c.result.message, type: c.result.type };
       el.ele(c.result.kind).att(safe(attrs));
-      if (c.result.kind !== 'skipped' && c.result.text) el.txt(xmlSafe(c.result.text));
+      if (c.result.kind !== 'skipped' && c.result.text) el.txt(xmlSafe(bounded(c.result.text)));
       el.up();
     }
     const out = [
       ...(propertiesMode === 'system-out' ? c.properties.map(([name, value]) => `[[PROPERTY|${name}=${oneLine(value)}]]`) : []),
       ...c.out,
     ];
-    if (out.length > 0) el.ele('system-out').txt(xmlSafe(out.join('\n'))).up();
+    if (out.length > 0) el.ele('system-out').txt(xmlSafe(bounded(out.join('\n')))).up();
     el.up();
   }
   el.up();
@@ -213,13 +227,46 @@ function operationCases(results: RunResults, op: OperationResult, maxBody: numbe
       },
     ];
   }
-  return op.cases.map((c) => ({
-    ...testcase(c.name),
-    timeMs: c.durationMs,
-    result: caseResult(results, op, c),
-    properties: caseProperties(op, c),
-    out: caseOutput(results, c, maxBody),
-  }));
+  const skips = plainSkips(op.cases);
+  return op.cases.flatMap((c): JCase[] => {
+    const group = skips.get(c);
+    if (group) {
+      // One testcase for the skipped cases of the same reason: the first stands for them all.
+      if (group[0] !== c) return [];
+      const more = group.length > 1 ? ` (+${group.length - 1} more)` : '';
+      return [
+        {
+          ...testcase(`${c.name}${more}`),
+          timeMs: group.reduce((n, x) => n + x.durationMs, 0),
+          result: caseResult(results, op, c),
+          properties: caseProperties(op, c),
+          out: group.length > 1 ? [`skipped cases (${group.length}): ${group.map((x) => x.name).join('; ')}`] : [],
+        },
+      ];
+    }
+    return [
+      {
+        ...testcase(c.name),
+        timeMs: c.durationMs,
+        result: caseResult(results, op, c),
+        properties: caseProperties(op, c),
+        out: caseOutput(results, c, maxBody),
+      },
+    ];
+  });
+}
+
+/** Skipped cases with nothing but a reason, by reason: each maps to its group (in case order). */
+function plainSkips(cases: CaseResult[]): Map<CaseResult, CaseResult[]> {
+  const byReason = new Map<string, CaseResult[]>();
+  for (const c of cases) {
+    if (c.outcome !== 'skipped' || c.findings.length > 0 || c.exchanges.length > 0 || c.reproduction || c.errorMessage) continue;
+    const reason = c.skipReason ?? '';
+    byReason.set(reason, [...(byReason.get(reason) ?? []), c]);
+  }
+  const groups = new Map<CaseResult, CaseResult[]>();
+  for (const group of byReason.values()) for (const c of group) groups.set(c, group);
+  return groups;
 }
 
 function operationOnlyResult(op: OperationResult): Result | undefined {
@@ -244,7 +291,9 @@ function operationOnlyResult(op: OperationResult): Result | undefined {
 
 function caseProperties(op: OperationResult, c: CaseResult): Array<[string, string]> {
   const props = [...baseProperties(op), ['case-kind', c.kind], ['outcome', c.outcome]] as Array<[string, string]>;
-  for (const check of c.checks) props.push(['check', check.id]);
+  for (const check of c.checks) if (check.status !== 'passed') props.push(['check', check.id]);
+  const passed = c.checks.filter((k) => k.status === 'passed').length;
+  if (passed > 0) props.push(['checks-passed', String(passed)]);
   for (const f of c.findings) {
     if (f.waived) props.push(['waived', `${f.check} until ${f.waived.expires}: ${oneLine(f.waived.reason)}`]);
   }
@@ -288,7 +337,9 @@ function caseResult(results: RunResults, op: OperationResult, c: CaseResult): Re
 
 function caseOutput(results: RunResults, c: CaseResult, maxBody: number): string[] {
   const out: string[] = [];
-  if (c.checks.length > 0) out.push(`checks: ${c.checks.map((k) => `${k.id}=${k.status}`).join(', ')}`);
+  const notPassed = c.checks.filter((k) => k.status !== 'passed');
+  const passed = c.checks.length - notPassed.length;
+  if (c.checks.length > 0) out.push(`checks: ${[...notPassed.map((k) => `${k.id}=${k.status}`), ...(passed > 0 ? [`${passed} passed`] : [])].join(', ')}`);
   const blocking = new Set(blockingFindings(c, results.failOn));
   const others = c.findings.filter((f) => !blocking.has(f));
   if (others.length > 0) out.push('', 'other findings (not failing this case):', ...others.map(findingText));
@@ -296,7 +347,7 @@ function caseOutput(results: RunResults, c: CaseResult, maxBody: number): string
     out.push('', `--- exchange ${i + 1} of ${c.exchanges.length} (${Math.round(exchange.durationMs)} ms) ---`, exchangeTranscript(exchange, maxBody));
   });
   if (c.reproduction) out.push('', 'reproduce (bash script: the setup calls, the call, the clean-up):', c.reproduction);
-  else if (c.curl) out.push('', `reproduce: ${c.curl}`);
+  else if (c.curl && !c.omittedExchanges) out.push('', `reproduce: ${c.curl}`);
   return out;
 }
 
