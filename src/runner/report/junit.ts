@@ -73,7 +73,7 @@ export function renderJunitTo(results: RunResults, write: (chunk: string) => voi
   const maxBody = options.maxBodyBytes ?? 4096;
   // Suites are built one at a time, twice: once to count (the root element carries the totals), once to write.
   function* suites(): Generator<JSuite> {
-    yield* operationSuites(results, maxBody);
+    yield* operationSuites(results, maxBody, options.testcaseProperties ?? 'system-out');
     if (results.pact) yield pactSuite(results, results.pact.interactions);
     if (results.expiredWaivers.length > 0) yield waiverSuite(results);
   }
@@ -172,7 +172,7 @@ function suiteProperties(results: RunResults, services: string[]): Array<[string
   return props;
 }
 
-function* operationSuites(results: RunResults, maxBody: number): Generator<JSuite> {
+function* operationSuites(results: RunResults, maxBody: number, propertiesMode: 'system-out' | 'element'): Generator<JSuite> {
   const byGroup = new Map<string, OperationResult[]>();
   for (const op of sortOperations(results.operations)) {
     const list = byGroup.get(op.group) ?? [];
@@ -185,7 +185,7 @@ function* operationSuites(results: RunResults, maxBody: number): Generator<JSuit
       name: group,
       timestamp: results.startedAt,
       properties: suiteProperties(results, services),
-      cases: ops.flatMap((op) => operationCases(results, op, maxBody)),
+      cases: ops.flatMap((op) => operationCases(results, op, maxBody, propertiesMode)),
     };
   }
 }
@@ -198,7 +198,7 @@ function baseProperties(op: OperationResult): Array<[string, string]> {
   return props;
 }
 
-function operationCases(results: RunResults, op: OperationResult, maxBody: number): JCase[] {
+function operationCases(results: RunResults, op: OperationResult, maxBody: number, propertiesMode: 'system-out' | 'element'): JCase[] {
   const classname = `${op.service}.${op.group}.${op.operationId}`;
   const testcase = (caseName: string): Pick<JCase, 'classname' | 'name'> => ({
     classname,
@@ -250,7 +250,7 @@ function operationCases(results: RunResults, op: OperationResult, maxBody: numbe
         timeMs: c.durationMs,
         result: caseResult(results, op, c),
         properties: caseProperties(op, c),
-        out: caseOutput(results, c, maxBody),
+        out: caseOutput(results, c, maxBody, propertiesMode),
       },
     ];
   });
@@ -335,11 +335,12 @@ function caseResult(results: RunResults, op: OperationResult, c: CaseResult): Re
   }
 }
 
-function caseOutput(results: RunResults, c: CaseResult, maxBody: number): string[] {
+function caseOutput(results: RunResults, c: CaseResult, maxBody: number, propertiesMode: 'system-out' | 'element'): string[] {
   const out: string[] = [];
   const notPassed = c.checks.filter((k) => k.status !== 'passed');
   const passed = c.checks.length - notPassed.length;
-  if (c.checks.length > 0) out.push(`checks: ${[...notPassed.map((k) => `${k.id}=${k.status}`), ...(passed > 0 ? [`${passed} passed`] : [])].join(', ')}`);
+  // With the properties in <system-out>, they already name the checks that did not pass and count the others.
+  if (c.checks.length > 0 && propertiesMode === 'element') out.push(`checks: ${[...notPassed.map((k) => `${k.id}=${k.status}`), ...(passed > 0 ? [`${passed} passed`] : [])].join(', ')}`);
   const blocking = new Set(blockingFindings(c, results.failOn));
   const others = c.findings.filter((f) => !blocking.has(f));
   if (others.length > 0) out.push('', 'other findings (not failing this case):', ...others.map(findingText));
@@ -347,7 +348,8 @@ function caseOutput(results: RunResults, c: CaseResult, maxBody: number): string
     out.push('', `--- exchange ${i + 1} of ${c.exchanges.length} (${Math.round(exchange.durationMs)} ms) ---`, exchangeTranscript(exchange, maxBody));
   });
   if (c.reproduction) out.push('', 'reproduce (bash script: the setup calls, the call, the clean-up):', c.reproduction);
-  else if (c.curl && !c.omittedExchanges) out.push('', `reproduce: ${c.curl}`);
+  // A passed case's call held: its curl line stays only with its exchanges (--keep-passed-exchanges).
+  else if (c.curl && !c.omittedExchanges && (c.outcome !== 'passed' || c.exchanges.length > 0)) out.push('', `reproduce: ${c.curl}`);
   return out;
 }
 
