@@ -221,14 +221,13 @@ describe('renderJunit', () => {
       },
     ],
     [
-      'properties name the operation, method, path, the checks that did not pass and how many passed',
+      'properties name the method, path, the checks that did not pass and how many passed (the classname names service and operation)',
       {
         suite: '/address-types',
         name: 'create-address-type › positive',
         check: (c) => {
           const out = c['system-out']?.[0] ?? '';
           for (const line of [
-            '[[PROPERTY|operationId=create-address-type]]',
             '[[PROPERTY|method=POST]]',
             '[[PROPERTY|path=/address-types]]',
             '[[PROPERTY|checks-passed=3]]',
@@ -308,10 +307,8 @@ describe('renderJunit', () => {
     const root = await parsed(fixtureRun(), { testcaseProperties: 'element' });
     const c = testcase(suite(root, '/address-types'), 'create-address-type › positive') as TestCase & { properties?: Array<{ name?: string; value?: string }> };
     expect(c.properties).toEqual([
-      { name: 'operationId', value: 'create-address-type' },
       { name: 'method', value: 'POST' },
       { name: 'path', value: '/address-types' },
-      { name: 'service', value: 'customer-service' },
       { name: 'case-kind', value: 'positive' },
       { name: 'outcome', value: 'passed' },
       { name: 'checks-passed', value: 3 },

@@ -137,6 +137,15 @@ describe('a large run, as text', () => {
   });
 });
 
+test('results.json counts alike records left behind once, and reads them back one by one', () => {
+  const record = { operationId: 'create-thing', method: 'POST' as const, path: '/things', createdBy: 'http://127.0.0.1:4010/things', reason: 'the answer (200) named no id' };
+  const run = { ...summarise(rawRun([])), leftBehind: [record, record, record, { ...record, id: 'a1' }] };
+  const stored = JSON.parse(serialiseResults(run)) as { leftBehind: unknown[] };
+  expect(stored.leftBehind).toEqual([{ ...record, count: 3 }, { ...record, id: 'a1' }]);
+  expect(validateResults(stored)).toEqual([]);
+  expect(expandResults(stored).leftBehind).toEqual(run.leftBehind);
+});
+
 describe('a large run in a real browser (chromium)', () => {
   let browser: Browser;
   let page: Page;
@@ -198,6 +207,16 @@ describe('a large run in a real browser (chromium)', () => {
     expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
     expect(await page.locator('img').count()).toBe(0);
     expect(problems).toEqual([]);
+  });
+
+  test('the search finds a row by operation id, method or path', async ({ skip }) => {
+    if (!HAS_CHROMIUM) skip(NO_CHROMIUM);
+    await page.fill('#search', 'get-thing-s391');
+    const visible = await page.$$eval('details.op', (rows) => rows.filter((r) => (r as HTMLElement).offsetParent !== null).map((r) => r.id));
+    expect(visible).toEqual(['op-customer-service-get-thing-s391']);
+    await page.fill('#search', '/s10/things');
+    expect(await page.locator('#shown').textContent()).toMatch(/^Showing 1 of /);
+    await page.fill('#search', '');
   });
 
   test('a link to an operation opens it with its details', async ({ skip }) => {

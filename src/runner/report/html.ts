@@ -538,10 +538,10 @@ const DATA_MARK = '<!--conformance-data-->';
 
 /** What the page's script renders when an operation's row is opened (a large run). */
 function lazyDetails(op: OperationView): unknown {
-  const { reason, checks, cases, summaries, outcome } = op;
+  const { reason, checks, cases, summaries, outcome, service, operationId } = op;
   // The page's script numbers its own copy buttons.
   const shown = cases.map(({ curlId: _c, reproductionId: _r, ...c }) => c);
-  return { outcome, ...(reason ? { reason } : {}), checks, cases: shown, summaries };
+  return { outcome, service, operationId, ...(reason ? { reason } : {}), checks, cases: shown, summaries };
 }
 
 /** The outcomes of an operation's cases, counted (the row of a large run shows these instead of every case). */

@@ -8,7 +8,7 @@
  * cases of an operation that carry nothing but the same reason are one <testcase> named after the first of
  * them ("<operationId> › <case> (+N more)"), its <system-out> naming them all.
  *
- * Size: a testcase lists as properties (and on its "checks:" line) only the checks that did not pass, and
+ * Size: the service and operationId are in the classname, not repeated as properties; a testcase lists as properties (and on its "checks:" line) only the checks that did not pass, and
  * how many passed; a failing case whose evidence results.json left out (the same failure shown in full
  * before) has no exchanges and no reproduce line here (results.json and index.html keep its curl line);
  * <system-out> and failure texts are cut at MAX_TEXT characters.
@@ -190,11 +190,11 @@ function* operationSuites(results: RunResults, maxBody: number, propertiesMode: 
   }
 }
 
+/** The classname already names the service and the operationId: a testcase's properties add method and path. */
 function baseProperties(op: OperationResult): Array<[string, string]> {
-  const props: Array<[string, string]> = [['operationId', op.operationId]];
+  const props: Array<[string, string]> = [];
   if (op.method) props.push(['method', op.method]);
   if (op.path) props.push(['path', op.path]);
-  props.push(['service', op.service]);
   return props;
 }
 

@@ -10,10 +10,11 @@
  *  - a finding does not repeat its operation's operationId, method and path;
  *  - a skipped case with nothing but its reason is listed by name under `skipped`, grouped by reason and kind
  *    ({ reason, cases: { kind: [names] } }); it comes back with durationMs 0 after the cases of its kind;
- *  - a passed case keeps its `curl` line only when it kept its exchanges (--keep-passed-exchanges, a retry).
+ *  - a passed case keeps its `curl` line only when it kept its exchanges (--keep-passed-exchanges, a retry);
+ *  - records left behind that are alike in everything (no id to tell them apart) are one entry with a `count`.
  * Pure.
  */
-import type { CaseKind, CaseResult, CheckId, CheckResult, CheckStatus, Finding, OperationResult, RunResults } from '../model.ts';
+import type { CaseKind, CaseResult, CheckId, CheckResult, CheckStatus, Finding, LeftBehindRecord, OperationResult, RunResults } from '../model.ts';
 import { sortCases } from './outcomes.ts';
 
 export const RESULTS_SCHEMA_VERSION = 2;
@@ -117,9 +118,31 @@ export function storedOperation(op: OperationResult): StoredOperation {
   return out;
 }
 
+export type StoredLeftBehind = LeftBehindRecord & { count?: number };
+
+/** Records left behind, alike ones (same fields, in the same order) as one entry counted. */
+export function storedLeftBehind(records: readonly LeftBehindRecord[]): StoredLeftBehind[] {
+  const byText = new Map<string, StoredLeftBehind>();
+  for (const r of records) {
+    const key = JSON.stringify(r);
+    const seen = byText.get(key);
+    if (seen) seen.count = (seen.count ?? 1) + 1;
+    else byText.set(key, { ...r });
+  }
+  return [...byText.values()];
+}
+
+export type StoredResults = Omit<RunResults, 'schemaVersion' | 'operations' | 'leftBehind'> & {
+  schemaVersion: 2;
+  operations: StoredOperation[];
+  leftBehind?: StoredLeftBehind[];
+};
+
 /** Results as schemaVersion 2 stores them: the same top-level fields, each operation stored compactly. */
-export function storedResults(results: RunResults): Omit<RunResults, 'schemaVersion' | 'operations'> & { schemaVersion: 2; operations: StoredOperation[] } {
-  return { ...results, schemaVersion: 2, operations: results.operations.map(storedOperation) };
+export function storedResults(results: RunResults): StoredResults {
+  const stored: StoredResults = { ...results, schemaVersion: 2, operations: results.operations.map(storedOperation) };
+  if (results.leftBehind) stored.leftBehind = storedLeftBehind(results.leftBehind);
+  return stored;
 }
 
 function expandCase(c: StoredCase, op: StoredOperation): CaseResult {
@@ -155,7 +178,12 @@ export function expandOperation(op: StoredOperation): OperationResult {
  * checks the version and the schema first (merge.ts, baseline-file.ts).
  */
 export function expandResults(data: unknown): RunResults {
-  const results = data as RunResults & { operations: StoredOperation[] };
-  if (results.schemaVersion !== 2) return results;
-  return { ...results, operations: results.operations.map(expandOperation) } as RunResults;
+  const results = data as StoredResults | RunResults;
+  if (results.schemaVersion !== 2) return results as RunResults;
+  const stored = results as StoredResults;
+  const expanded = { ...stored, operations: stored.operations.map(expandOperation) } as unknown as RunResults;
+  if (stored.leftBehind) {
+    expanded.leftBehind = stored.leftBehind.flatMap(({ count, ...r }) => Array.from({ length: count ?? 1 }, () => ({ ...r })));
+  }
+  return expanded;
 }

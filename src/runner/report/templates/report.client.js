@@ -29,6 +29,16 @@
     return set;
   }
 
+  // A large run's rows carry no data-search: their summary line says the same.
+  function searchText(row) {
+    var text = row.getAttribute('data-search');
+    if (text === null) {
+      text = (row.querySelector('summary').textContent + ' ' + (row.getAttribute('data-group') || '')).toLowerCase();
+      row.setAttribute('data-search', text);
+    }
+    return text;
+  }
+
   function apply() {
     var outcomes = selectedOutcomes();
     var group = groupSelect.value;
@@ -38,7 +48,7 @@
       var show =
         (outcomes[row.getAttribute('data-outcome')] === true || (problemsPreset && row.hasAttribute('data-warnings'))) &&
         (group === '' || row.getAttribute('data-group') === group) &&
-        (text === '' || (row.getAttribute('data-search') || '').indexOf(text) !== -1);
+        (text === '' || searchText(row).indexOf(text) !== -1);
       row.hidden = !show;
       if (show) visible += 1;
     });
@@ -271,8 +281,13 @@
     }
   }
   function renderOperation(body, op) {
-    var note = body.querySelector('.lazy-note');
-    if (note) body.removeChild(note);
+    var meta = el('p', 'op-meta');
+    var service = add(meta, el('span', null, 'service '));
+    add(service, el('code', null, op.service));
+    meta.appendChild(document.createTextNode(' '));
+    var operation = add(meta, el('span', null, 'operation '));
+    add(operation, el('code', null, op.operationId));
+    body.insertBefore(meta, body.firstChild);
     if (op.outcome === 'missing') {
       var missing = add(body, el('p', 'missing-note'));
       add(missing, el('strong', null, 'Missing:'));
