@@ -6,7 +6,7 @@
  * "pact" for pact interactions and one named "waivers" when waivers expired. One <testcase> per
  * operation x case, classname "<service>.<group>.<operationId>", name "<operationId> › <case>"; the skipped
  * cases of an operation that carry nothing but the same reason are one <testcase> named after the first of
- * them ("<operationId> › <case> (+N more)"), its <system-out> naming them all.
+ * them ("<operationId> › <case> (+N more)"); results.json and index.html name them all.
  *
  * Size: the service and operationId are in the classname, not repeated as properties; a testcase lists as properties (and on its "checks:" line) only the checks that did not pass, and
  * how many passed; a failing case whose evidence results.json left out (the same failure shown in full
@@ -240,7 +240,8 @@ function operationCases(results: RunResults, op: OperationResult, maxBody: numbe
           timeMs: group.reduce((n, x) => n + x.durationMs, 0),
           result: caseResult(results, op, c),
           properties: caseProperties(op, c),
-          out: group.length > 1 ? [`skipped cases (${group.length}): ${group.map((x) => x.name).join('; ')}`] : [],
+          // results.json and index.html name every case; the testcase counts them.
+          out: [],
         },
       ];
     }
@@ -324,7 +325,8 @@ function caseResult(results: RunResults, op: OperationResult, c: CaseResult): Re
     }
     case 'missing': {
       const why = first?.message ?? op.reason ?? 'the deployment does not serve this operation';
-      return { kind: 'failure', type: first?.check ?? 'operation-present', message: `missing: ${oneLine(why)}${more}`, text };
+      const line = oneLine(why);
+      return { kind: 'failure', type: first?.check ?? 'operation-present', message: `${line.startsWith('missing:') ? '' : 'missing: '}${line}${more}`, text };
     }
     case 'failed':
       if (!first) {
