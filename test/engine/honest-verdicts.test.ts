@@ -50,7 +50,8 @@ function against(variant: Variant, token: string, args: (svc: ReferenceService) 
 const both = (svc: ReferenceService) => ['--base-url', svc.customerBaseUrl, '--foreign-trade-base-url', svc.foreignTradeBaseUrl];
 
 describe('a default run against a deployment (no --allow-irreversible), with the one-letter token T', () => {
-  const run = against({}, 'T', (svc) => [...both(svc), '--token', 'T']);
+  // Passed cases keep their exchanges and curl lines, so every redacted header reaches the reports.
+  const run = against({}, 'T', (svc) => [...both(svc), '--token', 'T', '--keep-passed-exchanges']);
 
   test(
     'the irreversible operations are untested with the reason, never passed; the rest pass; exit 0',
