@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { OperationResult, RunResults } from '../../src/runner/model.ts';
+import { readBaseline } from '../../src/runner/report/baseline-file.ts';
 import { mergeResults, readResultsDir, ResultsInputError } from '../../src/runner/report/merge.ts';
 import { summarise } from '../../src/runner/report/outcomes.ts';
 import { applyWaivers } from '../../src/runner/report/waivers.ts';
@@ -211,5 +212,19 @@ describe('contract/results.schema.json', () => {
     const wrong = fixtureRun();
     (wrong.operations[0] as { outcome: string }).outcome = 'green';
     expect(validateResults(wrong).map((e) => e.instancePath)).toContain('/operations/0/outcome');
+  });
+});
+
+describe('--baseline files', () => {
+  test('a baseline of schemaVersion 1 under another name loads as it was; one of schemaVersion 2 loads expanded', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'conformance-baseline-'));
+    const v1 = join(dir, 'baseline.json');
+    await writeFile(v1, `${JSON.stringify(fixtureRun(), null, 2)}\n`);
+    await expect(readBaseline(v1)).resolves.toEqual(fixtureRun());
+    const v2 = join(dir, 'baseline-v2.json');
+    await writeFile(v2, serialiseResults(fixtureRun()));
+    await expect(readBaseline(v2)).resolves.toEqual(roundTrip(fixtureRun()));
+    await writeFile(v2, '{"schemaVersion": 3, "operations": []}');
+    await expect(readBaseline(v2)).rejects.toThrow('not a results.json of schemaVersion 1 or 2');
   });
 });
