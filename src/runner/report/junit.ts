@@ -21,7 +21,7 @@
  */
 import { createCB } from 'xmlbuilder2';
 import type { XMLBuilderCB } from 'xmlbuilder2/lib/interfaces.js';
-import type { CaseResult, OperationResult, PactInteractionResult, RunResults } from '../model.ts';
+import type { CaseResult, Finding, OperationResult, PactInteractionResult, RunResults } from '../model.ts';
 import { blockingFindings, sortOperations, sortPactInteractions, untestedCase } from './outcomes.ts';
 import { exchangeTranscript, findingText, seconds } from './text.ts';
 
@@ -305,7 +305,9 @@ function caseResult(results: RunResults, op: OperationResult, c: CaseResult): Re
   const blocking = blockingFindings(c, results.failOn);
   const first = blocking[0];
   const more = blocking.length > 1 ? ` (+${blocking.length - 1} more)` : '';
-  const text = blocking.map(findingText).join('\n\n');
+  // The request line only where the finding is about another operation's call (the properties name method and path).
+  const describe = (f: Finding): string => findingText(f, { request: f.method !== op.method || f.path !== op.path });
+  const text = blocking.map(describe).join('\n\n');
   switch (c.outcome) {
     case 'passed':
       return undefined;
@@ -345,7 +347,7 @@ function caseOutput(results: RunResults, c: CaseResult, maxBody: number, propert
   if (c.checks.length > 0 && propertiesMode === 'element') out.push(`checks: ${[...notPassed.map((k) => `${k.id}=${k.status}`), ...(passed > 0 ? [`${passed} passed`] : [])].join(', ')}`);
   const blocking = new Set(blockingFindings(c, results.failOn));
   const others = c.findings.filter((f) => !blocking.has(f));
-  if (others.length > 0) out.push('', 'other findings (not failing this case):', ...others.map(findingText));
+  if (others.length > 0) out.push('', 'other findings (not failing this case):', ...others.map((f) => findingText(f)));
   c.exchanges.forEach((exchange, i) => {
     out.push('', `--- exchange ${i + 1} of ${c.exchanges.length} (${Math.round(exchange.durationMs)} ms) ---`, exchangeTranscript(exchange, maxBody));
   });

@@ -6,7 +6,8 @@
  * What schemaVersion 2 leaves out of an operation, and how it comes back:
  *  - empty arrays (`ran`, `checks`, `findings`, `exchanges`) are omitted; they come back empty;
  *  - checks that passed are counted per operation in `passedChecks` ({ check id: cases it passed in }); a case
- *    lists in `checks` ({ check id: status }) only the checks that did not pass;
+ *    lists in `checks` ({ check id: status }) only the checks that did not pass, and not a failed one that an
+ *    unwaived error finding of the case names (it comes back as failed, after the listed ones);
  *  - a finding does not repeat its operation's operationId, method and path;
  *  - a skipped case with nothing but its reason is listed by name under `skipped`, grouped by reason and kind
  *    ({ reason, cases: { kind: [names] } }); it comes back with durationMs 0 after the cases of its kind;
@@ -77,12 +78,18 @@ function storedFinding(f: Finding, op: OperationResult): StoredCase['findings'] 
   };
 }
 
+/** The checks an unwaived error finding names: they failed, so their status need not be stored. */
+function impliedFailures(findings: ReadonlyArray<Pick<Finding, 'check' | 'severity' | 'waived'>>): Set<string> {
+  return new Set(findings.filter((f) => f.severity === 'error' && !f.waived).map((f) => f.check));
+}
+
 function storedCase(c: CaseResult, op: OperationResult): StoredCase {
   const out: StoredCase = { name: c.name, kind: c.kind, outcome: c.outcome, durationMs: c.durationMs };
   if (c.skipReason !== undefined) out.skipReason = c.skipReason;
   if (c.errorMessage !== undefined) out.errorMessage = c.errorMessage;
   if (c.flaky) out.flaky = c.flaky;
-  const notPassed = c.checks.filter((k) => k.status !== 'passed');
+  const implied = impliedFailures(c.findings);
+  const notPassed = c.checks.filter((k) => k.status !== 'passed' && !(k.status === 'failed' && implied.has(k.id)));
   if (notPassed.length > 0) out.checks = Object.fromEntries(notPassed.map((k) => [k.id, k.status])) as StoredCase['checks'];
   if (c.findings.length > 0) out.findings = c.findings.map((f) => storedFinding(f, op));
   if (c.exchanges.length > 0) out.exchanges = c.exchanges;
@@ -147,9 +154,13 @@ export function storedResults(results: RunResults): StoredResults {
 
 function expandCase(c: StoredCase, op: StoredOperation): CaseResult {
   const { checks, findings, exchanges, ...rest } = c;
+  const listed = Object.entries(checks ?? {}).map(([id, status]) => ({ id: id as CheckId, status }) satisfies CheckResult);
+  const implied = [...impliedFailures(findings ?? [])]
+    .filter((id) => !listed.some((k) => k.id === id))
+    .map((id) => ({ id: id as CheckId, status: 'failed' as const }));
   return {
     ...rest,
-    checks: Object.entries(checks ?? {}).map(([id, status]) => ({ id: id as CheckId, status }) satisfies CheckResult),
+    checks: [...listed, ...implied],
     findings: (findings ?? []).map(
       (f) => ({ operationId: op.operationId, method: op.method ?? undefined, path: op.path ?? undefined, ...f }) as Finding,
     ),

@@ -29,11 +29,22 @@
     return set;
   }
 
+  // A large run's rows carry no data-group: their section says it.
+  function groupOf(row) {
+    var group = row.getAttribute('data-group');
+    if (group === null) {
+      var section = row.closest('section.group');
+      group = section ? section.getAttribute('data-group') || '' : '';
+      row.setAttribute('data-group', group);
+    }
+    return group;
+  }
+
   // A large run's rows carry no data-search: their summary line says the same.
   function searchText(row) {
     var text = row.getAttribute('data-search');
     if (text === null) {
-      text = (row.querySelector('summary').textContent + ' ' + (row.getAttribute('data-group') || '')).toLowerCase();
+      text = (row.querySelector('summary').textContent + ' ' + groupOf(row)).toLowerCase();
       row.setAttribute('data-search', text);
     }
     return text;
@@ -47,7 +58,7 @@
     rows.forEach(function (row) {
       var show =
         (outcomes[row.getAttribute('data-outcome')] === true || (problemsPreset && row.hasAttribute('data-warnings'))) &&
-        (group === '' || row.getAttribute('data-group') === group) &&
+        (group === '' || groupOf(row) === group) &&
         (text === '' || searchText(row).indexOf(text) !== -1);
       row.hidden = !show;
       if (show) visible += 1;
@@ -328,6 +339,7 @@
     if (!row.open || row.hasAttribute('data-rendered')) return;
     row.setAttribute('data-rendered', 'loading');
     var body = row.querySelector('.op-body');
+    if (!body) body = add(row, el('div', 'op-body'));
     loadDetails().then(function (all) {
       renderOperation(body, all[Number(row.getAttribute('data-op'))] || {});
       row.setAttribute('data-rendered', 'true');
