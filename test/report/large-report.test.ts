@@ -114,6 +114,9 @@ describe('a large run, as text', () => {
     expect(xml).toContain('name="get-thing-s10 › positive (+6 more)"');
     expect(xml).toContain('<skipped message="untested: setup: create-thing-s10 answered 200 without a record id"/>');
     expect(xml).not.toContain('get-thing-s10 › auth: no token');
+    // The run's properties once, on the first testsuite, however many suites there are.
+    expect((xml.match(/<testsuite /g) ?? []).length).toBeGreaterThan(100);
+    expect((xml.match(/<property name="verdict" /g) ?? []).length).toBe(1);
     // It stands for several cases: no per-case properties.
     expect(/name="get-thing-s10 › positive \(\+6 more\)"[^>]*>\s*<skipped [^>]*\/>\s*<\/testcase>/.test(xml)).toBe(true);
     const failures = run.operations.flatMap((op) => op.cases).filter((c) => c.outcome === 'failed' || c.outcome === 'missing').length;

@@ -8,7 +8,7 @@
  * cases of an operation that carry nothing but the same reason are one <testcase> named after the first of
  * them ("<operationId> › <case> (+N more)"); results.json and index.html name them all.
  *
- * Size: the service and operationId are in the classname, not repeated as properties; a testcase lists as properties (and on its "checks:" line) only the checks that did not pass, and
+ * Size: the run's properties (contract, verdict, seed, base URLs) are on the first <testsuite> only; the service and operationId are in the classname, not repeated as properties; a testcase lists as properties (and on its "checks:" line) only the checks that did not pass, and
  * how many passed; a failing case whose evidence results.json left out (the same failure shown in full
  * before) has no exchanges and no reproduce line here (results.json and index.html keep its curl line);
  * <system-out> and failure texts are cut at MAX_TEXT characters.
@@ -73,9 +73,20 @@ export function renderJunitTo(results: RunResults, write: (chunk: string) => voi
   const maxBody = options.maxBodyBytes ?? 4096;
   // Suites are built one at a time, twice: once to count (the root element carries the totals), once to write.
   function* suites(): Generator<JSuite> {
-    yield* operationSuites(results, maxBody, options.testcaseProperties ?? 'system-out');
-    if (results.pact) yield pactSuite(results, results.pact.interactions);
-    if (results.expiredWaivers.length > 0) yield waiverSuite(results);
+    // The run's properties (contract, verdict, seed, base URLs) go on the first testsuite only: they are the
+    // same for every suite, and a large run has hundreds of suites.
+    let first = true;
+    const all = function* (): Generator<JSuite> {
+      yield* operationSuites(results, maxBody, options.testcaseProperties ?? 'system-out');
+      if (results.pact) yield pactSuite(results, results.pact.interactions);
+      if (results.expiredWaivers.length > 0) yield waiverSuite(results);
+    };
+    const services = results.target.services.map((t) => t.id);
+    for (const suite of all()) {
+      const own = suite.properties.filter(([name]) => !RUN_PROPERTIES.has(name) && !name.startsWith('base-url.'));
+      yield { ...suite, properties: first ? [...suiteProperties(results, services), ...own] : own };
+      first = false;
+    }
   }
   const totals = { tests: 0, failures: 0, errors: 0 };
   for (const suite of suites()) {
@@ -154,6 +165,8 @@ function writeSuite(el: XMLBuilderCB, suite: JSuite, propertiesMode: 'system-out
 function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, ' ').trim();
 }
+
+const RUN_PROPERTIES = new Set(['contract', 'contract-version', 'verdict', 'verdict-line', 'fail-on', 'seed', 'interrupted']);
 
 function suiteProperties(results: RunResults, services: string[]): Array<[string, string]> {
   const props: Array<[string, string]> = [
