@@ -69,9 +69,12 @@ async function sizes(server: Server, n: number, extra: string[]): Promise<Record
  * is left out), the others are untested with ~13 skipped cases; against 404 every operation is missing.
  */
 const BOUNDS: Record<'ok' | 'missing', Record<File, number>> = {
-  ok: { 'results.json': 3300, 'junit.xml': 3400, 'index.html': 1000 },
-  missing: { 'results.json': 2100, 'junit.xml': 2200, 'index.html': 800 },
+  ok: { 'results.json': 3100, 'junit.xml': 2550, 'index.html': 720 },
+  missing: { 'results.json': 1950, 'junit.xml': 1250, 'index.html': 620 },
 };
+
+/** 10 MB of reports at 2,770 operations: the three files together, per operation (held by the all-missing run). */
+const TEN_MB_AT_2770 = Math.floor(10_000_000 / 2770);
 
 describe('bytes per operation of each report', () => {
   test.each([
@@ -89,6 +92,7 @@ describe('bytes per operation of each report', () => {
       const perOperation = Object.fromEntries(FILES.map((f) => [f, Math.round((b[f] - a[f]) / (large - small))])) as Record<File, number>;
       console.log(`${name}: bytes per operation ${JSON.stringify(perOperation)}; at ${large} operations ${JSON.stringify(b)}`);
       for (const f of FILES) expect(perOperation[f], f).toBeLessThanOrEqual(BOUNDS[name][f]);
+      if (name === 'missing') expect(FILES.reduce((n, f) => n + perOperation[f], 0)).toBeLessThanOrEqual(TEN_MB_AT_2770);
     },
     120_000,
   );
