@@ -14,7 +14,6 @@
  * executes, and the page's script renders them with DOM calls (text only, never HTML) when a row is opened.
  */
 import { createHash } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
@@ -29,6 +28,7 @@ import type {
 } from '../model.ts';
 import { baselineLine, failureKey } from './baseline.ts';
 import { failureGroups, findingEvidence, type FailureGroup } from './failures.ts';
+import { Base64Gzip } from './gzip-base64.ts';
 import { blockingFindings, OUTCOMES, sortOperations, sortPactInteractions } from './outcomes.ts';
 import { pactHeadline } from './pact-summary.ts';
 import { bodyText, formatDuration, showValue } from './text.ts';
@@ -573,19 +573,21 @@ export function renderHtmlTo(results: RunResults, write: (chunk: string) => void
     return;
   }
   const byAnchor = new Map(sortOperations(results.operations).map((op) => [anchorFor(op), op]));
-  const details: string[] = [];
   rows.forEach((op, i) => {
     const result = byAnchor.get(op.anchor);
     write(engine().render('./operation-lazy', { ...op, index: i, tally: result ? tally(result) : [] }));
-    details.push(JSON.stringify(lazyDetails(op)));
-    const last = parts[i + 1]!;
-    if (i < rows.length - 1) write(last);
+    if (i < rows.length - 1) write(parts[i + 1]!);
   });
   const [before, after] = parts[rows.length]!.split(DATA_MARK);
   if (after === undefined) throw new Error('the report template has no place for the details of a large run');
   write(before!);
-  // base64 holds no "<", so the data cannot end its script element.
-  write(gzipSync(`[${details.join(',')}]`).toString('base64'));
+  // The details, compressed as they are serialised (never one string); base64 holds no "<", so the data cannot
+  // end its script element.
+  const data = new Base64Gzip(write);
+  data.write('[');
+  rows.forEach((op, i) => data.write(`${i > 0 ? ',' : ''}${JSON.stringify(lazyDetails(op))}`));
+  data.write(']');
+  data.end();
   write(after);
 }
 
