@@ -9,7 +9,7 @@ describe('Base64Gzip', () => {
     ['many batches, multi-byte text', Array.from({ length: 4000 }, (_, i) => `{"i":${i},"t":"é ✓ ${'x'.repeat(i % 97)}"},`)],
   ])('%s: the pieces join into base64 of one gzip stream of the text', (_name, pieces) => {
     const out: string[] = [];
-    const gzip = new Base64Gzip((t) => out.push(t));
+    const gzip = new Base64Gzip((t) => out.push(t), 1 << 14);
     for (const p of pieces) gzip.write(p);
     gzip.end();
     const text = out.join('');

@@ -1,12 +1,13 @@
 /**
  * gzip as base64 text, written piece by piece in bounded memory (the data of a large run's HTML page). The text is
- * compressed in batches of about BATCH characters, each a raw deflate segment ended with a sync flush (the last
+ * compressed in batches of about GZIP_BATCH characters, each a raw deflate segment ended with a sync flush (the last
  * with the final block), so the segments together are one deflate stream; the gzip header and trailer (CRC-32 and
  * length) wrap it. Base64 is written in whole groups of three bytes, so the pieces join into one base64 text.
  */
 import { constants, crc32, deflateRawSync } from 'node:zlib';
 
-const BATCH = 1 << 18;
+/** Characters compressed at a time: bigger compresses better, smaller holds less. */
+export const GZIP_BATCH = 1 << 20;
 /** gzip header: magic, deflate, no flags, no time, no extra flags, unknown OS. */
 const HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
 
@@ -17,14 +18,17 @@ export class Base64Gzip {
   private length = 0;
   private carry: Buffer = Buffer.alloc(0);
 
-  constructor(private readonly out: (text: string) => void) {
+  constructor(
+    private readonly out: (text: string) => void,
+    private readonly batch = GZIP_BATCH,
+  ) {
     this.emit(HEADER);
   }
 
   write(text: string): void {
     this.pending.push(text);
     this.size += text.length;
-    if (this.size >= BATCH) this.flush(false);
+    if (this.size >= this.batch) this.flush(false);
   }
 
   /** Compresses what is left and writes the trailer. */

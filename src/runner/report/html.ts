@@ -38,6 +38,8 @@ export interface HtmlOptions {
   maxBodyBytes?: number;
   /** Render the details in the browser (see the module comment): default for a large run. */
   lazy?: boolean;
+  /** Characters of those details compressed at a time (default GZIP_BATCH). */
+  dataBatch?: number;
 }
 
 /** Above this many operations, or this many cases, a run is large and its page renders details on demand. */
@@ -583,7 +585,7 @@ export function renderHtmlTo(results: RunResults, write: (chunk: string) => void
   write(before!);
   // The details, compressed as they are serialised (never one string); base64 holds no "<", so the data cannot
   // end its script element.
-  const data = new Base64Gzip(write);
+  const data = new Base64Gzip(write, options.dataBatch);
   data.write('[');
   rows.forEach((op, i) => data.write(`${i > 0 ? ',' : ''}${JSON.stringify(lazyDetails(op))}`));
   data.write(']');
