@@ -12,6 +12,7 @@ import { Session } from '../execute/session.ts';
 import type { CaseResult, Contract, OperationResult, RunResults } from '../model.ts';
 import { planOperation } from '../plan/cases.ts';
 import { assembleOperations, compactCase } from '../report/assemble.ts';
+import { SharedValues } from '../report/case-memory.ts';
 import { openSpool, type CaseSpool } from '../report/case-spool.ts';
 import { limitEvidence } from '../report/evidence-limit.ts';
 import { ConsoleProgress, isInteractive, renderSummary } from '../report/console.ts';
@@ -173,7 +174,10 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       ...(options.maxExamples !== undefined ? { maxExamples: options.maxExamples } : {}),
       ...(options.fuzzExamples !== undefined ? { fuzzExamples: options.fuzzExamples } : {}),
     };
-    const plans = selected.map((op) => planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions));
+    // Each operation is planned when the scheduler reaches it, and its plan let go once its cases have started.
+    const plans = (function* () {
+      for (const op of selected) yield planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions);
+    })();
     const deploymentDiff = options.deploymentSpec ? await diffDeployment(contract, options.deploymentSpec) : undefined;
 
     const startedAt = new Date();
@@ -218,12 +222,14 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     progress?.start(selected.length);
     const keep = options.keepPassedExchanges ?? false;
     // Generated cases: the engine's own scheduler. Results are kept compact as they arrive, in plan order.
-    const generated = new Map<string, CaseResult[]>(plans.map((p) => [p.operation.operationId, []]));
+    const generated = new Map<string, CaseResult[]>(selected.map((op) => [op.operationId, []]));
+    // Tens of thousands of case summaries stay in memory until the reports: equal texts and check lists held once.
+    const sharedValues = new SharedValues();
     let doneOperations = 0;
     let failingOperations = 0;
     const scheduler = schedule(Session.from(config, contract, profiles, examples), plans, options.concurrency, {
       onCase: (operationId, index, result) => {
-        const compact = compactCase(result, keep);
+        const compact = sharedValues.caseResult(compactCase(result, keep));
         generated.get(operationId)![index] = spool ? spool.add(operationId, index, compact) : compact;
       },
       onOperationDone: (operationId, failing) => {

@@ -28,17 +28,46 @@ export interface Scheduler {
   readonly done: Promise<ScheduleOutcome>;
 }
 
-type Runner = Pick<Session, 'runCase' | 'cleanup' | 'abortInFlight'>;
+type Runner = Pick<Session, 'runCase' | 'cleanup' | 'abortInFlight'> & Partial<Pick<Session, 'release'>>;
 
-export function schedule(session: Runner, plans: readonly OperationPlan[], concurrency: number, events: ScheduleEvents): Scheduler {
-  const queue: Array<{ planned: PlannedCase; index: number }> = [];
+/**
+ * `plans` is read one operation at a time, as the workers reach it: given a lazy iterable, each operation is
+ * planned only then, and its plan is let go once its last case has started, so memory holds the cases in
+ * flight rather than every case of the contract. The session lets go of what it kept for an operation once
+ * its last case has finished (Session.release).
+ */
+export function schedule(session: Runner, plans: Iterable<OperationPlan>, concurrency: number, events: ScheduleEvents): Scheduler {
+  const source = plans[Symbol.iterator]();
+  let current: OperationPlan | undefined;
+  let at = 0;
+  let exhausted = false;
+  /** A plan that could not be made: no further case starts, and the run fails with it after the cleanup. */
+  let planError: unknown;
   const left = new Map<string, number>();
   const failing = new Set<string>();
-  for (const plan of plans) {
-    plan.cases.forEach((planned, index) => queue.push({ planned, index }));
-    left.set(plan.operation.operationId, plan.cases.length);
-  }
-  let next = 0;
+  const take = (): { planned: PlannedCase; index: number } | undefined => {
+    while (!current || at >= current.cases.length) {
+      current = undefined;
+      if (exhausted) return undefined;
+      let next: IteratorResult<OperationPlan>;
+      try {
+        next = source.next();
+      } catch (error) {
+        planError = error;
+        exhausted = true;
+        return undefined;
+      }
+      if (next.done) {
+        exhausted = true;
+        return undefined;
+      }
+      current = next.value;
+      at = 0;
+      left.set(current.operation.operationId, current.cases.length);
+    }
+    const index = at++;
+    return { planned: current.cases[index]!, index };
+  };
   let ran = 0;
   let interrupted = false;
   let stop: () => void = () => undefined;
@@ -48,12 +77,16 @@ export function schedule(session: Runner, plans: readonly OperationPlan[], concu
     if (result.outcome !== 'passed' && result.outcome !== 'skipped') failing.add(operationId);
     const remaining = (left.get(operationId) ?? 1) - 1;
     left.set(operationId, remaining);
-    if (remaining === 0) events.onOperationDone?.(operationId, failing.has(operationId));
+    if (remaining !== 0) return;
+    left.delete(operationId);
+    session.release?.(operationId);
+    const failed = failing.delete(operationId);
+    events.onOperationDone?.(operationId, failed);
   };
 
   const worker = async (): Promise<void> => {
-    while (!interrupted && next < queue.length) {
-      const { planned, index } = queue[next++]!;
+    for (let next = interrupted ? undefined : take(); next; next = interrupted ? undefined : take()) {
+      const { planned, index } = next;
       let result: CaseResult;
       try {
         result = await session.runCase(planned);
@@ -70,10 +103,11 @@ export function schedule(session: Runner, plans: readonly OperationPlan[], concu
   };
 
   const done = (async (): Promise<ScheduleOutcome> => {
-    const workers = Array.from({ length: Math.max(1, Math.min(concurrency, queue.length)) }, () => worker());
+    const workers = Array.from({ length: Math.max(1, concurrency) }, () => worker());
     // An interrupt does not wait for the cases in flight (a hanging request may take --timeout).
     await Promise.race([Promise.all(workers), stopped]);
     const cleanup = await session.cleanup();
+    if (planError !== undefined) throw planError;
     return { interrupted, cases: ran, cleanup };
   })();
 

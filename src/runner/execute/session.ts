@@ -306,6 +306,15 @@ export class Session {
     return probe;
   }
 
+  /**
+   * Lets go of what the session keeps for an operation whose cases have all finished: its presence probe (the
+   * whole exchange, body included) and its shared fixture. Memory then does not grow with the operations run.
+   */
+  release(operationId: string): void {
+    this.presence.delete(operationId);
+    this.fixtures.delete(operationId);
+  }
+
   /** The answer to a route of the operation's service that surely does not exist, same method (cached). */
   async unknownRoute(op: Operation): Promise<{ path: string; response: RecordedResponse } | undefined> {
     const key = `${op.service} ${op.method}`;

@@ -36,12 +36,14 @@ export class CaseSpool {
 
   /** Writes the case as one line and returns what memory keeps of it (the same object when it is light). */
   add(operationId: string, index: number, result: CaseResult): CaseResult {
-    const line = Buffer.from(`${JSON.stringify({ operationId, index, case: result } satisfies SpooledCase)}\n`, 'utf8');
     if (this.fd === undefined) return result;
-    writeSync(this.fd, line);
+    // Written as text: no buffer per case left for the garbage collector (the bytes are counted instead).
+    const line = `${JSON.stringify({ operationId, index, case: result } satisfies SpooledCase)}\n`;
+    const length = Buffer.byteLength(line, 'utf8');
+    writeSync(this.fd, line, null, 'utf8');
     const kept = light(result);
-    if (kept !== result) this.where.set(kept, { offset: this.offset, length: line.length });
-    this.offset += line.length;
+    if (kept !== result) this.where.set(kept, { offset: this.offset, length });
+    this.offset += length;
     return kept;
   }
 

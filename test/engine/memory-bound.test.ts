@@ -1,0 +1,151 @@
+/**
+ * Memory that does not grow with the contract: the scheduler plans an operation only when it reaches it and
+ * lets its plan go once its cases have started, and the session lets go of an operation's presence probe and
+ * shared fixture once its cases are done. Proven on a synthetic contract of a few hundred operations (the
+ * address-type operations repeated) against an in-process server whose every answer is a large JSON body:
+ * whatever the run kept per operation would show as hundreds of those bodies on the heap.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { parse, stringify } from 'yaml';
+import type { RunConfig } from '../../src/runner/execute/config.ts';
+import { schedule } from '../../src/runner/execute/scheduler.ts';
+import { Session } from '../../src/runner/execute/session.ts';
+import { planOperation, type OperationPlan } from '../../src/runner/plan/cases.ts';
+import { loadExamples } from '../../src/runner/spec/examples.ts';
+import { loadContract } from '../../src/runner/spec/load.ts';
+import { loadProfiles, profileFor } from '../../src/runner/spec/profiles.ts';
+import { removeTemps, ROOT, tempDir } from './support.ts';
+
+const OPERATIONS = 240;
+const CONCURRENCY = 8;
+/** Every answer: a JSON object of about this many bytes (recorded as text and as parsed JSON). */
+const BODY_BYTES = 256 * 1024;
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+let server: Server;
+/** The session stays referenced until the heap is measured after the run. */
+let kept: unknown;
+let baseUrl = '';
+let specFile = '';
+
+/** The address-type operations repeated under /s<k>/ until there are n operations (as the benchmark does). */
+function syntheticContract(n: number): string {
+  const doc = parse(readFileSync(join(ROOT, 'contract/customer-service.openapi.yaml'), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+  const template = Object.entries(doc.paths).filter(([path]) => path.startsWith('/address-types'));
+  const paths: Record<string, unknown> = {};
+  let count = 0;
+  for (let k = 1; count < n; k++) {
+    for (const [path, item] of template) {
+      const copy: Record<string, unknown> = {};
+      for (const [method, op] of Object.entries(item)) {
+        if (typeof op === 'object' && op !== null && 'operationId' in op) {
+          if (count >= n) continue;
+          copy[method] = { ...op, operationId: `${(op as { operationId: string }).operationId}-s${k}` };
+          count++;
+        } else copy[method] = op;
+      }
+      paths[`/s${k}${path}`] = copy;
+    }
+  }
+  return stringify({ ...doc, paths });
+}
+
+beforeAll(async () => {
+  const body = JSON.stringify({ padding: 'x'.repeat(BODY_BYTES) });
+  server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/customer-service`;
+  specFile = join(await tempDir(), 'synthetic.openapi.yaml');
+  writeFileSync(specFile, syntheticContract(OPERATIONS));
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await removeTemps();
+});
+
+function heapMiB(): number {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed / 1024 / 1024;
+}
+
+describe('memory of a run does not grow with its operations', () => {
+  test(
+    `${OPERATIONS} operations answering ${BODY_BYTES / 1024} KiB each: operations are planned as they are reached, and nothing of a finished operation stays on the heap`,
+    async () => {
+      const contract = await loadContract([specFile]);
+      expect(contract.operations).toHaveLength(OPERATIONS);
+      const profiles = await loadProfiles(join(ROOT, 'contract/profile.yaml'), contract);
+      const examples = await loadExamples(join(ROOT, 'contract/examples.yaml'));
+      const config: RunConfig = {
+        contractFiles: [specFile],
+        profileFile: join(ROOT, 'contract/profile.yaml'),
+        examplesFile: join(ROOT, 'contract/examples.yaml'),
+        baseUrls: { 'customer-service': baseUrl },
+        token: 'memory-bound-token',
+        timeoutMs: 10_000,
+        concurrency: CONCURRENCY,
+        bodyCapBytes: 1024 * 1024,
+        readOnly: false,
+        allowIrreversible: true,
+        seed: 1,
+        maxExamples: 0,
+        fuzzExamples: 0,
+        include: [],
+        exclude: [],
+        runId: 'memory-bound',
+      };
+      const session = Session.from(config, contract, profiles, examples);
+      kept = session;
+      const options = { seed: 1, readOnly: false, allowIrreversible: true, otpSource: false, maxExamples: 0, fuzzExamples: 0 };
+      let planned = 0;
+      let done = 0;
+      let mostAhead = 0;
+      const plans = (function* (): Generator<OperationPlan> {
+        for (const op of contract.operations) {
+          planned++;
+          yield planOperation(contract, op, profileFor(profiles, op.service), examples, options);
+        }
+      })();
+
+      const before = heapMiB();
+      let cases = 0;
+      let answered = 0;
+      const outcome = await schedule(session, plans, CONCURRENCY, {
+        onCase: (_operationId, _index, result) => {
+          cases++;
+          if (result.exchanges.some((e) => (e.response?.size ?? 0) >= BODY_BYTES)) answered++;
+          // Operations planned but not finished: never more than those whose cases are in flight.
+          mostAhead = Math.max(mostAhead, planned - done);
+        },
+        onOperationDone: () => void done++,
+      }).done;
+      // The session is still referenced here: whatever it kept of the finished operations is counted.
+      const grown = heapMiB() - before;
+      expect(kept).toBe(session);
+
+      expect(outcome.interrupted).toBe(false);
+      expect(done).toBe(OPERATIONS);
+      expect(answered).toBeGreaterThan(OPERATIONS);
+      expect(mostAhead).toBeLessThanOrEqual(CONCURRENCY + 1);
+      // One presence probe kept per operation would alone be OPERATIONS x (body text + parsed JSON) = 120 MiB.
+      const perOperationBodies = (OPERATIONS * 2 * BODY_BYTES) / 1024 / 1024;
+      expect(grown).toBeLessThan(perOperationBodies / 4);
+      expect(cases).toBeGreaterThan(OPERATIONS * 3);
+    },
+    180_000,
+  );
+});
