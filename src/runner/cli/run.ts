@@ -383,7 +383,7 @@ function buildResults(input: {
   const first = input.contract.services[0];
   const operations = [...input.operations, ...notDescribedResults(input.catalog, input.contract)];
   const results: RunResults = {
-    schemaVersion: 1,
+    schemaVersion: 2,
     tool: TOOL,
     contract: { title: first?.title ?? '', version: first?.version ?? '', files: input.contract.services.map((s) => s.file) },
     target: { embedded: input.embedded, services: Object.entries(input.config.baseUrls).map(([id, baseUrl]) => ({ id, baseUrl })) },
