@@ -1,6 +1,6 @@
 /**
- * JUnit XML from results.json, for CI servers. Built with xmlbuilder2 (escaping and invalid XML characters
- * are the library's job). The default output validates against the Jenkins xUnit plugin's junit-10.xsd.
+ * JUnit XML from results.json, for CI servers. Written with xmlbuilder's streaming writer (escaping and
+ * invalid XML characters are the library's job; it writes as it goes, with no document tree per element). The default output validates against the Jenkins xUnit plugin's junit-10.xsd.
  *
  * Layout: <testsuites> with one <testsuite> per resource group (canonical operation order), one named
  * "pact" for pact interactions and one named "waivers" when waivers expired. One <testcase> per
@@ -19,8 +19,7 @@
  * others); `testcaseProperties: 'element'` writes <properties> inside <testcase> instead, which Jenkins
  * (junit keepProperties), pytest-style and Playwright-style consumers read but the schema rejects.
  */
-import { createCB } from 'xmlbuilder2';
-import type { XMLBuilderCB } from 'xmlbuilder2/lib/interfaces.js';
+import xmlbuilder from 'xmlbuilder';
 import type { CaseResult, Finding, OperationResult, PactInteractionResult, RunResults } from '../model.ts';
 import { blockingFindings, sortOperations, sortPactInteractions, untestedCase } from './outcomes.ts';
 import { exchangeTranscript, findingText, seconds } from './text.ts';
@@ -95,18 +94,24 @@ export function renderJunitTo(results: RunResults, write: (chunk: string) => voi
     totals.errors += count(suite.cases, 'error');
   }
 
-  // The callback builder writes as it goes: no document tree of every test case is held in memory.
-  const doc = createCB({ data: write, prettyPrint: true, invalidCharReplacement: '\uFFFD' });
-  doc.dec({ version: '1.0', encoding: 'UTF-8' });
-  doc.ele('testsuites').att(safe({
+  // The streaming writer writes as it goes: no document tree of every test case is held in memory. Its pretty
+  // mode would indent the text of <failure> and <system-out> (changing it), so lines are broken by hand, only
+  // after an element is closed (whitespace between elements, which JUnit readers ignore).
+  const doc = xmlbuilder.begin({ invalidCharReplacement: '\uFFFD', writer: { pretty: false } }, write);
+  const newline = () => write('\n');
+  doc.dec('1.0', 'UTF-8');
+  newline();
+  doc.ele('testsuites', safe({
     name: `${results.contract.title} ${results.contract.version} conformance`,
     tests: String(totals.tests),
     failures: String(totals.failures),
     errors: String(totals.errors),
     time: seconds(results.durationMs),
   }));
-  for (const suite of suites()) writeSuite(doc, suite, options.testcaseProperties ?? 'system-out');
-  doc.up().end();
+  for (const suite of suites()) writeSuite(doc, newline, suite, options.testcaseProperties ?? 'system-out');
+  doc.up();
+  newline();
+  doc.end();
 }
 
 /** Characters XML 1.0 cannot carry (controls, lone surrogates) become U+FFFD, so the file stays well-formed. */
@@ -122,9 +127,9 @@ function count(cases: JCase[], kind: Result['kind']): number {
   return cases.filter((c) => c.result?.kind === kind).length;
 }
 
-function writeSuite(el: XMLBuilderCB, suite: JSuite, propertiesMode: 'system-out' | 'element'): void {
+function writeSuite(el: xmlbuilder.XMLDocumentCB, newline: () => void, suite: JSuite, propertiesMode: 'system-out' | 'element'): void {
   const time = suite.cases.reduce((sum, c) => sum + c.timeMs, 0);
-  el.ele('testsuite').att(safe({
+  el.ele('testsuite', safe({
     name: suite.name,
     tests: String(suite.cases.length),
     failures: String(count(suite.cases, 'failure')),
@@ -135,19 +140,20 @@ function writeSuite(el: XMLBuilderCB, suite: JSuite, propertiesMode: 'system-out
   }));
   if (suite.properties.length > 0) {
     el.ele('properties');
-    for (const [name, value] of suite.properties) el.ele('property').att(safe({ name, value })).up();
+    for (const [name, value] of suite.properties) el.ele('property', safe({ name, value })).up();
     el.up();
+    newline();
   }
   for (const c of suite.cases) {
-    el.ele('testcase').att(safe({ classname: c.classname, name: c.name, time: seconds(c.timeMs) }));
+    el.ele('testcase', safe({ classname: c.classname, name: c.name, time: seconds(c.timeMs) }));
     if (propertiesMode === 'element' && c.properties.length > 0) {
       el.ele('properties');
-      for (const [name, value] of c.properties) el.ele('property').att(safe({ name, value })).up();
+      for (const [name, value] of c.properties) el.ele('property', safe({ name, value })).up();
       el.up();
     }
     if (c.result) {
       const attrs: Record<string, string> = c.result.kind === 'skipped' ? { message: c.result.message } : { message: c.result.message, type: c.result.type };
-      el.ele(c.result.kind).att(safe(attrs));
+      el.ele(c.result.kind, safe(attrs));
       if (c.result.kind !== 'skipped' && c.result.text) el.txt(xmlSafe(bounded(c.result.text)));
       el.up();
     }
@@ -157,8 +163,10 @@ function writeSuite(el: XMLBuilderCB, suite: JSuite, propertiesMode: 'system-out
     ];
     if (out.length > 0) el.ele('system-out').txt(xmlSafe(bounded(out.join('\n')))).up();
     el.up();
+    newline();
   }
   el.up();
+  newline();
 }
 
 /** Attribute values and property values are single lines. */
