@@ -267,6 +267,11 @@ export interface OperationResult {
   ran?: CaseKind[];
   durationMs: number;
   cases: CaseResult[];
+  /**
+   * Checks that passed, counted over the operation's cases: { check id: cases it passed in }. Set when the
+   * results were read from a results.json of schemaVersion 2, whose cases list only the checks that did not pass.
+   */
+  passedChecks?: Record<string, number>;
 }
 
 export interface CoverageSummary {
@@ -279,7 +284,8 @@ export interface CoverageSummary {
 }
 
 export interface RunResults {
-  schemaVersion: 1;
+  /** 2 as written by this version (report/results-format.ts); 1 when read from an older results.json. */
+  schemaVersion: 1 | 2;
   tool: { name: string; version: string };
   /** `hash`: sha256 over the contract files' contents (merge refuses shards of different contracts). */
   contract: { title: string; version: string; files: string[]; hash?: string };

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { OPERATION_IDS, startReferenceService, type ReferenceService, type Variant } from '../../src/reference-service/index.ts';
 import type { RunResults } from '../../src/runner/model.ts';
+import { serialiseResults } from '../../src/runner/report/write.ts';
 import { operation, pool, removeTemps, requireResults, resultsSchemaErrors, runCli, startVariant, tempDir, TOKEN, type CliRun } from './support.ts';
 
 const limit = pool(2);
@@ -49,7 +50,8 @@ function against(variant: Variant, token: string, args: (svc: ReferenceService) 
 const both = (svc: ReferenceService) => ['--base-url', svc.customerBaseUrl, '--foreign-trade-base-url', svc.foreignTradeBaseUrl];
 
 describe('a default run against a deployment (no --allow-irreversible), with the one-letter token T', () => {
-  const run = against({}, 'T', (svc) => [...both(svc), '--token', 'T']);
+  // Passed cases keep their exchanges and curl lines, so every redacted header reaches the reports.
+  const run = against({}, 'T', (svc) => [...both(svc), '--token', 'T', '--keep-passed-exchanges']);
 
   test(
     'the irreversible operations are untested with the reason, never passed; the rest pass; exit 0',
@@ -192,7 +194,7 @@ describe('an errored operation makes the run incomplete everywhere', () => {
         await cp(r.out, dir, { recursive: true });
         const copy: RunResults = { ...structuredClone(results), shard: { index, count } };
         change(copy);
-        await writeFile(join(dir, 'results.json'), JSON.stringify(copy));
+        await writeFile(join(dir, 'results.json'), serialiseResults(copy));
         return dir;
       };
       const refused = async (dirs: string[], message: RegExp) => {

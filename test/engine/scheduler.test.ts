@@ -127,6 +127,36 @@ describe('schedule', () => {
     expect(c.started).toHaveLength(3);
     expect(c.calls).toEqual({ cleanup: 1, abort: 1 });
   });
+
+  test('lazy plans: an operation is planned when the workers reach it, in order; a planning error still cleans up, then fails the run', async () => {
+    const c = controlledRunner();
+    const plannedOps: string[] = [];
+    function* plans() {
+      for (const [id, cases] of [['a', 2], ['b', 0], ['c', 1]] as const) {
+        plannedOps.push(id);
+        yield plan(id, cases);
+      }
+      plannedOps.push('d');
+      throw new Error('cannot plan d');
+    }
+    const done: string[] = [];
+    const s = schedule(c.runner, plans(), 2, { onCase: () => undefined, onOperationDone: (id) => done.push(id) });
+    await tick();
+    // Two in flight (both of a): nothing else planned yet.
+    expect(c.started).toEqual(['a/case 0', 'a/case 1']);
+    expect(plannedOps).toEqual(['a']);
+    const first = c.pending.shift()!;
+    first.finish(result(first.planned));
+    await tick();
+    // A worker came free: b (no cases) and c are planned, c's case starts; d is not reached yet.
+    expect(c.started).toEqual(['a/case 0', 'a/case 1', 'c/case 0']);
+    expect(plannedOps).toEqual(['a', 'b', 'c']);
+    for (const p of c.pending.splice(0)) p.finish(result(p.planned));
+    await expect(s.done).rejects.toThrow('cannot plan d');
+    expect(plannedOps).toEqual(['a', 'b', 'c', 'd']);
+    expect(done).toEqual(['a', 'c']);
+    expect(c.calls.cleanup).toBe(1);
+  });
 });
 
 describe('compactCase', () => {

@@ -11,8 +11,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, test } from 'vitest';
 import { readSpool, type SpooledCase } from '../../src/runner/report/case-spool.ts';
 import { RECORDED_BODY_CAP } from '../../src/runner/report/assemble.ts';
-import { validateResults } from '../../src/runner/report/results-schema.ts';
-import { removeTemps, requireResults, runCli, tempDir, TOKEN } from './support.ts';
+import { readStoredResults, removeTemps, requireResults, resultsSchemaErrors, runCli, tempDir, TOKEN } from './support.ts';
 
 const RUN_TIMEOUT = 180_000;
 const servers: Server[] = [];
@@ -69,11 +68,11 @@ describe('cases on disk while the run goes', () => {
         },
       );
       expect(spooled.length, run.stderr).toBeGreaterThanOrEqual(5);
-      const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ReturnType<typeof requireResults>;
+      const results = readStoredResults(readFileSync(join(out, 'results.json'), 'utf8'));
       expect(results.interrupted).toBe(true);
       // Failures already found make it not conformant (1); otherwise incomplete (2). Never conformant.
       expect(run.code).toBe(results.verdict === 'not-conformant' ? 1 : 2);
-      expect(validateResults(results)).toEqual([]);
+      expect(resultsSchemaErrors(results)).toEqual([]);
       // Every case that was on disk is in the reports, with the same outcome.
       for (const line of spooled) {
         const op = results.operations.find((o) => o.operationId === line.operationId);
@@ -113,7 +112,7 @@ describe('a compressed body far over the cap', () => {
         },
       });
       const results = requireResults(run);
-      expect(validateResults(results)).toEqual([]);
+      expect(resultsSchemaErrors(results)).toEqual([]);
       const responses = results.operations.flatMap((o) => o.cases.flatMap((c) => c.exchanges.flatMap((e) => (e.response ? [e.response] : []))));
       expect(responses.length).toBeGreaterThan(0);
       for (const r of responses) {

@@ -4,12 +4,17 @@
  * use; a description that passed validation is only re-validated when its bytes change; a run keeps the
  * exchanges of passed cases only when asked (--keep-passed-exchanges).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, describe, expect, test } from 'vitest';
 import { startReferenceService } from '../../src/reference-service/index.ts';
+import { surelyNeeded } from '../../src/runner/cli/early-probes.ts';
 import { loadDescription } from '../../src/runner/spec/load.ts';
 import { BIN, removeTemps, requireResults, ROOT, runCli, tempDir, TOKEN } from './support.ts';
 
@@ -87,6 +92,9 @@ describe('start-up', () => {
       expect(run.sources).toContain('src/runner/execute/scheduler.ts');
       expect(run.sources).toContain('src/runner/spec/load.ts');
       expect(run.sources.filter((s) => /^(node_modules\/(vitest|vite|@vitest|@pact-foundation|yaml)\/|src\/reference-service\/|src\/runner\/pact\/(verify|check|broker))/.test(s))).toEqual([]);
+      // undici's pools, proxy agent and request, not its entry point (fetch, WebSocket, EventSource, mocks, caches).
+      expect(run.sources).toContain('node_modules/undici/lib/dispatcher/agent.js');
+      expect(run.sources.filter((s) => /^node_modules\/undici\/(index\.js|lib\/(web\/(fetch\/index|websocket|eventsource|cache)|mock|cache|interceptor)\/?)/.test(s))).toEqual([]);
     } finally {
       await target.close();
     }
@@ -124,8 +132,77 @@ describe('start-up', () => {
   });
 });
 
+describe('before the contract loads', () => {
+  test('a missing token is said before the contract is read', async () => {
+    const dir = await tempDir();
+    // The description is broken too: the run must not get that far.
+    const spec = join(dir, 'broken.openapi.yaml');
+    await writeFile(spec, 'openapi: 3.0.3\ninfo: 42\n');
+    const run = await runCli(['--spec', spec, '--base-url', 'http://127.0.0.1:9/pets']);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toBe('conformance: no bearer token: set CONFORMANCE_TOKEN (or pass --token or --token-command)');
+    const url = await runCli(['--spec', spec, '--base-url', 'not a url'], { env: { CONFORMANCE_TOKEN: TOKEN } });
+    expect(url.code).toBe(2);
+    expect(url.stderr.trim()).toBe('conformance: not a URL: not a url');
+  });
+
+  test('the reachability probe leaves while the contract is still loading: an unreachable target is said without waiting for it', async () => {
+    // The description is a named pipe that gets content only once the CLI has said the target is unreachable (or
+    // after 20 s): a run that loaded the contract before probing the target would say it only afterwards.
+    const dir = await tempDir();
+    const spec = join(dir, 'customer.openapi.yaml');
+    const made = spawnSync('mkfifo', [spec]);
+    expect(made.status, String(made.stderr)).toBe(0);
+    const text = await readFile(join(ROOT, 'contract/customer-service.openapi.yaml'));
+    const port = await closedPort();
+    const events: string[] = [];
+    let exited = false;
+    let stderr = '';
+    const child = spawn(process.execPath, [BIN, '--spec', spec, '--base-url', `http://127.0.0.1:${port}/customer-service`, '--out', dir], {
+      cwd: ROOT,
+      env: { ...process.env, CONFORMANCE_TOKEN: TOKEN },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      if (stderr.includes('target unreachable') && !events.includes('said unreachable')) events.push('said unreachable');
+    });
+    const code = new Promise<number | null>((done) => child.once('close', (c) => ((exited = true), done(c))));
+    const giveUp = Date.now() + 20_000;
+    while (!exited && events.length === 0 && Date.now() < giveUp) await delay(10);
+    events.push('description served');
+    // Whoever opens the pipe to read gets the description, until the CLI has ended.
+    while (!exited) {
+      try {
+        const fd = openSync(spec, constants.O_WRONLY | constants.O_NONBLOCK);
+        try {
+          writeSync(fd, text);
+        } catch {
+          // the reader has not taken the last copy yet
+        }
+        closeSync(fd);
+      } catch {
+        // no reader now
+      }
+      await delay(10);
+    }
+    expect(await code, stderr).toBe(2);
+    expect(stderr.trim()).toBe(`conformance: target unreachable: http://127.0.0.1:${port} (ECONNREFUSED)`);
+    expect(events).toEqual(['said unreachable', 'description served']);
+  });
+
+  test('a probe goes out early only to a service the run needs whatever the contract holds', () => {
+    expect(surelyNeeded('customer-service', { include: [], exclude: [] })).toBe(true);
+    expect(surelyNeeded('customer-service', { include: ['customer-service'], exclude: [] })).toBe(true);
+    expect(surelyNeeded('customer-service', { include: ['service:customer-service'], exclude: [] })).toBe(true);
+    expect(surelyNeeded('customer-service', { include: ['address-types'], exclude: [] })).toBe(false);
+    expect(surelyNeeded('foreign-trade-service', { include: ['customer-service'], exclude: [] })).toBe(false);
+    expect(surelyNeeded('customer-service', { include: [], exclude: ['GET'] })).toBe(false);
+  });
+});
+
 describe('what a run keeps', () => {
-  test('passed cases keep their summary (checks, curl) and no exchanges unless --keep-passed-exchanges', async () => {
+  test('passed cases keep their summary (name, outcome, duration; passed checks counted per operation) and no exchanges or curl unless --keep-passed-exchanges', async () => {
     const flags = ['--include', 'customer-get-cache-key-list', '--quiet'];
     const [lean, full] = await Promise.all([runCli(flags), runCli([...flags, '--keep-passed-exchanges'])]);
     expect(lean.code, lean.stderr).toBe(0);
@@ -135,10 +212,24 @@ describe('what a run keeps', () => {
     expect(passed.length).toBeGreaterThan(2);
     for (const c of passed) {
       expect(c.exchanges, c.name).toEqual([]);
-      expect(c.checks.length, c.name).toBeGreaterThan(0);
-      expect(c.curl, c.name).toMatch(/^curl /);
+      expect(c.checks.filter((k) => k.status === 'passed'), c.name).toEqual([]);
+      expect(c.curl, c.name).toBeUndefined();
     }
-    expect(cases(full).filter((c) => c.outcome === 'passed').every((c) => c.exchanges.length > 0)).toBe(true);
+    const counted = requireResults(lean).operations.find((o) => o.operationId === 'customer-get-cache-key-list')!.passedChecks ?? {};
+    expect(Object.values(counted).reduce((n, x) => n + x, 0)).toBeGreaterThanOrEqual(passed.length);
+    expect(cases(full).filter((c) => c.outcome === 'passed').every((c) => c.exchanges.length > 0 && c.curl?.startsWith('curl '))).toBe(true);
     expect(cases(full).map((c) => [c.name, c.outcome])).toEqual(cases(lean).map((c) => [c.name, c.outcome]));
   });
 });
+
+/** A port that was free a moment ago and is closed now. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as AddressInfo).port;
+      server.close(() => resolve(port));
+    });
+  });
+}

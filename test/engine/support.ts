@@ -14,6 +14,7 @@ import addFormatsModule from 'ajv-formats';
 import { startReferenceService, type ReferenceService, type Reply, type Variant } from '../../src/reference-service/index.ts';
 import { changedToken, truncatedToken } from '../../src/runner/http/auth-variants.ts';
 import type { CheckId, Finding, OperationResult, Outcome, RunResults } from '../../src/runner/model.ts';
+import { expandResults } from '../../src/runner/report/results-format.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BIN = join(ROOT, 'bin/conformance.mjs');
@@ -171,7 +172,7 @@ export async function runCli(args: string[], options: CliOptions = {}): Promise<
   const leftover = options.ownGroup && child.pid ? processGroup(child.pid) : undefined;
   const wallMs = performance.now() - started;
   const file = join(out, 'results.json');
-  const results = out && existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as RunResults) : undefined;
+  const results = out && existsSync(file) ? readStoredResults(await readFile(file, 'utf8')) : undefined;
   return { code, signal, stdout, stderr, ...(results ? { results } : {}), ...(leftover ? { leftover } : {}), out, wallMs };
 }
 
@@ -266,8 +267,23 @@ type AddFormats = (ajv: Ajv2020, formats?: string[]) => Ajv2020;
 const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
 let resultsValidator: ValidateFunction | undefined;
 
-/** Where results.json departs from contract/results.schema.json (ajv, JSON Schema 2020-12): empty when valid. */
+/** The text of results.json as parsed JSON on disk, per the results it was expanded into (see readStoredResults). */
+const storedText = new WeakMap<object, unknown>();
+
+/** results.json text as the model the reports work on (expanded from its schemaVersion); remembers what was on disk. */
+export function readStoredResults(text: string): RunResults {
+  const stored = JSON.parse(text) as unknown;
+  const results = expandResults(stored);
+  storedText.set(results, stored);
+  return results;
+}
+
+/**
+ * Where results.json departs from contract/results.schema.json (ajv, JSON Schema 2020-12): empty when valid.
+ * Results read with readStoredResults are checked as they were on disk.
+ */
 export function resultsSchemaErrors(results: unknown): string[] {
+  if (results !== null && typeof results === 'object' && storedText.has(results)) results = storedText.get(results);
   if (!resultsValidator) {
     const ajv = new Ajv2020({ allErrors: true, strict: true });
     addFormats(ajv, ['date-time', 'date']);

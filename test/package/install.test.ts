@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { RunResults } from '../../src/runner/model.ts';
-import { ROOT } from '../engine/support.ts';
+import { readStoredResults, ROOT } from '../engine/support.ts';
 
 const run = promisify(execFile);
 let dir: string;
@@ -73,7 +73,7 @@ test('npx customer-service-conformance runs against the reference service with t
     maxBuffer: 1 << 24,
   });
   expect(stdout).toContain('Verdict: conformant');
-  const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8')) as RunResults;
+  const results = readStoredResults(await readFile(join(out, 'results.json'), 'utf8'));
   expect(results.verdict).toBe('conformant');
   const team = results.operations.flatMap((o) => o.cases.map((c) => [o.operationId, c.name, c.outcome]));
   expect(team).toContainEqual(['create-address-type', 'scenario: a team scenario creates an address type', 'passed']);

@@ -1,3 +1,4 @@
+import { expandResults, storedResults } from '../../src/runner/report/results-format.ts';
 import { describe, expect, test } from 'vitest';
 import { mkdtemp, readFile, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -5,6 +6,7 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { OperationResult, RunResults } from '../../src/runner/model.ts';
+import { readBaseline } from '../../src/runner/report/baseline-file.ts';
 import { mergeResults, readResultsDir, ResultsInputError } from '../../src/runner/report/merge.ts';
 import { summarise } from '../../src/runner/report/outcomes.ts';
 import { applyWaivers } from '../../src/runner/report/waivers.ts';
@@ -14,6 +16,9 @@ import { fixtureRun, rawOperations, rawRun, TODAY, WAIVERS } from './fixtures/ru
 
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
 const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+
+/** Results as they come back from results.json. */
+const roundTrip = (r: RunResults): RunResults => expandResults(JSON.parse(serialiseResults(r)));
 
 const withoutTiming = (r: RunResults): Omit<RunResults, 'startedAt' | 'finishedAt' | 'durationMs'> => {
   const { startedAt: _s, finishedAt: _f, durationMs: _d, ...rest } = r;
@@ -127,10 +132,14 @@ describe('writeReports and readResultsDir', () => {
     const files = await writeReports(fixtureRun(), dir);
     expect(files).toEqual({ resultsJson: join(dir, 'results.json'), junitXml: join(dir, 'junit.xml'), html: join(dir, 'index.html') });
     const json = await readFile(files.resultsJson, 'utf8');
-    expect(json).toBe(`${JSON.stringify(fixtureRun(), null, 2)}\n`);
+    expect(json).toBe(serialiseResults(fixtureRun()));
+    expect(JSON.parse(json)).toEqual(storedResults(fixtureRun()));
     expect(await readFile(files.junitXml, 'utf8')).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites /);
     expect(await readFile(files.html, 'utf8')).toMatch(/^<!DOCTYPE html>/);
-    await expect(readResultsDir(dir)).resolves.toEqual(fixtureRun());
+    const back = await readResultsDir(dir);
+    expect(back).toEqual(roundTrip(fixtureRun()));
+    // Reading and writing again loses nothing more: the same text.
+    expect(serialiseResults(back)).toBe(json);
   });
 
   test('shard directories read back and merge', async () => {
@@ -139,13 +148,19 @@ describe('writeReports and readResultsDir', () => {
     await writeReports(a, join(root, '1'));
     await writeReports(b, join(root, '2'));
     const merged = mergeResults([await readResultsDir(join(root, '1')), await readResultsDir(join(root, '2'))]);
-    expect(withoutTiming(merged)).toEqual(withoutTiming(fixtureRun()));
+    expect(withoutTiming(merged)).toEqual(withoutTiming(roundTrip(fixtureRun())));
+  });
+
+  test('a results.json of schemaVersion 1 (pretty JSON, every case in full) still reads, as it was', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'conformance-v1-'));
+    await writeFile(join(dir, 'results.json'), `${JSON.stringify(fixtureRun(), null, 2)}\n`);
+    await expect(readResultsDir(dir)).resolves.toEqual(fixtureRun());
   });
 
   const bad: Array<[string, string | undefined, string]> = [
     ['no results.json', undefined, 'no results.json here; point at the output directory of a conformance run'],
     ['not JSON', '{"schemaVersion": 1,', 'results.json: not valid JSON ('],
-    ['another schemaVersion', '{"schemaVersion": 2}', 'results.json: schemaVersion 2 is not supported (this tool reads schemaVersion 1)'],
+    ['another schemaVersion', '{"schemaVersion": 3}', 'results.json: schemaVersion 3 is not supported (this tool reads schemaVersion 1 and 2)'],
     ['the wrong shape', '{"schemaVersion": 1, "operations": []}', "results.json: does not match results.schema.json at /: must have required property 'tool'"],
   ];
   test.each(bad)('%s is a one-line error', async (_name, content, message) => {
@@ -179,6 +194,16 @@ describe('contract/results.schema.json', () => {
     const exchange = full.operations[0]?.cases[0]?.exchanges[0];
     if (exchange?.response) exchange.response.json = { id: 'x' };
     expect(validateResults(full)).toEqual([]);
+    expect(validateResults(storedResults(full))).toEqual([]);
+  });
+
+  test('schemaVersion 2 rejects what it does not store: empty arrays, passed checks in a case', () => {
+    const stored = storedResults(fixtureRun());
+    const op = stored.operations[0]!;
+    expect(validateResults({ ...stored, operations: [{ ...op, ran: [] }] }).map((e) => e.instancePath)).toEqual(['/operations/0/ran']);
+    const c = op.cases![0]!;
+    const withPassed = { ...stored, operations: [{ ...op, cases: [{ ...c, checks: { 'auth-enforced': 'passed' } }] }] };
+    expect(validateResults(withPassed).map((e) => e.instancePath)).toContain('/operations/0/cases/0/checks/auth-enforced');
   });
 
   test('rejects fields the model does not have, and wrong values', () => {
@@ -187,5 +212,19 @@ describe('contract/results.schema.json', () => {
     const wrong = fixtureRun();
     (wrong.operations[0] as { outcome: string }).outcome = 'green';
     expect(validateResults(wrong).map((e) => e.instancePath)).toContain('/operations/0/outcome');
+  });
+});
+
+describe('--baseline files', () => {
+  test('a baseline of schemaVersion 1 under another name loads as it was; one of schemaVersion 2 loads expanded', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'conformance-baseline-'));
+    const v1 = join(dir, 'baseline.json');
+    await writeFile(v1, `${JSON.stringify(fixtureRun(), null, 2)}\n`);
+    await expect(readBaseline(v1)).resolves.toEqual(fixtureRun());
+    const v2 = join(dir, 'baseline-v2.json');
+    await writeFile(v2, serialiseResults(fixtureRun()));
+    await expect(readBaseline(v2)).resolves.toEqual(roundTrip(fixtureRun()));
+    await writeFile(v2, '{"schemaVersion": 3, "operations": []}');
+    await expect(readBaseline(v2)).rejects.toThrow('not a results.json of schemaVersion 1 or 2');
   });
 });

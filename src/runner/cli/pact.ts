@@ -179,7 +179,7 @@ async function report(
   const finished = new Date();
   const first = contract.services[0];
   const results = summarise({
-    schemaVersion: 1,
+    schemaVersion: 2,
     tool: { name: 'customer-service-conformance', version: '0.1.0' },
     contract: { title: first?.title ?? '', version: first?.version ?? '', files: contract.services.map((s) => s.file) },
     target,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { request } from '../http/undici.ts';
 import { RUN_ID_HEADER, type ClientOptions } from '../http/client-options.ts';
 import { buildDispatcher } from '../http/dispatcher.ts';
 import { runTokenCommand, TokenCommandError } from '../http/token-command.ts';
@@ -27,6 +28,7 @@ import { loadExamples } from '../spec/examples.ts';
 import { loadContract, loadDescription, describe as describeApi } from '../spec/load.ts';
 import { loadProfiles, profileFor } from '../spec/profiles.ts';
 import type { ReferenceService } from '../../reference-service/index.ts';
+import { later, ReachabilityProbes, surelyNeeded } from './early-probes.ts';
 import { ROOT } from './paths.ts';
 
 export { DEFAULT_SPECS, ROOT } from './paths.ts';
@@ -86,44 +88,70 @@ const TOOL = { name: 'customer-service-conformance', version: '0.1.0' };
 export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
-  const contract = await loadContract(options.specs);
-  const profiles = await loadProfiles(options.profile, contract);
-  const examples = await loadExamples(options.examples);
-  const catalog: Catalog | undefined = options.catalog ? await loadCatalog(options.catalog) : undefined;
-  const waivers: Waiver[] = options.waivers ? await loadWaivers(options.waivers, { knownChecks: [...CHECKS.keys(), 'response-timeout'] }) : [];
-  const baseline = options.baseline ? await (await import('../report/baseline-file.ts')).readBaseline(options.baseline) : undefined;
-  for (const pattern of [...options.include, ...options.exclude]) {
-    if (!contract.operations.some((o) => matchesSelector(o, pattern))) {
-      throw new InputError(`--include/--exclude "${pattern}" matches no operation of the contract (selectors: operationId, group, service, tag:NAME, method, path glob)`);
-    }
-  }
-
-  let embedded: ReferenceService | undefined;
-  let token = options.token;
-  let servers = singleServiceBaseUrl(options.servers, contract);
-  let otpSourceUrl = options.otpSourceUrl;
-  let allowIrreversible = options.allowIrreversible;
-  if (Object.keys(servers).length === 0 && !contract.services.some((s) => s.id === 'customer-service' || s.id === 'foreign-trade-service')) {
-    throw new InputError('no base URL: pass --base-url <url> (or --server <id>=<url>); the embedded reference service serves only the Customer contract');
-  }
-  if (Object.keys(servers).length === 0) {
-    token = randomBytes(24).toString('base64url');
-    const { startReferenceService } = await import('../../reference-service/index.ts');
-    embedded = await startReferenceService({ token });
-    servers = { 'customer-service': embedded.customerBaseUrl, 'foreign-trade-service': embedded.foreignTradeBaseUrl };
-    otpSourceUrl ??= `${embedded.url}/__reference/otp/{transactionId}`;
-    allowIrreversible = true;
+  // What can be judged without the contract is judged before it loads (a malformed base URL, no token), and the
+  // reachability probe of each target the run surely needs leaves meanwhile (cli/early-probes.ts).
+  const given = Object.keys(options.servers).length > 0;
+  if (given) {
+    for (const url of Object.values(options.servers)) parseBaseUrl(url);
+    if (!options.token && !options.client?.tokenCommand) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token or --token-command)');
   }
   // The embedded service is on this machine: never through a proxy, never with the user's token command.
   const client: ClientOptions | undefined =
-    embedded && options.client ? { ...options.client, httpProxy: '', httpsProxy: '', tokenCommand: undefined } as ClientOptions : options.client;
+    !given && options.client ? { ...options.client, httpProxy: '', httpsProxy: '', tokenCommand: undefined } as ClientOptions : options.client;
   if (client && client.tokenCommand === undefined) delete client.tokenCommand;
+  let embedded: ReferenceService | undefined;
+  let starting: Promise<ReferenceService> | undefined;
   let dispatcher: Dispatcher | undefined;
   let spool: CaseSpool | undefined;
   const config0RunId = options.runId ?? `conf${Date.now().toString(36)}`;
   try {
     dispatcher = buildClientDispatcher({ ...options, ...(client ? { client } : {}) });
-    if (!token && client?.tokenCommand) token = await initialToken(client.tokenCommand);
+    const probes = new ReachabilityProbes((url) => assertReachable(url, options.timeoutMs, dispatcher!, probeHeaders(client, config0RunId)));
+    const embeddedToken = given ? undefined : randomBytes(24).toString('base64url');
+    let fromCommand: Promise<string> | undefined;
+    if (given) {
+      for (const [id, url] of Object.entries(options.servers)) if (surelyNeeded(id, options)) probes.start(url);
+      if (!options.token && client?.tokenCommand) fromCommand = later(initialToken(client.tokenCommand));
+    } else {
+      // No base URL: the embedded reference service starts while the contract loads (closed below if unused).
+      starting = later(
+        import('../../reference-service/index.ts').then(async ({ startReferenceService }) => {
+          const service = await startReferenceService({ token: embeddedToken! });
+          probes.start(service.customerBaseUrl);
+          probes.start(service.foreignTradeBaseUrl);
+          return service;
+        }),
+      );
+    }
+
+    // An unreachable target ends the run as soon as its probe fails, without waiting for the contract.
+    const contract = await Promise.race([later(loadContract(options.specs)), probes.failed]);
+    const profiles = await loadProfiles(options.profile, contract);
+    const examples = await loadExamples(options.examples);
+    const catalog: Catalog | undefined = options.catalog ? await loadCatalog(options.catalog) : undefined;
+    const waivers: Waiver[] = options.waivers ? await loadWaivers(options.waivers, { knownChecks: [...CHECKS.keys(), 'response-timeout'] }) : [];
+    const baseline = options.baseline ? await (await import('../report/baseline-file.ts')).readBaseline(options.baseline) : undefined;
+    for (const pattern of [...options.include, ...options.exclude]) {
+      if (!contract.operations.some((o) => matchesSelector(o, pattern))) {
+        throw new InputError(`--include/--exclude "${pattern}" matches no operation of the contract (selectors: operationId, group, service, tag:NAME, method, path glob)`);
+      }
+    }
+
+    let token = options.token;
+    let servers = singleServiceBaseUrl(options.servers, contract);
+    let otpSourceUrl = options.otpSourceUrl;
+    let allowIrreversible = options.allowIrreversible;
+    if (!given && !contract.services.some((s) => s.id === 'customer-service' || s.id === 'foreign-trade-service')) {
+      throw new InputError('no base URL: pass --base-url <url> (or --server <id>=<url>); the embedded reference service serves only the Customer contract');
+    }
+    if (!given) {
+      embedded = await starting!;
+      token = embeddedToken;
+      servers = { 'customer-service': embedded.customerBaseUrl, 'foreign-trade-service': embedded.foreignTradeBaseUrl };
+      otpSourceUrl ??= `${embedded.url}/__reference/otp/{transactionId}`;
+      allowIrreversible = true;
+    }
+    if (!token && fromCommand) token = await fromCommand;
     if (!token) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token or --token-command)');
     // Only the services the selection touches need a base URL (--include customer-service runs alone).
     const needed = contract.services.filter((s) =>
@@ -141,7 +169,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     }
     const unknown = Object.keys(servers).filter((id) => !contract.services.some((s) => s.id === id));
     if (unknown.length > 0) throw new InputError(`--server names no service of the contract: ${unknown.join(', ')}`);
-    await Promise.all(needed.map((s) => assertReachable(servers[s.id]!, options.timeoutMs, dispatcher!, probeHeaders(client, config0RunId))));
+    await Promise.all(needed.map((s) => probes.result(servers[s.id]!)));
 
     const config: RunConfig = {
       contractFiles: options.specs,
@@ -181,14 +209,14 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     const deploymentDiff = options.deploymentSpec ? await diffDeployment(contract, options.deploymentSpec) : undefined;
 
     const startedAt = new Date();
-    const hash = contractHash(contract);
     // Each case goes to disk as it finishes (report/case-spool.ts); memory keeps its summary.
     spool = openSpool(options.out);
     const finish = async (built: RunResults): Promise<RunResults> => {
       const checked = built.stopped ? built : { ...built, ...(diagnoseResults(built) ? { stopped: diagnoseResults(built) } : {}) };
       // Each failure shown with its evidence a bounded number of times, read back from the spool.
       const diagnosed = { ...checked, operations: limitEvidence(checked.operations, { ...(spool ? { full: (c: CaseResult) => spool!.full(c) } : {}), unlimited: options.keepPassedExchanges ?? false }) };
-      let summarised = summarise(applyWaivers({ ...diagnosed, contract: { ...diagnosed.contract, hash } }, waivers, localDate()));
+      // Hashed at the end, not before the first case (a quarter of a second at 2,770 operations).
+      let summarised = summarise(applyWaivers({ ...diagnosed, contract: { ...diagnosed.contract, hash: contractHash(contract) } }, waivers, localDate()));
       if (baseline && options.baseline) summarised = { ...summarised, baseline: compareWithBaseline(summarised, baseline, options.baseline) };
       const { writeReports } = await import('../report/write.ts');
       const files = await writeReports(summarised, options.out);
@@ -308,6 +336,8 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   } finally {
     spool?.close(false);
     await dispatcher?.close();
+    // Started for a run that stopped before using it: closed all the same.
+    embedded ??= await starting?.catch(() => undefined);
     await embedded?.close();
   }
 }
@@ -353,7 +383,7 @@ function buildResults(input: {
   const first = input.contract.services[0];
   const operations = [...input.operations, ...notDescribedResults(input.catalog, input.contract)];
   const results: RunResults = {
-    schemaVersion: 1,
+    schemaVersion: 2,
     tool: TOOL,
     contract: { title: first?.title ?? '', version: first?.version ?? '', files: input.contract.services.map((s) => s.file) },
     target: { embedded: input.embedded, services: Object.entries(input.config.baseUrls).map(([id, baseUrl]) => ({ id, baseUrl })) },
@@ -387,14 +417,17 @@ export function singleServiceBaseUrl(servers: Record<string, string>, contract: 
   return { ...rest, [only]: base };
 }
 
-/** A target that refuses connections is a run that cannot happen (exit 2), not 300 errored cases. */
-async function assertReachable(baseUrl: string, timeoutMs: number, dispatcher: Dispatcher, headers: Record<string, string>): Promise<void> {
-  let url: URL;
+function parseBaseUrl(baseUrl: string): URL {
   try {
-    url = new URL(baseUrl);
+    return new URL(baseUrl);
   } catch {
     throw new InputError(`not a URL: ${baseUrl}`);
   }
+}
+
+/** A target that refuses connections is a run that cannot happen (exit 2), not 300 errored cases. */
+async function assertReachable(baseUrl: string, timeoutMs: number, dispatcher: Dispatcher, headers: Record<string, string>): Promise<void> {
+  const url = parseBaseUrl(baseUrl);
   try {
     const res = await request(url, { dispatcher, headers, method: 'HEAD', headersTimeout: Math.min(timeoutMs, 10_000), bodyTimeout: Math.min(timeoutMs, 10_000) });
     await res.body.dump();

@@ -8,7 +8,8 @@
  *   probably wrong (a gateway without the service prefix, say): the message shows the URL and what it answered.
  * Either one sets `stopped` on the results: the verdict is incomplete (exit 2) and the reports are written.
  */
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { request } from '../http/undici.ts';
 import type { Contract, Operation, OperationResult, RunResults } from '../model.ts';
 import type { Profile } from '../spec/profile.ts';
 

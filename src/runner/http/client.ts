@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { Agent, errors, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, errors } from './undici.ts';
 import { CappedBody, Cancellation, exchange } from './exchange.ts';
 import type { Exchange, HttpMethod, RecordedResponse, TransportErrorKind } from '../model.ts';
 import { redactHeaders, redactText, type Secret } from './redact.ts';

@@ -5,7 +5,8 @@
  * connection through the proxy.
  */
 import { readFileSync } from 'node:fs';
-import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent } from './undici.ts';
 import type { ClientOptions } from './client-options.ts';
 
 export interface PoolOptions {

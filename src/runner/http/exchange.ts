@@ -8,7 +8,8 @@
  * the transfer is cut off. A decoded body is cut off as soon as it passes the cap (see `CappedBody`).
  */
 import { Readable } from 'node:stream';
-import { errors, util, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { errors, util } from './undici.ts';
 
 export interface BodyText {
   text: string;

@@ -31,8 +31,13 @@ function params(path: string): string[] {
   return [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? '');
 }
 
+/** Shapes by path: finding a create's DELETE compares its shape with every operation's (N² at 2,770 operations). */
+const shapes = new Map<string, string>();
+
 function shape(path: string): string {
-  return normalisePath(path).replace(/\{[^}]+\}/g, '{}');
+  let known = shapes.get(path);
+  if (known === undefined) shapes.set(path, (known = normalisePath(path).replace(/\{[^}]+\}/g, '{}')));
+  return known;
 }
 
 /** True when the path's last segment is a path parameter (an item path). */

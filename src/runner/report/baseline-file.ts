@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import type { RunResults } from '../model.ts';
 import { readResultsDir, ResultsInputError } from './merge.ts';
+import { expandResults, READABLE_SCHEMA_VERSIONS } from './results-format.ts';
 import { RESULTS_FILE } from './write.ts';
 
 export async function readBaseline(path: string): Promise<RunResults> {
@@ -23,8 +24,10 @@ export async function readBaseline(path: string): Promise<RunResults> {
     throw new ResultsInputError(`--baseline ${path}: not valid JSON (${(error as Error).message.split('\n')[0] ?? ''})`);
   }
   const results = data as Partial<RunResults> | null;
-  if (results?.schemaVersion !== 1 || !Array.isArray(results.operations)) {
-    throw new ResultsInputError(`--baseline ${path}: not a results.json of schemaVersion 1 (see ${join('contract', 'results.schema.json')})`);
+  if (!READABLE_SCHEMA_VERSIONS.includes(results?.schemaVersion as number) || !Array.isArray(results?.operations)) {
+    throw new ResultsInputError(
+      `--baseline ${path}: not a results.json of schemaVersion ${READABLE_SCHEMA_VERSIONS.join(' or ')} (see ${join('contract', 'results.schema.json')})`,
+    );
   }
-  return results as RunResults;
+  return expandResults(results);
 }

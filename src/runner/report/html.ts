@@ -6,6 +6,12 @@
  * the inline style and script blocks everything else (no other script, no network, no external images).
  *
  * The view model is computed here, so the template only loops and prints.
+ *
+ * A large run (more than LAZY_OPERATIONS operations or LAZY_CASES cases) gets a lighter page: the summary,
+ * "What failed" (at most LAZY_FAILURE_ROWS rows per reason, with the count of the others) and one row per
+ * operation are rendered here; the details of each operation (cases, findings, exchanges, reproduction) travel
+ * as JSON, gzip-compressed and base64-encoded, in a <script type="application/json"> that the browser never
+ * executes, and the page's script renders them with DOM calls (text only, never HTML) when a row is opened.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -22,6 +28,7 @@ import type {
 } from '../model.ts';
 import { baselineLine, failureKey } from './baseline.ts';
 import { failureGroups, findingEvidence, type FailureGroup } from './failures.ts';
+import { Base64Gzip } from './gzip-base64.ts';
 import { blockingFindings, OUTCOMES, sortOperations, sortPactInteractions } from './outcomes.ts';
 import { pactHeadline } from './pact-summary.ts';
 import { bodyText, formatDuration, showValue } from './text.ts';
@@ -29,6 +36,21 @@ import { bodyText, formatDuration, showValue } from './text.ts';
 export interface HtmlOptions {
   /** Request and response bodies are cut at this many bytes. Default 8 KiB. */
   maxBodyBytes?: number;
+  /** Render the details in the browser (see the module comment): default for a large run. */
+  lazy?: boolean;
+  /** Characters of those details compressed at a time (default GZIP_BATCH). */
+  dataBatch?: number;
+}
+
+/** Above this many operations, or this many cases, a run is large and its page renders details on demand. */
+export const LAZY_OPERATIONS = 200;
+export const LAZY_CASES = 2000;
+/** In a large run's page, "What failed" shows this many rows per reason and counts the others. */
+export const LAZY_FAILURE_ROWS = 20;
+
+/** Whether the page of these results renders its details in the browser. */
+export function isLargeRun(results: Pick<RunResults, 'operations'>): boolean {
+  return results.operations.length > LAZY_OPERATIONS || results.operations.reduce((n, op) => n + op.cases.length, 0) > LAZY_CASES;
 }
 
 const TEMPLATES = fileURLToPath(new URL('./templates/', import.meta.url));
@@ -158,7 +180,7 @@ export interface ReportView {
   groups: GroupView[];
   groupNames: string[];
   /** What failed, grouped by reason, with links to the operations. */
-  failures: Array<FailureGroup & { rows: Array<FailureGroup['rows'][number] & { anchor: string; isNew?: boolean }> }>;
+  failures: Array<FailureGroup & { rows: Array<FailureGroup['rows'][number] & { anchor: string; isNew?: boolean }>; total: number; more: number }>;
   /** With --baseline: the comparison line and what was fixed since. */
   baseline?: { line: string; fixed: NonNullable<RunResults['baseline']>['fixed']; newCount: number };
   failureCount: number;
@@ -185,6 +207,8 @@ export interface ReportView {
   slowest: Array<{ operationId: string; anchor: string; duration: string }>;
   /** Operation rows left as markers, to be rendered one by one (renderHtmlTo). */
   streamed?: boolean;
+  /** The details of each operation are rendered in the browser from data in the page (a large run). */
+  lazy?: boolean;
 }
 
 function anchorFor(op: Pick<OperationResult, 'service' | 'operationId'>): string {
@@ -318,7 +342,13 @@ function operationView(op: OperationResult, results: RunResults, maxBytes: numbe
     open: op.outcome === 'failed' || op.outcome === 'missing' || op.outcome === 'errored' || op.outcome === 'flaky',
     search: [op.operationId, op.method ?? '', op.path ?? '', op.service, op.group].join(' ').toLowerCase(),
     cases,
-    checks: worstChecks(op.cases),
+    checks: [
+      ...worstChecks(op.cases),
+      // Read from a results.json of schemaVersion 2: the checks that passed are counted per operation.
+      ...Object.keys(op.passedChecks ?? {})
+        .filter((id) => !op.cases.some((c) => c.checks.some((k) => k.id === id)))
+        .map((id) => ({ id, status: 'passed' as const })),
+    ],
     findingCount: op.cases.reduce((n, c) => n + c.findings.length, 0),
     waivedCount: op.cases.reduce((n, c) => n + c.findings.filter((f) => f.waived).length, 0),
     warningCount: op.cases.reduce((n, c) => n + c.findings.filter((f) => !f.waived && f.severity === 'warning').length, 0),
@@ -383,7 +413,16 @@ export function buildReportView(results: RunResults, options: HtmlOptions = {}):
       if (newKeys?.has(failureKey(r.service, r.operationId, r.caseName, g.reason))) row.isNew = true;
       return row;
     }),
+    total: g.rows.length,
+    more: 0,
   }));
+  if (options.lazy) {
+    // A large run: the first rows of each reason; the operations list (filter "Problems") has every one.
+    for (const g of failures) {
+      g.more = Math.max(0, g.rows.length - LAZY_FAILURE_ROWS);
+      g.rows = g.rows.slice(0, LAZY_FAILURE_ROWS);
+    }
+  }
   const pactOnly = results.pact !== undefined && operations.length === 0;
   const verdict =
     pactOnly && results.pact
@@ -393,7 +432,7 @@ export function buildReportView(results: RunResults, options: HtmlOptions = {}):
     title: `${results.contract.title} ${results.contract.version}: ${verdict.label.toLowerCase()}`,
     verdict,
     failures,
-    failureCount: failures.reduce((n, g) => n + g.rows.length, 0),
+    failureCount: failures.reduce((n, g) => n + g.total, 0),
     pactOnly,
     contract: results.contract,
     tool: results.tool,
@@ -491,7 +530,27 @@ function sha256(text: string): string {
 
 /** Renders results as one self-contained HTML page. */
 export function renderHtml(results: RunResults, options: HtmlOptions = {}): string {
-  return engine().render('./report', pageView(results, options));
+  const chunks: string[] = [];
+  renderHtmlTo(results, (chunk) => void chunks.push(chunk), options);
+  return chunks.join('');
+}
+
+/** Where the details of a large run go in its page (escaped data can never contain it). */
+const DATA_MARK = '<!--conformance-data-->';
+
+/** What the page's script renders when an operation's row is opened (a large run). */
+function lazyDetails(op: OperationView): unknown {
+  const { reason, checks, cases, summaries, outcome, service, operationId } = op;
+  // The page's script numbers its own copy buttons.
+  const shown = cases.map(({ curlId: _c, reproductionId: _r, ...c }) => c);
+  return { outcome, service, operationId, ...(reason ? { reason } : {}), checks, cases: shown, summaries };
+}
+
+/** The outcomes of an operation's cases, counted (the row of a large run shows these instead of every case). */
+function tally(op: OperationResult): Array<{ outcome: string; n: number }> {
+  const counts = new Map<string, number>();
+  for (const c of op.cases) counts.set(c.outcome, (counts.get(c.outcome) ?? 0) + 1);
+  return [...counts].map(([outcome, n]) => ({ outcome, n }));
 }
 
 /** Where an operation row goes in a page rendered with `streamed` (escaped data can never contain it). */
@@ -502,15 +561,36 @@ const OPERATION_MARK = '<!--conformance-operation-->';
  * row rendered on its own as it is written, so the page of a large run is never one string in memory.
  */
 export function renderHtmlTo(results: RunResults, write: (chunk: string) => void, options: HtmlOptions = {}): void {
-  const view = pageView(results, options);
-  const parts = engine().render('./report', { ...view, streamed: true }).split(OPERATION_MARK);
+  const lazy = (options.lazy ?? isLargeRun(results)) && results.operations.length > 0;
+  const view = pageView(results, { ...options, lazy });
+  const parts = engine().render('./report', { ...view, streamed: true, lazy }).split(OPERATION_MARK);
   const rows = view.groups.flatMap((g) => g.operations);
   if (parts.length !== rows.length + 1) throw new Error('the report template placed the operation rows unexpectedly');
   write(parts[0]!);
+  if (!lazy) {
+    rows.forEach((op, i) => {
+      write(engine().render('./operation', op));
+      write(parts[i + 1]!);
+    });
+    return;
+  }
+  const byAnchor = new Map(sortOperations(results.operations).map((op) => [anchorFor(op), op]));
   rows.forEach((op, i) => {
-    write(engine().render('./operation', op));
-    write(parts[i + 1]!);
+    const result = byAnchor.get(op.anchor);
+    write(engine().render('./operation-lazy', { ...op, index: i, tally: result ? tally(result) : [] }));
+    if (i < rows.length - 1) write(parts[i + 1]!);
   });
+  const [before, after] = parts[rows.length]!.split(DATA_MARK);
+  if (after === undefined) throw new Error('the report template has no place for the details of a large run');
+  write(before!);
+  // The details, compressed as they are serialised (never one string); base64 holds no "<", so the data cannot
+  // end its script element.
+  const data = new Base64Gzip(write, options.dataBatch);
+  data.write('[');
+  rows.forEach((op, i) => data.write(`${i > 0 ? ',' : ''}${JSON.stringify(lazyDetails(op))}`));
+  data.write(']');
+  data.end();
+  write(after);
 }
 
 function pageView(results: RunResults, options: HtmlOptions): ReportView {

@@ -1,10 +1,17 @@
 /**
- * JUnit XML from results.json, for CI servers. Built with xmlbuilder2 (escaping and invalid XML characters
- * are the library's job). The default output validates against the Jenkins xUnit plugin's junit-10.xsd.
+ * JUnit XML from results.json, for CI servers. Written with xmlbuilder's streaming writer (escaping and
+ * invalid XML characters are the library's job; it writes as it goes, with no document tree per element). The default output validates against the Jenkins xUnit plugin's junit-10.xsd.
  *
  * Layout: <testsuites> with one <testsuite> per resource group (canonical operation order), one named
  * "pact" for pact interactions and one named "waivers" when waivers expired. One <testcase> per
- * operation x case, classname "<service>.<group>.<operationId>", name "<operationId> › <case>".
+ * operation x case, classname "<service>.<group>.<operationId>", name "<operationId> › <case>"; the skipped
+ * cases of an operation that carry nothing but the same reason are one <testcase> named after the first of
+ * them ("<operationId> › <case> (+N more)"); results.json and index.html name them all.
+ *
+ * Size: the run's properties (contract, verdict, seed, base URLs) are on the first <testsuite> only; the service and operationId are in the classname, not repeated as properties; a testcase lists as properties (and on its "checks:" line) only the checks that did not pass, and
+ * how many passed; a failing case whose evidence results.json left out (the same failure shown in full
+ * before) has no exchanges and no reproduce line here (results.json and index.html keep its curl line);
+ * <system-out> and failure texts are cut at MAX_TEXT characters.
  *
  * Per-testcase properties: junit-10.xsd (like the other published JUnit schemas) does not allow
  * <properties> inside <testcase>. By default they are written as [[PROPERTY|name=value]] lines at the top of
@@ -12,9 +19,8 @@
  * others); `testcaseProperties: 'element'` writes <properties> inside <testcase> instead, which Jenkins
  * (junit keepProperties), pytest-style and Playwright-style consumers read but the schema rejects.
  */
-import { createCB } from 'xmlbuilder2';
-import type { XMLBuilderCB } from 'xmlbuilder2/lib/interfaces.js';
-import type { CaseResult, OperationResult, PactInteractionResult, RunResults } from '../model.ts';
+import xmlbuilder from 'xmlbuilder';
+import type { CaseResult, Finding, OperationResult, PactInteractionResult, RunResults } from '../model.ts';
 import { blockingFindings, sortOperations, sortPactInteractions, untestedCase } from './outcomes.ts';
 import { exchangeTranscript, findingText, seconds } from './text.ts';
 
@@ -26,6 +32,13 @@ export interface JunitOptions {
 }
 
 export const CASE_SEPARATOR = ' › ';
+
+/** <system-out> and the text of a <failure> or <error> are cut at this many characters. */
+export const MAX_TEXT = 16 * 1024;
+
+function bounded(text: string): string {
+  return text.length <= MAX_TEXT ? text : `${text.slice(0, MAX_TEXT)}\n[cut: ${text.length - MAX_TEXT} more characters; results.json has everything]`;
+}
 
 type Result =
   | { kind: 'failure' | 'error'; message: string; type: string; text: string }
@@ -59,9 +72,20 @@ export function renderJunitTo(results: RunResults, write: (chunk: string) => voi
   const maxBody = options.maxBodyBytes ?? 4096;
   // Suites are built one at a time, twice: once to count (the root element carries the totals), once to write.
   function* suites(): Generator<JSuite> {
-    yield* operationSuites(results, maxBody);
-    if (results.pact) yield pactSuite(results, results.pact.interactions);
-    if (results.expiredWaivers.length > 0) yield waiverSuite(results);
+    // The run's properties (contract, verdict, seed, base URLs) go on the first testsuite only: they are the
+    // same for every suite, and a large run has hundreds of suites.
+    let first = true;
+    const all = function* (): Generator<JSuite> {
+      yield* operationSuites(results, maxBody, options.testcaseProperties ?? 'system-out');
+      if (results.pact) yield pactSuite(results, results.pact.interactions);
+      if (results.expiredWaivers.length > 0) yield waiverSuite(results);
+    };
+    const services = results.target.services.map((t) => t.id);
+    for (const suite of all()) {
+      const own = suite.properties.filter(([name]) => !RUN_PROPERTIES.has(name) && !name.startsWith('base-url.'));
+      yield { ...suite, properties: first ? [...suiteProperties(results, services), ...own] : own };
+      first = false;
+    }
   }
   const totals = { tests: 0, failures: 0, errors: 0 };
   for (const suite of suites()) {
@@ -70,18 +94,24 @@ export function renderJunitTo(results: RunResults, write: (chunk: string) => voi
     totals.errors += count(suite.cases, 'error');
   }
 
-  // The callback builder writes as it goes: no document tree of every test case is held in memory.
-  const doc = createCB({ data: write, prettyPrint: true, invalidCharReplacement: '\uFFFD' });
-  doc.dec({ version: '1.0', encoding: 'UTF-8' });
-  doc.ele('testsuites').att(safe({
+  // The streaming writer writes as it goes: no document tree of every test case is held in memory. Its pretty
+  // mode would indent the text of <failure> and <system-out> (changing it), so lines are broken by hand, only
+  // after an element is closed (whitespace between elements, which JUnit readers ignore).
+  const doc = xmlbuilder.begin({ invalidCharReplacement: '\uFFFD', writer: { pretty: false } }, write);
+  const newline = () => write('\n');
+  doc.dec('1.0', 'UTF-8');
+  newline();
+  doc.ele('testsuites', safe({
     name: `${results.contract.title} ${results.contract.version} conformance`,
     tests: String(totals.tests),
     failures: String(totals.failures),
     errors: String(totals.errors),
     time: seconds(results.durationMs),
   }));
-  for (const suite of suites()) writeSuite(doc, suite, options.testcaseProperties ?? 'system-out');
-  doc.up().end();
+  for (const suite of suites()) writeSuite(doc, newline, suite, options.testcaseProperties ?? 'system-out');
+  doc.up();
+  newline();
+  doc.end();
 }
 
 /** Characters XML 1.0 cannot carry (controls, lone surrogates) become U+FFFD, so the file stays well-formed. */
@@ -97,9 +127,9 @@ function count(cases: JCase[], kind: Result['kind']): number {
   return cases.filter((c) => c.result?.kind === kind).length;
 }
 
-function writeSuite(el: XMLBuilderCB, suite: JSuite, propertiesMode: 'system-out' | 'element'): void {
+function writeSuite(el: xmlbuilder.XMLDocumentCB, newline: () => void, suite: JSuite, propertiesMode: 'system-out' | 'element'): void {
   const time = suite.cases.reduce((sum, c) => sum + c.timeMs, 0);
-  el.ele('testsuite').att(safe({
+  el.ele('testsuite', safe({
     name: suite.name,
     tests: String(suite.cases.length),
     failures: String(count(suite.cases, 'failure')),
@@ -110,36 +140,41 @@ function writeSuite(el: XMLBuilderCB, suite: JSuite, propertiesMode: 'system-out
   }));
   if (suite.properties.length > 0) {
     el.ele('properties');
-    for (const [name, value] of suite.properties) el.ele('property').att(safe({ name, value })).up();
+    for (const [name, value] of suite.properties) el.ele('property', safe({ name, value })).up();
     el.up();
+    newline();
   }
   for (const c of suite.cases) {
-    el.ele('testcase').att(safe({ classname: c.classname, name: c.name, time: seconds(c.timeMs) }));
+    el.ele('testcase', safe({ classname: c.classname, name: c.name, time: seconds(c.timeMs) }));
     if (propertiesMode === 'element' && c.properties.length > 0) {
       el.ele('properties');
-      for (const [name, value] of c.properties) el.ele('property').att(safe({ name, value })).up();
+      for (const [name, value] of c.properties) el.ele('property', safe({ name, value })).up();
       el.up();
     }
     if (c.result) {
       const attrs: Record<string, string> = c.result.kind === 'skipped' ? { message: c.result.message } : { message: c.result.message, type: c.result.type };
-      el.ele(c.result.kind).att(safe(attrs));
-      if (c.result.kind !== 'skipped' && c.result.text) el.txt(xmlSafe(c.result.text));
+      el.ele(c.result.kind, safe(attrs));
+      if (c.result.kind !== 'skipped' && c.result.text) el.txt(xmlSafe(bounded(c.result.text)));
       el.up();
     }
     const out = [
       ...(propertiesMode === 'system-out' ? c.properties.map(([name, value]) => `[[PROPERTY|${name}=${oneLine(value)}]]`) : []),
       ...c.out,
     ];
-    if (out.length > 0) el.ele('system-out').txt(xmlSafe(out.join('\n'))).up();
+    if (out.length > 0) el.ele('system-out').txt(xmlSafe(bounded(out.join('\n')))).up();
     el.up();
+    newline();
   }
   el.up();
+  newline();
 }
 
 /** Attribute values and property values are single lines. */
 function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, ' ').trim();
 }
+
+const RUN_PROPERTIES = new Set(['contract', 'contract-version', 'verdict', 'verdict-line', 'fail-on', 'seed', 'interrupted']);
 
 function suiteProperties(results: RunResults, services: string[]): Array<[string, string]> {
   const props: Array<[string, string]> = [
@@ -158,7 +193,7 @@ function suiteProperties(results: RunResults, services: string[]): Array<[string
   return props;
 }
 
-function* operationSuites(results: RunResults, maxBody: number): Generator<JSuite> {
+function* operationSuites(results: RunResults, maxBody: number, propertiesMode: 'system-out' | 'element'): Generator<JSuite> {
   const byGroup = new Map<string, OperationResult[]>();
   for (const op of sortOperations(results.operations)) {
     const list = byGroup.get(op.group) ?? [];
@@ -171,20 +206,20 @@ function* operationSuites(results: RunResults, maxBody: number): Generator<JSuit
       name: group,
       timestamp: results.startedAt,
       properties: suiteProperties(results, services),
-      cases: ops.flatMap((op) => operationCases(results, op, maxBody)),
+      cases: ops.flatMap((op) => operationCases(results, op, maxBody, propertiesMode)),
     };
   }
 }
 
+/** The classname already names the service and the operationId: a testcase's properties add method and path. */
 function baseProperties(op: OperationResult): Array<[string, string]> {
-  const props: Array<[string, string]> = [['operationId', op.operationId]];
+  const props: Array<[string, string]> = [];
   if (op.method) props.push(['method', op.method]);
   if (op.path) props.push(['path', op.path]);
-  props.push(['service', op.service]);
   return props;
 }
 
-function operationCases(results: RunResults, op: OperationResult, maxBody: number): JCase[] {
+function operationCases(results: RunResults, op: OperationResult, maxBody: number, propertiesMode: 'system-out' | 'element'): JCase[] {
   const classname = `${op.service}.${op.group}.${op.operationId}`;
   const testcase = (caseName: string): Pick<JCase, 'classname' | 'name'> => ({
     classname,
@@ -213,13 +248,47 @@ function operationCases(results: RunResults, op: OperationResult, maxBody: numbe
       },
     ];
   }
-  return op.cases.map((c) => ({
-    ...testcase(c.name),
-    timeMs: c.durationMs,
-    result: caseResult(results, op, c),
-    properties: caseProperties(op, c),
-    out: caseOutput(results, c, maxBody),
-  }));
+  const skips = plainSkips(op.cases);
+  return op.cases.flatMap((c): JCase[] => {
+    const group = skips.get(c);
+    if (group) {
+      // One testcase for the skipped cases of the same reason: the first stands for them all.
+      if (group[0] !== c) return [];
+      const more = group.length > 1 ? ` (+${group.length - 1} more)` : '';
+      return [
+        {
+          ...testcase(`${c.name}${more}`),
+          timeMs: group.reduce((n, x) => n + x.durationMs, 0),
+          result: caseResult(results, op, c),
+          // Properties describe one case; a testcase standing for several has none (results.json names them all).
+          properties: group.length > 1 ? [] : caseProperties(op, c),
+          out: [],
+        },
+      ];
+    }
+    return [
+      {
+        ...testcase(c.name),
+        timeMs: c.durationMs,
+        result: caseResult(results, op, c),
+        properties: caseProperties(op, c),
+        out: caseOutput(results, c, maxBody, propertiesMode),
+      },
+    ];
+  });
+}
+
+/** Skipped cases with nothing but a reason, by reason: each maps to its group (in case order). */
+function plainSkips(cases: CaseResult[]): Map<CaseResult, CaseResult[]> {
+  const byReason = new Map<string, CaseResult[]>();
+  for (const c of cases) {
+    if (c.outcome !== 'skipped' || c.findings.length > 0 || c.exchanges.length > 0 || c.reproduction || c.errorMessage) continue;
+    const reason = c.skipReason ?? '';
+    byReason.set(reason, [...(byReason.get(reason) ?? []), c]);
+  }
+  const groups = new Map<CaseResult, CaseResult[]>();
+  for (const group of byReason.values()) for (const c of group) groups.set(c, group);
+  return groups;
 }
 
 function operationOnlyResult(op: OperationResult): Result | undefined {
@@ -244,7 +313,9 @@ function operationOnlyResult(op: OperationResult): Result | undefined {
 
 function caseProperties(op: OperationResult, c: CaseResult): Array<[string, string]> {
   const props = [...baseProperties(op), ['case-kind', c.kind], ['outcome', c.outcome]] as Array<[string, string]>;
-  for (const check of c.checks) props.push(['check', check.id]);
+  for (const check of c.checks) if (check.status !== 'passed') props.push(['check', check.id]);
+  const passed = c.checks.filter((k) => k.status === 'passed').length;
+  if (passed > 0) props.push(['checks-passed', String(passed)]);
   for (const f of c.findings) {
     if (f.waived) props.push(['waived', `${f.check} until ${f.waived.expires}: ${oneLine(f.waived.reason)}`]);
   }
@@ -255,7 +326,9 @@ function caseResult(results: RunResults, op: OperationResult, c: CaseResult): Re
   const blocking = blockingFindings(c, results.failOn);
   const first = blocking[0];
   const more = blocking.length > 1 ? ` (+${blocking.length - 1} more)` : '';
-  const text = blocking.map(findingText).join('\n\n');
+  // The request line only where the finding is about another operation's call (the properties name method and path).
+  const describe = (f: Finding): string => findingText(f, { request: f.method !== op.method || f.path !== op.path });
+  const text = blocking.map(describe).join('\n\n');
   switch (c.outcome) {
     case 'passed':
       return undefined;
@@ -275,7 +348,8 @@ function caseResult(results: RunResults, op: OperationResult, c: CaseResult): Re
     }
     case 'missing': {
       const why = first?.message ?? op.reason ?? 'the deployment does not serve this operation';
-      return { kind: 'failure', type: first?.check ?? 'operation-present', message: `missing: ${oneLine(why)}${more}`, text };
+      const line = oneLine(why);
+      return { kind: 'failure', type: first?.check ?? 'operation-present', message: `${line.startsWith('missing:') ? '' : 'missing: '}${line}${more}`, text };
     }
     case 'failed':
       if (!first) {
@@ -286,17 +360,21 @@ function caseResult(results: RunResults, op: OperationResult, c: CaseResult): Re
   }
 }
 
-function caseOutput(results: RunResults, c: CaseResult, maxBody: number): string[] {
+function caseOutput(results: RunResults, c: CaseResult, maxBody: number, propertiesMode: 'system-out' | 'element'): string[] {
   const out: string[] = [];
-  if (c.checks.length > 0) out.push(`checks: ${c.checks.map((k) => `${k.id}=${k.status}`).join(', ')}`);
+  const notPassed = c.checks.filter((k) => k.status !== 'passed');
+  const passed = c.checks.length - notPassed.length;
+  // With the properties in <system-out>, they already name the checks that did not pass and count the others.
+  if (c.checks.length > 0 && propertiesMode === 'element') out.push(`checks: ${[...notPassed.map((k) => `${k.id}=${k.status}`), ...(passed > 0 ? [`${passed} passed`] : [])].join(', ')}`);
   const blocking = new Set(blockingFindings(c, results.failOn));
   const others = c.findings.filter((f) => !blocking.has(f));
-  if (others.length > 0) out.push('', 'other findings (not failing this case):', ...others.map(findingText));
+  if (others.length > 0) out.push('', 'other findings (not failing this case):', ...others.map((f) => findingText(f)));
   c.exchanges.forEach((exchange, i) => {
     out.push('', `--- exchange ${i + 1} of ${c.exchanges.length} (${Math.round(exchange.durationMs)} ms) ---`, exchangeTranscript(exchange, maxBody));
   });
   if (c.reproduction) out.push('', 'reproduce (bash script: the setup calls, the call, the clean-up):', c.reproduction);
-  else if (c.curl) out.push('', `reproduce: ${c.curl}`);
+  // A passed case's call held: its curl line stays only with its exchanges (--keep-passed-exchanges).
+  else if (c.curl && !c.omittedExchanges && (c.outcome !== 'passed' || c.exchanges.length > 0)) out.push('', `reproduce: ${c.curl}`);
   return out;
 }
 

@@ -20,6 +20,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { OperationResult, PactInteractionResult, RunResults } from '../model.ts';
 import { summarise, sortOperations } from './outcomes.ts';
+import { expandResults, READABLE_SCHEMA_VERSIONS } from './results-format.ts';
 import { validateResults } from './results-schema.ts';
 import { RESULTS_FILE } from './write.ts';
 
@@ -100,7 +101,14 @@ function mergeOperation(into: OperationResult, other: OperationResult): Operatio
   if (into.outcome === 'not-described') return other;
   const names = new Set(into.cases.map((c) => c.name));
   const extra = other.cases.filter((c) => !names.has(c.name));
-  return { ...into, cases: [...into.cases, ...extra], durationMs: into.durationMs + other.durationMs };
+  const merged: OperationResult = { ...into, cases: [...into.cases, ...extra], durationMs: into.durationMs + other.durationMs };
+  // Passed checks counted per operation (results.json of schemaVersion 2) add up when the other part's cases are new.
+  if (other.passedChecks && extra.length === other.cases.length) {
+    const sum: Record<string, number> = { ...into.passedChecks };
+    for (const [id, n] of Object.entries(other.passedChecks)) sum[id] = (sum[id] ?? 0) + n;
+    merged.passedChecks = sum;
+  }
+  return merged;
 }
 
 /** Merges the results of the shards of one run (see the module comment). */
@@ -186,9 +194,9 @@ export async function readResultsDir(dir: string): Promise<RunResults> {
     throw new ResultsInputError(`${file}: not valid JSON (${(error as Error).message.split('\n')[0] ?? ''})`);
   }
   const version = (data as { schemaVersion?: unknown } | null)?.schemaVersion;
-  if (version !== 1) {
+  if (!READABLE_SCHEMA_VERSIONS.includes(version as number)) {
     throw new ResultsInputError(
-      `${file}: schemaVersion ${JSON.stringify(version)} is not supported (this tool reads schemaVersion 1); produce it with a matching tool version`,
+      `${file}: schemaVersion ${JSON.stringify(version)} is not supported (this tool reads schemaVersion ${READABLE_SCHEMA_VERSIONS.join(' and ')}); produce it with a matching tool version`,
     );
   }
   const errors = validateResults(data);
@@ -197,5 +205,5 @@ export async function readResultsDir(dir: string): Promise<RunResults> {
     const more = errors.length > 1 ? ` (+${errors.length - 1} more)` : '';
     throw new ResultsInputError(`${file}: does not match results.schema.json at ${firstError.instancePath}: ${firstError.message}${more}`);
   }
-  return data as RunResults;
+  return expandResults(data);
 }

@@ -1,10 +1,14 @@
-/** Validation of results.json against contract/results.schema.json (JSON Schema 2020-12). */
+/**
+ * Validation of results.json against contract/results.schema.json (JSON Schema 2020-12), or, for a results.json
+ * of schemaVersion 1, against contract/results-v1.schema.json.
+ */
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 
 export const RESULTS_SCHEMA_URL = new URL('../../../contract/results.schema.json', import.meta.url);
+export const RESULTS_V1_SCHEMA_URL = new URL('../../../contract/results-v1.schema.json', import.meta.url);
 
 type AddFormats = (ajv: Ajv2020, formats?: string[]) => Ajv2020;
 const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
@@ -15,21 +19,24 @@ export interface ResultsSchemaError {
   message: string;
 }
 
-let validate: ValidateFunction | undefined;
+const validators = new Map<URL, ValidateFunction>();
 
-function validator(): ValidateFunction {
+function validator(url: URL): ValidateFunction {
+  let validate = validators.get(url);
   if (!validate) {
-    const schema = JSON.parse(readFileSync(RESULTS_SCHEMA_URL, 'utf8')) as Record<string, unknown>;
+    const schema = JSON.parse(readFileSync(url, 'utf8')) as Record<string, unknown>;
     const ajv = new Ajv2020({ allErrors: true, strict: true });
     addFormats(ajv, ['date-time', 'date']);
     validate = ajv.compile(schema);
+    validators.set(url, validate);
   }
   return validate;
 }
 
-/** Every place where data does not match the results schema; empty when it matches. */
+/** Every place where data does not match the results schema of its schemaVersion; empty when it matches. */
 export function validateResults(data: unknown): ResultsSchemaError[] {
-  const fn = validator();
+  const v1 = (data as { schemaVersion?: unknown } | null)?.schemaVersion === 1;
+  const fn = validator(v1 ? RESULTS_V1_SCHEMA_URL : RESULTS_SCHEMA_URL);
   if (fn(data)) return [];
   return (fn.errors ?? []).map((e) => {
     const params = e.params as Record<string, unknown>;

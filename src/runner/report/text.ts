@@ -106,7 +106,7 @@ export function exchangeTranscript(exchange: Exchange, maxBodyBytes: number): st
 }
 
 /** A finding as indented plain text: message, expected, actual, schema errors, spec location, waiver. */
-export function findingText(finding: Finding): string {
+export function findingText(finding: Finding, options: { request?: boolean } = {}): string {
   const lines = [`[${finding.severity}] ${finding.check}: ${finding.message}`];
   const indent = (text: string): string => text.split('\n').join('\n    ');
   if (finding.expected !== undefined) lines.push(`  expected: ${indent(showValue(finding.expected))}`);
@@ -116,7 +116,7 @@ export function findingText(finding: Finding): string {
     if (e.expected !== undefined) lines.push(`            expected ${JSON.stringify(e.expected)}`);
   }
   if (finding.specLocation) lines.push(`  spec:     ${finding.specLocation}`);
-  lines.push(`  request:  ${finding.method} ${finding.path}`);
+  if (options.request !== false) lines.push(`  request:  ${finding.method} ${finding.path}`);
   if (finding.waived) lines.push(`  waived until ${finding.waived.expires}: ${finding.waived.reason}`);
   return lines.join('\n');
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { RunResults } from '../model.ts';
 import { renderHtmlTo, type HtmlOptions } from './html.ts';
 import { renderJunitTo, type JunitOptions } from './junit.ts';
+import { storedOperation, storedResults } from './results-format.ts';
 
 export interface ReportFiles {
   resultsJson: string;
@@ -21,7 +22,7 @@ export const RESULTS_FILE = 'results.json';
 export const JUNIT_FILE = 'junit.xml';
 export const HTML_FILE = 'index.html';
 
-/** results.json exactly as written: pretty JSON with a final newline. */
+/** results.json exactly as written (schemaVersion 2, see results-format.ts). */
 export function serialiseResults(results: RunResults): string {
   const chunks: string[] = [];
   serialiseResultsTo(results, (chunk) => void chunks.push(chunk));
@@ -29,22 +30,23 @@ export function serialiseResults(results: RunResults): string {
 }
 
 /**
- * results.json piece by piece, one operation at a time, byte for byte what JSON.stringify(results, null, 2)
- * gives: the whole text of a large run is never held in memory.
+ * results.json piece by piece, one operation at a time: compact JSON (no indentation) in schemaVersion 2, one
+ * operation per line, with a final newline. The whole text of a large run is never held in memory.
  */
 export function serialiseResultsTo(results: RunResults, write: (chunk: string) => void): void {
+  const stored = storedResults({ ...results, operations: [] });
   if (results.operations.length === 0) {
-    write(`${JSON.stringify(results, null, 2)}\n`);
+    write(`${JSON.stringify(stored)}\n`);
     return;
   }
   const marker = `operations-${Math.random().toString(36).slice(2)}`;
-  const frame = JSON.stringify({ ...results, operations: marker }, null, 2);
+  const frame = JSON.stringify({ ...stored, operations: marker });
   const at = frame.indexOf(`"${marker}"`);
   write(`${frame.slice(0, at)}[\n`);
   results.operations.forEach((op, i) => {
-    write(`    ${JSON.stringify(op, null, 2).replace(/\n/g, '\n    ')}${i < results.operations.length - 1 ? ',' : ''}\n`);
+    write(`${JSON.stringify(storedOperation(op))}${i < results.operations.length - 1 ? ',' : ''}\n`);
   });
-  write(`  ]${frame.slice(at + marker.length + 2)}\n`);
+  write(`]${frame.slice(at + marker.length + 2)}\n`);
 }
 
 /** Output to a file descriptor through a buffer of about 1 MB (few system calls, little memory). */

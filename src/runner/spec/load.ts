@@ -12,6 +12,7 @@ import type {
 } from '../model.ts';
 import { readFile } from 'node:fs/promises';
 import { ContractError } from './errors.ts';
+import { cachedDescription, rememberDescription, type DescriptionFiles } from './description-cache.ts';
 import { isKnownValid, rememberValid, validityKey } from './validity-cache.ts';
 import { openapi30ToJsonSchema } from './json-schema.ts';
 import { authSchemesOf, linksOf, parameterExample, requestBodiesOf } from './request-shapes.ts';
@@ -45,12 +46,24 @@ export async function loadDescription(source: string): Promise<{ api: Obj; bundl
   let api: unknown;
   let bundled: unknown;
   try {
-    const parser = new SwaggerParser();
-    bundled = await parser.bundle(location);
-    if (!isObj(bundled) || typeof bundled['openapi'] !== 'string' || !/^3\.[01]\./.test(bundled['openapi'])) {
-      throw new ContractError(source, '', 'not an OpenAPI 3.0 or 3.1 description (Swagger 2.0 is not supported)');
+    // An unchanged local description is read back as loaded before (spec/description-cache.ts).
+    const cached = isUrl(location) ? undefined : await cachedDescription(location);
+    if (cached) {
+      ({ bundled, api } = cached);
+    } else {
+      const parser = new SwaggerParser();
+      // The user named this location: a description served on this machine or a private network is allowed
+      // (the parser's default refuses loopback and private addresses).
+      bundled = await parser.bundle(location, { resolve: { http: { safeUrlResolver: false } } } as never);
+      if (!isObj(bundled) || typeof bundled['openapi'] !== 'string' || !/^3\.[01]\./.test(bundled['openapi'])) {
+        throw new ContractError(source, '', 'not an OpenAPI 3.0 or 3.1 description (Swagger 2.0 is not supported)');
+      }
+      const paths = parser.$refs.paths();
+      // The key covers the description and every local file it refers to (the bundling parser read them all).
+      const files = isUrl(location) || paths.some(isUrl) ? undefined : await readAll(paths);
+      api = await validateOrDereference(bundled, files);
+      if (files && isObj(api)) rememberDescription(location, { bundled, api }, files);
     }
-    api = await validateOrDereference(location, bundled, parser.$refs.paths());
   } catch (error) {
     if (error instanceof ContractError) throw error;
     throw toContractError(source, error);
@@ -61,19 +74,19 @@ export async function loadDescription(source: string): Promise<{ api: Obj; bundl
 
 /**
  * Validation (the OpenAPI meta-schema and the spec rules) costs most of the start-up; a local description whose
- * files are byte for byte ones that passed before is only dereferenced. URLs are always validated.
+ * files are byte for byte ones that passed before is only dereferenced. URLs (files undefined) are always validated.
  */
-async function validateOrDereference(location: string, bundled: Obj, files: string[]): Promise<unknown> {
-  // The key covers the description and every local file it refers to (the bundling parser read them all).
-  const known = isUrl(location) || files.some(isUrl) ? undefined : validityKey('openapi', ...(await readAll(files)));
-  if (known && isKnownValid(known)) return new SwaggerParser().dereference(structuredClone(bundled) as never);
+async function validateOrDereference(bundled: Obj, files: DescriptionFiles | undefined): Promise<unknown> {
+  const known = files ? validityKey('openapi', ...[...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).map((f) => `${f.path}\0${f.text}`)) : undefined;
+  // Bundled: every reference is internal, so there is nothing outside the document to look for.
+  if (known && isKnownValid(known)) return new SwaggerParser().dereference(structuredClone(bundled) as never, { resolve: { external: false } } as never);
   const api = await SwaggerParser.validate(structuredClone(bundled) as never);
   if (known) rememberValid(known);
   return api;
 }
 
-async function readAll(files: string[]): Promise<string[]> {
-  return Promise.all([...files].sort().map(async (f) => `${f}\0${await readFile(f, 'utf8')}`));
+async function readAll(files: string[]): Promise<DescriptionFiles> {
+  return Promise.all(files.map(async (path) => ({ path, text: await readFile(path, 'utf8') })));
 }
 
 function toContractError(source: string, error: unknown): ContractError {

@@ -51,6 +51,7 @@ export function documentId(source: string): string {
 }
 
 function decodeToken(raw: string): string {
+  if (!raw.includes('%')) return raw; // nothing to decode (most tokens): no exception frame per token
   try {
     return decodeURIComponent(raw);
   } catch {
@@ -63,7 +64,8 @@ export function resolvePointer(doc: unknown, pointer: string): unknown {
   if (pointer === '' || pointer === '#') return doc;
   let current: unknown = doc;
   for (const raw of pointer.replace(/^#/, '').split('/').slice(1)) {
-    const token = decodeToken(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    const decoded = decodeToken(raw);
+    const token = decoded.includes('~') ? decoded.replace(/~1/g, '/').replace(/~0/g, '~') : decoded;
     if (Array.isArray(current)) current = current[Number(token)];
     else if (isObj(current)) current = current[token];
     else return undefined;

@@ -1,0 +1,200 @@
+/**
+ * results.json on disk (schemaVersion 2) and back. The reports are rendered from the run's results in memory;
+ * results.json stores them compactly, and every reader (merge, --baseline, the tests) expands the file back into
+ * the same model with `expandResults`, whichever schemaVersion wrote it (1 or 2).
+ *
+ * What schemaVersion 2 leaves out of an operation, and how it comes back:
+ *  - empty arrays (`ran`, `checks`, `findings`, `exchanges`) are omitted; they come back empty;
+ *  - checks that passed are counted per operation in `passedChecks` ({ check id: cases it passed in }); a case
+ *    lists in `checks` ({ check id: status }) only the checks that did not pass, and not a failed one that an
+ *    unwaived error finding of the case names (it comes back as failed, after the listed ones);
+ *  - a finding does not repeat its operation's operationId, method and path;
+ *  - a skipped case with nothing but its reason is listed by name under `skipped`, grouped by reason and kind
+ *    ({ reason, cases: { kind: [names] } }); it comes back with durationMs 0 after the cases of its kind;
+ *  - a passed case keeps its `curl` line only when it kept its exchanges (--keep-passed-exchanges, a retry);
+ *  - records left behind that are alike in everything (no id to tell them apart) are one entry with a `count`.
+ * Pure.
+ */
+import type { CaseKind, CaseResult, CheckId, CheckResult, CheckStatus, Finding, LeftBehindRecord, OperationResult, RunResults } from '../model.ts';
+import { sortCases } from './outcomes.ts';
+
+export const RESULTS_SCHEMA_VERSION = 2;
+/** Every schemaVersion this tool reads. */
+export const READABLE_SCHEMA_VERSIONS: readonly number[] = [1, 2];
+
+export interface StoredCase {
+  name: string;
+  kind: CaseKind;
+  outcome: CaseResult['outcome'];
+  durationMs: number;
+  skipReason?: string;
+  errorMessage?: string;
+  flaky?: CaseResult['flaky'];
+  checks?: Record<string, Exclude<CheckStatus, 'passed'>>;
+  findings?: Array<Partial<Finding> & Pick<Finding, 'check' | 'severity' | 'message'>>;
+  exchanges?: CaseResult['exchanges'];
+  curl?: string;
+  reproduction?: string;
+  retried?: boolean;
+  omittedExchanges?: number;
+}
+
+export interface SkippedGroup {
+  reason: string;
+  cases: Partial<Record<CaseKind, string[]>>;
+}
+
+export type StoredOperation = Omit<OperationResult, 'cases' | 'ran'> & {
+  ran?: CaseKind[];
+  passedChecks?: Record<string, number>;
+  cases?: StoredCase[];
+  skipped?: SkippedGroup[];
+};
+
+/** A skipped case that says nothing but its reason: listed by name in its operation's `skipped` groups. */
+function plainSkip(c: CaseResult): c is CaseResult & { skipReason: string } {
+  return (
+    c.outcome === 'skipped' &&
+    typeof c.skipReason === 'string' &&
+    c.checks.length === 0 &&
+    c.findings.length === 0 &&
+    c.exchanges.length === 0 &&
+    c.curl === undefined &&
+    c.reproduction === undefined &&
+    c.errorMessage === undefined &&
+    c.flaky === undefined &&
+    !c.retried &&
+    c.omittedExchanges === undefined
+  );
+}
+
+function storedFinding(f: Finding, op: OperationResult): StoredCase['findings'] extends Array<infer F> | undefined ? F : never {
+  const { operationId, method, path, ...rest } = f;
+  return {
+    ...(operationId !== op.operationId ? { operationId } : {}),
+    ...(method !== op.method ? { method } : {}),
+    ...(path !== op.path ? { path } : {}),
+    ...rest,
+  };
+}
+
+/** The checks an unwaived error finding names: they failed, so their status need not be stored. */
+function impliedFailures(findings: ReadonlyArray<Pick<Finding, 'check' | 'severity' | 'waived'>>): Set<string> {
+  return new Set(findings.filter((f) => f.severity === 'error' && !f.waived).map((f) => f.check));
+}
+
+function storedCase(c: CaseResult, op: OperationResult): StoredCase {
+  const out: StoredCase = { name: c.name, kind: c.kind, outcome: c.outcome, durationMs: c.durationMs };
+  if (c.skipReason !== undefined) out.skipReason = c.skipReason;
+  if (c.errorMessage !== undefined) out.errorMessage = c.errorMessage;
+  if (c.flaky) out.flaky = c.flaky;
+  const implied = impliedFailures(c.findings);
+  const notPassed = c.checks.filter((k) => k.status !== 'passed' && !(k.status === 'failed' && implied.has(k.id)));
+  if (notPassed.length > 0) out.checks = Object.fromEntries(notPassed.map((k) => [k.id, k.status])) as StoredCase['checks'];
+  if (c.findings.length > 0) out.findings = c.findings.map((f) => storedFinding(f, op));
+  if (c.exchanges.length > 0) out.exchanges = c.exchanges;
+  // A passed case's curl repeats a call that held; it stays only with the exchanges it belongs to.
+  if (c.curl !== undefined && (c.outcome !== 'passed' || c.exchanges.length > 0)) out.curl = c.curl;
+  if (c.reproduction !== undefined) out.reproduction = c.reproduction;
+  if (c.retried) out.retried = true;
+  if (c.omittedExchanges !== undefined) out.omittedExchanges = c.omittedExchanges;
+  return out;
+}
+
+/** One operation as schemaVersion 2 stores it (see the module comment). */
+export function storedOperation(op: OperationResult): StoredOperation {
+  const { cases, ran, passedChecks: _passed, ...rest } = op;
+  const out: StoredOperation = { ...rest };
+  if (ran && ran.length > 0) out.ran = ran;
+  const passed: Record<string, number> = { ...op.passedChecks };
+  for (const c of cases) for (const k of c.checks) if (k.status === 'passed') passed[k.id] = (passed[k.id] ?? 0) + 1;
+  if (Object.keys(passed).length > 0) out.passedChecks = passed;
+  const listed: StoredCase[] = [];
+  const groups = new Map<string, SkippedGroup>();
+  for (const c of cases) {
+    if (!plainSkip(c)) {
+      listed.push(storedCase(c, op));
+      continue;
+    }
+    const group = groups.get(c.skipReason) ?? { reason: c.skipReason, cases: {} };
+    groups.set(c.skipReason, group);
+    (group.cases[c.kind] ??= []).push(c.name);
+  }
+  if (listed.length > 0) out.cases = listed;
+  if (groups.size > 0) out.skipped = [...groups.values()];
+  return out;
+}
+
+export type StoredLeftBehind = LeftBehindRecord & { count?: number };
+
+/** Records left behind, alike ones (same fields, in the same order) as one entry counted. */
+export function storedLeftBehind(records: readonly LeftBehindRecord[]): StoredLeftBehind[] {
+  const byText = new Map<string, StoredLeftBehind>();
+  for (const r of records) {
+    const key = JSON.stringify(r);
+    const seen = byText.get(key);
+    if (seen) seen.count = (seen.count ?? 1) + 1;
+    else byText.set(key, { ...r });
+  }
+  return [...byText.values()];
+}
+
+export type StoredResults = Omit<RunResults, 'schemaVersion' | 'operations' | 'leftBehind'> & {
+  schemaVersion: 2;
+  operations: StoredOperation[];
+  leftBehind?: StoredLeftBehind[];
+};
+
+/** Results as schemaVersion 2 stores them: the same top-level fields, each operation stored compactly. */
+export function storedResults(results: RunResults): StoredResults {
+  const stored: StoredResults = { ...results, schemaVersion: 2, operations: results.operations.map(storedOperation) };
+  if (results.leftBehind) stored.leftBehind = storedLeftBehind(results.leftBehind);
+  return stored;
+}
+
+function expandCase(c: StoredCase, op: StoredOperation): CaseResult {
+  const { checks, findings, exchanges, ...rest } = c;
+  const listed = Object.entries(checks ?? {}).map(([id, status]) => ({ id: id as CheckId, status }) satisfies CheckResult);
+  const implied = [...impliedFailures(findings ?? [])]
+    .filter((id) => !listed.some((k) => k.id === id))
+    .map((id) => ({ id: id as CheckId, status: 'failed' as const }));
+  return {
+    ...rest,
+    checks: [...listed, ...implied],
+    findings: (findings ?? []).map(
+      (f) => ({ operationId: op.operationId, method: op.method ?? undefined, path: op.path ?? undefined, ...f }) as Finding,
+    ),
+    exchanges: exchanges ?? [],
+  };
+}
+
+/** One stored operation back in the model (see the module comment). */
+export function expandOperation(op: StoredOperation): OperationResult {
+  const { cases, skipped, passedChecks, ran, ...rest } = op;
+  const all: CaseResult[] = (cases ?? []).map((c) => expandCase(c, op));
+  for (const group of skipped ?? []) {
+    for (const [kind, names] of Object.entries(group.cases) as Array<[CaseKind, string[]]>) {
+      for (const name of names) {
+        all.push({ name, kind, outcome: 'skipped', skipReason: group.reason, durationMs: 0, checks: [], findings: [], exchanges: [] });
+      }
+    }
+  }
+  const out: OperationResult = { ...rest, ...(ran !== undefined || rest.outcome !== 'not-described' ? { ran: ran ?? [] } : {}), cases: sortCases(all) };
+  if (passedChecks) out.passedChecks = passedChecks;
+  return out;
+}
+
+/**
+ * Parsed results.json of any readable schemaVersion as the model the reports and merge work on. The caller
+ * checks the version and the schema first (merge.ts, baseline-file.ts).
+ */
+export function expandResults(data: unknown): RunResults {
+  const results = data as StoredResults | RunResults;
+  if (results.schemaVersion !== 2) return results as RunResults;
+  const stored = results as StoredResults;
+  const expanded = { ...stored, operations: stored.operations.map(expandOperation) } as unknown as RunResults;
+  if (stored.leftBehind) {
+    expanded.leftBehind = stored.leftBehind.flatMap(({ count, ...r }) => Array.from({ length: count ?? 1 }, () => ({ ...r })));
+  }
+  return expanded;
+}
