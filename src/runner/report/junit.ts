@@ -6,7 +6,9 @@
  * "pact" for pact interactions and one named "waivers" when waivers expired. One <testcase> per
  * operation x case, classname "<service>.<group>.<operationId>", name "<operationId> › <case>"; the skipped
  * cases of an operation that carry nothing but the same reason are one <testcase> named after the first of
- * them ("<operationId> › <case> (+N more)"); results.json and index.html name them all.
+ * them ("<operationId> › <case> (+N more)"); results.json and index.html name them all. So are the failing cases
+ * of an operation whose failure was already shown in full (their evidence left out): one <failure> whose text
+ * names the others.
  *
  * Size: the run's properties (contract, verdict, seed, base URLs) are on the first <testsuite> only; the service and operationId are in the classname, not repeated as properties; a testcase lists as properties (and on its "checks:" line) only the checks that did not pass, and
  * how many passed; a failing case whose evidence results.json left out (the same failure shown in full
