@@ -310,9 +310,34 @@ describe('renderJunit', () => {
       { name: 'method', value: 'POST' },
       { name: 'path', value: '/address-types' },
       { name: 'case-kind', value: 'positive' },
-      { name: 'outcome', value: 'passed' },
       { name: 'checks-passed', value: 3 },
     ]);
+  });
+
+  test('failing cases of one operation whose repeated failure was shown in full before are one testcase naming the others; a different failure or kept evidence stays its own', async () => {
+    const raw = rawRun();
+    const op = raw.operations.find((o) => o.cases.some((c) => c.outcome === 'failed' && c.findings.some((f) => f.severity === 'error')))!;
+    const failing = op.cases.find((c) => c.outcome === 'failed' && c.findings.some((f) => f.severity === 'error'))!;
+    const omitted = (name: string, message = failing.findings[0]!.message) => ({
+      ...failing,
+      name,
+      exchanges: [],
+      omittedExchanges: 1,
+      findings: failing.findings.map((f, i) => (i === 0 ? { ...f, message } : f)),
+    });
+    op.cases = [failing, omitted('repeat one'), omitted('repeat two'), omitted('repeat three'), omitted('another failure', 'something else went wrong')];
+    const results = summarise(raw);
+    const root = await parsed(results);
+    const cases = root.testsuite!.flatMap((s) => s.testcase ?? []).filter((c) => c.classname?.endsWith(`.${op.operationId}`));
+    expect(cases.map((c) => c.name)).toEqual([
+      `${op.operationId} › ${failing.name}`,
+      `${op.operationId} › repeat one (+2 more)`,
+      `${op.operationId} › another failure`,
+    ]);
+    const grouped = cases[1]!;
+    expect(grouped.failure?.[0]?.inner).toContain('the same failure in 2 more cases of this operation:\n  repeat two\n  repeat three');
+    expect(cases[2]!.failure?.[0]?.message).toContain('something else went wrong');
+    expect(cases[0]!.failure).toHaveLength(1);
   });
 
   test('a flaky case is a <failure> typed flaky with its attempts; the operation, the counts and the verdict say flaky', () => {

@@ -197,6 +197,42 @@ describe('contract/results.schema.json', () => {
     expect(validateResults(storedResults(full))).toEqual([]);
   });
 
+  test('a repeated failure whose evidence was left out is stored once per operation (sameAs) and comes back with its checks and findings', () => {
+    const results = fixtureRun();
+    const op = results.operations.find((o) => o.cases.some((c) => c.outcome === 'failed' && c.findings.length > 0))!;
+    const failing = op.cases.find((c) => c.outcome === 'failed' && c.findings.length > 0)!;
+    const omitted = (name: string, message?: string) => ({
+      ...failing,
+      name,
+      exchanges: [],
+      omittedExchanges: 1,
+      curl: `curl ${name}`,
+      findings: failing.findings.map((f, i) => (i === 0 && message ? { ...f, message } : f)),
+    });
+    op.cases = [...op.cases, omitted('repeat one'), omitted('repeat two'), omitted('repeat three'), omitted('other', 'a different failure')];
+    const stored = storedResults(results);
+    expect(validateResults(stored)).toEqual([]);
+    const storedCases = stored.operations.find((o) => o.operationId === op.operationId)!.cases!;
+    const byName = (name: string) => storedCases.find((c) => c.name === name)!;
+    expect(byName('repeat one').curl).toBe('curl repeat one');
+    expect(byName('repeat two')).toEqual({ name: 'repeat two', kind: failing.kind, outcome: 'failed', durationMs: failing.durationMs, omittedExchanges: 1, sameAs: 'repeat one' });
+    expect(byName('repeat three').sameAs).toBe('repeat one');
+    expect(byName('other').sameAs).toBeUndefined();
+    const back = expandResults(JSON.parse(JSON.stringify(stored))).operations.find((o) => o.operationId === op.operationId)!;
+    // Passed checks are counted per operation in schemaVersion 2, never per case.
+    const notPassed = <C extends { checks: Array<{ status: string }> }>(c: C): C => ({ ...c, checks: c.checks.filter((k) => k.status !== 'passed') });
+    const original = (name: string) => notPassed(op.cases.find((c) => c.name === name)!);
+    const withoutCurl = (name: string) => {
+      const { curl: _curl, ...rest } = original(name);
+      return rest;
+    };
+    const got = (name: string) => back.cases.find((c) => c.name === name)!;
+    expect(got('repeat two')).toEqual(withoutCurl('repeat two'));
+    expect(got('repeat three')).toEqual(withoutCurl('repeat three'));
+    expect(got('repeat one')).toEqual(original('repeat one'));
+    expect(got('other')).toEqual(original('other'));
+  });
+
   test('schemaVersion 2 rejects what it does not store: empty arrays, passed checks in a case', () => {
     const stored = storedResults(fixtureRun());
     const op = stored.operations[0]!;

@@ -6,7 +6,9 @@
  * "pact" for pact interactions and one named "waivers" when waivers expired. One <testcase> per
  * operation x case, classname "<service>.<group>.<operationId>", name "<operationId> › <case>"; the skipped
  * cases of an operation that carry nothing but the same reason are one <testcase> named after the first of
- * them ("<operationId> › <case> (+N more)"); results.json and index.html name them all.
+ * them ("<operationId> › <case> (+N more)"); results.json and index.html name them all. So are the failing cases
+ * of an operation whose failure was already shown in full (their evidence left out): one <failure> whose text
+ * names the others.
  *
  * Size: the run's properties (contract, verdict, seed, base URLs) are on the first <testsuite> only; the service and operationId are in the classname, not repeated as properties; a testcase lists as properties (and on its "checks:" line) only the checks that did not pass, and
  * how many passed; a failing case whose evidence results.json left out (the same failure shown in full
@@ -22,6 +24,7 @@
 import xmlbuilder from 'xmlbuilder';
 import type { CaseResult, Finding, OperationResult, PactInteractionResult, RunResults } from '../model.ts';
 import { blockingFindings, sortOperations, sortPactInteractions, untestedCase } from './outcomes.ts';
+import { failureSignature } from './evidence-limit.ts';
 import { exchangeTranscript, findingText, seconds } from './text.ts';
 
 export interface JunitOptions {
@@ -249,7 +252,26 @@ function operationCases(results: RunResults, op: OperationResult, maxBody: numbe
     ];
   }
   const skips = plainSkips(op.cases);
+  const repeats = repeatedFailures(op.cases);
   return op.cases.flatMap((c): JCase[] => {
+    const repeated = repeats.get(c);
+    if (repeated) {
+      // One testcase for the failing cases whose failure was already shown in full: the first stands for them all
+      // and its failure text names the others.
+      if (repeated[0] !== c) return [];
+      const result = caseResult(results, op, c);
+      const others = repeated.slice(1).map((x) => x.name);
+      if (result && result.kind !== 'skipped') result.text = `${result.text}\n\nthe same failure in ${others.length} more case${others.length === 1 ? '' : 's'} of this operation:\n${others.map((n) => `  ${n}`).join('\n')}`;
+      return [
+        {
+          ...testcase(`${c.name} (+${others.length} more)`),
+          timeMs: repeated.reduce((n, x) => n + x.durationMs, 0),
+          result,
+          properties: caseProperties(op, c),
+          out: caseOutput(results, c, maxBody, propertiesMode),
+        },
+      ];
+    }
     const group = skips.get(c);
     if (group) {
       // One testcase for the skipped cases of the same reason: the first stands for them all.
@@ -279,6 +301,21 @@ function operationCases(results: RunResults, op: OperationResult, maxBody: numbe
 }
 
 /** Skipped cases with nothing but a reason, by reason: each maps to its group (in case order). */
+/**
+ * Failing cases of one operation with the same failure (failureSignature) whose evidence results.json left out
+ * (evidence-limit.ts: that failure was shown in full before), when there are two or more of them.
+ */
+function repeatedFailures(cases: CaseResult[]): Map<CaseResult, CaseResult[]> {
+  const bySignature = new Map<string, CaseResult[]>();
+  for (const c of cases) {
+    if (c.outcome !== 'failed' || !c.omittedExchanges || c.exchanges.length > 0 || c.reproduction) continue;
+    const signature = failureSignature(c);
+    bySignature.set(signature, [...(bySignature.get(signature) ?? []), c]);
+  }
+  const groups = new Map<CaseResult, CaseResult[]>();
+  for (const group of bySignature.values()) if (group.length > 1) for (const c of group) groups.set(c, group);
+  return groups;
+}
 function plainSkips(cases: CaseResult[]): Map<CaseResult, CaseResult[]> {
   const byReason = new Map<string, CaseResult[]>();
   for (const c of cases) {
@@ -312,7 +349,10 @@ function operationOnlyResult(op: OperationResult): Result | undefined {
 }
 
 function caseProperties(op: OperationResult, c: CaseResult): Array<[string, string]> {
-  const props = [...baseProperties(op), ['case-kind', c.kind], ['outcome', c.outcome]] as Array<[string, string]>;
+  // The outcome only where the testcase's element does not say it (failed: <failure>, errored: <error>,
+  // skipped: <skipped>, passed: none).
+  const implied = c.outcome === 'failed' || c.outcome === 'errored' || c.outcome === 'skipped' || c.outcome === 'passed';
+  const props = [...baseProperties(op), ['case-kind', c.kind], ...(implied ? [] : [['outcome', c.outcome]])] as Array<[string, string]>;
   for (const check of c.checks) if (check.status !== 'passed') props.push(['check', check.id]);
   const passed = c.checks.filter((k) => k.status === 'passed').length;
   if (passed > 0) props.push(['checks-passed', String(passed)]);

@@ -12,7 +12,10 @@
  *  - a skipped case with nothing but its reason is listed by name under `skipped`, grouped by reason and kind
  *    ({ reason, cases: { kind: [names] } }); it comes back with durationMs 0 after the cases of its kind;
  *  - a passed case keeps its `curl` line only when it kept its exchanges (--keep-passed-exchanges, a retry);
- *  - records left behind that are alike in everything (no id to tell them apart) are one entry with a `count`.
+ *  - records left behind that are alike in everything (no id to tell them apart) are one entry with a `count`;
+ *  - a failing case whose evidence was left out (evidence-limit.ts) and whose checks and findings are those of an
+ *    earlier such case of the same operation is stored as `sameAs: <that case's name>`: it comes back with that
+ *    case's checks and findings, without a curl line of its own (the one named keeps its curl line).
  * Pure.
  */
 import type { CaseKind, CaseResult, CheckId, CheckResult, CheckStatus, Finding, LeftBehindRecord, OperationResult, RunResults } from '../model.ts';
@@ -37,6 +40,8 @@ export interface StoredCase {
   reproduction?: string;
   retried?: boolean;
   omittedExchanges?: number;
+  /** The earlier case of the operation with the same checks and findings (see the module comment). */
+  sameAs?: string;
 }
 
 export interface SkippedGroup {
@@ -65,6 +70,21 @@ function plainSkip(c: CaseResult): c is CaseResult & { skipReason: string } {
     c.flaky === undefined &&
     !c.retried &&
     c.omittedExchanges === undefined
+  );
+}
+
+/** A failing case whose evidence was left out and that carries nothing but its checks and findings. */
+function repeatable(c: CaseResult): boolean {
+  return (
+    c.outcome === 'failed' &&
+    c.omittedExchanges !== undefined &&
+    c.exchanges.length === 0 &&
+    c.findings.length > 0 &&
+    c.reproduction === undefined &&
+    c.errorMessage === undefined &&
+    c.skipReason === undefined &&
+    c.flaky === undefined &&
+    !c.retried
   );
 }
 
@@ -111,9 +131,20 @@ export function storedOperation(op: OperationResult): StoredOperation {
   if (Object.keys(passed).length > 0) out.passedChecks = passed;
   const listed: StoredCase[] = [];
   const groups = new Map<string, SkippedGroup>();
+  const repeated = new Map<string, string>();
   for (const c of cases) {
     if (!plainSkip(c)) {
-      listed.push(storedCase(c, op));
+      const stored = storedCase(c, op);
+      if (repeatable(c)) {
+        const key = JSON.stringify([stored.outcome, stored.checks, stored.findings]);
+        const first = repeated.get(key);
+        if (first === undefined) repeated.set(key, c.name);
+        else {
+          listed.push({ name: c.name, kind: c.kind, outcome: c.outcome, durationMs: c.durationMs, omittedExchanges: c.omittedExchanges, sameAs: first });
+          continue;
+        }
+      }
+      listed.push(stored);
       continue;
     }
     const group = groups.get(c.skipReason) ?? { reason: c.skipReason, cases: {} };
@@ -171,7 +202,13 @@ function expandCase(c: StoredCase, op: StoredOperation): CaseResult {
 /** One stored operation back in the model (see the module comment). */
 export function expandOperation(op: StoredOperation): OperationResult {
   const { cases, skipped, passedChecks, ran, ...rest } = op;
-  const all: CaseResult[] = (cases ?? []).map((c) => expandCase(c, op));
+  const byName = new Map((cases ?? []).map((c) => [c.name, c]));
+  const all: CaseResult[] = (cases ?? []).map((c) => {
+    if (c.sameAs === undefined) return expandCase(c, op);
+    const { sameAs, ...rest } = c;
+    const first = byName.get(sameAs);
+    return expandCase({ ...rest, ...(first?.checks ? { checks: first.checks } : {}), ...(first?.findings ? { findings: first.findings } : {}) }, op);
+  });
   for (const group of skipped ?? []) {
     for (const [kind, names] of Object.entries(group.cases) as Array<[CaseKind, string[]]>) {
       for (const name of names) {
