@@ -23,8 +23,11 @@ export class SharedValues {
     if (value === undefined || value.length > MAX_SHARED_LENGTH) return value;
     const known = this.texts.get(value);
     if (known !== undefined) return known;
-    if (this.texts.size < MAX_ENTRIES) this.texts.set(value, value);
-    return value;
+    // A short text cut from a long one (a message quoting a body) may share the long one's memory and keep all of
+    // it alive: what is remembered is a copy of its own.
+    const own = ownCopy(value);
+    if (this.texts.size < MAX_ENTRIES) this.texts.set(own, own);
+    return own;
   }
 
   /** The first equal list of check results seen (id and status only), else this one. */
@@ -51,6 +54,11 @@ export class SharedValues {
     for (const [key, value] of Object.entries(shared)) if (typeof value === 'string') shared[key] = this.text(value);
     return shared as unknown as Finding;
   }
+}
+
+/** The same text in a string of its own (JSON round trip keeps every code unit, lone surrogates included). */
+function ownCopy(value: string): string {
+  return JSON.parse(JSON.stringify(value)) as string;
 }
 
 function plainCheck(c: CheckResult): boolean {
