@@ -8,7 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { schedule } from '../../src/runner/execute/scheduler.ts';
 import type { CaseResult, Operation } from '../../src/runner/model.ts';
 import type { OperationPlan, PlannedCase } from '../../src/runner/plan/cases.ts';
-import { compactCase, RECORDED_BODY_CAP } from '../../src/runner/report/assemble.ts';
+import { compactCase, RECORDED_BODY_CAP, recordedLength } from '../../src/runner/report/assemble.ts';
 
 function plan(operationId: string, cases: number): OperationPlan {
   return {
@@ -185,5 +185,25 @@ describe('compactCase', () => {
     expect(kept.response?.size).toBe(big.length);
     expect(kept.response?.json).toBeUndefined();
     expect(huge.response.body).toHaveLength(RECORDED_BODY_CAP * 3);
+  });
+
+  test('a body is cut where its JSON in results.json would pass the cap: control characters take six, a character pair is never split', () => {
+    const zeros = '\u0000'.repeat(RECORDED_BODY_CAP);
+    const binary = { ...exchange, response: { status: 200, headers: {}, body: zeros, truncated: false, size: zeros.length } };
+    const kept = compactCase({ ...base, outcome: 'failed', exchanges: [binary] }, false).exchanges[0]!;
+    expect(kept.response?.truncated).toBe(true);
+    expect(kept.response?.size).toBe(zeros.length);
+    expect(JSON.stringify(kept.response?.body).length - 2).toBeLessThanOrEqual(RECORDED_BODY_CAP);
+    expect(kept.response?.body).toHaveLength(Math.floor(RECORDED_BODY_CAP / 6));
+    const emoji = '\u{1F600}'.repeat(RECORDED_BODY_CAP); // two code units each, not escaped
+    const cut = recordedLength(emoji);
+    expect(cut % 2).toBe(0);
+    expect(cut).toBe(RECORDED_BODY_CAP);
+    const quotes = 'a"'.repeat(RECORDED_BODY_CAP / 2);
+    expect(JSON.stringify(quotes.slice(0, recordedLength(quotes))).length - 2).toBeLessThanOrEqual(RECORDED_BODY_CAP);
+    expect(recordedLength('plain text')).toBe(10);
+    // A body within the cap as JSON is kept whole, with its parsed form.
+    const small = { ...exchange, response: { status: 200, headers: {}, body: '{"a":1}', json: { a: 1 }, truncated: false, size: 7 } };
+    expect(compactCase({ ...base, outcome: 'failed', exchanges: [small] }, false).exchanges[0]).toEqual(small);
   });
 });

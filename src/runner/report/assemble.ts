@@ -72,20 +72,51 @@ export function compactCase(result: CaseResult, keepPassedExchanges: boolean): C
 }
 
 /**
- * Bodies kept in the reports are cut at this size (the checks saw up to the body cap): a report carries the
- * evidence of a huge or binary answer without its megabytes. `size` keeps the real size, `truncated` says so.
+ * Bodies kept in the reports are cut where they would take more than this many characters in results.json (the
+ * checks saw up to the body cap): a report carries the evidence of a huge or binary answer without its megabytes
+ * (a control character takes six characters as JSON, so a body of NUL bytes is cut at about 11,000). `size` keeps
+ * the real size, `truncated` says so.
  */
 export const RECORDED_BODY_CAP = 64 * 1024;
 
+/** How many leading characters of `text` fit in RECORDED_BODY_CAP characters of JSON (all of them: its length). */
+export function recordedLength(text: string): number {
+  // Every character takes at most six characters as JSON: a short text always fits.
+  if (text.length * 6 <= RECORDED_BODY_CAP) return text.length;
+  let width = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    let w = 1;
+    if (code < 0x20) w = code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d ? 2 : 6;
+    else if (code === 0x22 || code === 0x5c) w = 2;
+    else if (code >= 0xd800 && code <= 0xdfff) {
+      const pair = code <= 0xdbff ? text.charCodeAt(i + 1) : NaN;
+      if (pair >= 0xdc00 && pair <= 0xdfff) {
+        if (width + 2 > RECORDED_BODY_CAP) return i;
+        width += 2;
+        i++;
+        continue;
+      }
+      w = 6; // a lone surrogate is escaped
+    }
+    if (width + w > RECORDED_BODY_CAP) return i;
+    width += w;
+  }
+  return text.length;
+}
+
 function oversized(e: Exchange): boolean {
-  return (e.response?.body.length ?? 0) > RECORDED_BODY_CAP || (e.request.body?.length ?? 0) > RECORDED_BODY_CAP;
+  const request = e.request.body;
+  const response = e.response?.body;
+  return (request !== undefined && recordedLength(request) < request.length) || (response !== undefined && recordedLength(response) < response.length);
 }
 
 function capRecorded(e: Exchange): Exchange {
   if (!oversized(e)) return e;
-  const request = e.request.body !== undefined && e.request.body.length > RECORDED_BODY_CAP ? { ...e.request, body: e.request.body.slice(0, RECORDED_BODY_CAP) } : e.request;
-  if (!e.response || e.response.body.length <= RECORDED_BODY_CAP) return { ...e, request };
+  const requestBody = e.request.body;
+  const request = requestBody !== undefined && recordedLength(requestBody) < requestBody.length ? { ...e.request, body: requestBody.slice(0, recordedLength(requestBody)) } : e.request;
+  if (!e.response || recordedLength(e.response.body) >= e.response.body.length) return { ...e, request };
   // The parsed JSON of a cut body would repeat what was cut: only the text is kept.
   const { json: _json, ...response } = e.response;
-  return { ...e, request, response: { ...response, body: response.body.slice(0, RECORDED_BODY_CAP), truncated: true } };
+  return { ...e, request, response: { ...response, body: response.body.slice(0, recordedLength(response.body)), truncated: true } };
 }
