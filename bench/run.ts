@@ -363,7 +363,7 @@ const output = [
   ...perOp,
   `\n(c) raw ceiling: undici alone against the stub at concurrency ${CONCURRENCY}: ${fmt(ceiling)} requests/s`,
   ...[stubRow, ...synthetic.filter((r) => r.label.includes('200'))].map((r) => `    ${r.label}: ${fmt(r.requestsPerSecond)} requests/s = ${fmt((100 * r.requestsPerSecond) / ceiling, 1)} % of the ceiling`),
-  '\nsteady rate: requests/s from the first to the last request (the execution phase, without start-up, loading, planning and reports)',
+  '\nsteady rate: requests/s from the first to the last request (the execution phase, with each operation planned as it is reached; without start-up, loading and reports)',
   ...[...rows, ...synthetic].filter((r) => r.steadyRps !== undefined).map((r) => `    ${r.label}: ${fmt(r.steadyRps!)} requests/s = ${fmt((100 * r.steadyRps!) / ceiling, 1)} % of the ceiling`),
 ].join('\n');
 process.stdout.write(`${output}\n`);
