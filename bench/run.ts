@@ -19,8 +19,8 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import { gzipSync } from 'node:zlib';
-import { parse, stringify } from 'yaml';
 import { startReferenceService } from '../src/reference-service/index.ts';
+import { syntheticContract } from './synthetic-contract.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const BIN = join(root, 'bin/conformance.mjs');
@@ -242,26 +242,9 @@ interface Row {
 // ---------------------------------------------------------------------------------------------------------
 // Synthetic contracts: the address-type operations repeated under /s<k>/ until there are N operations.
 
-function syntheticContract(n: number): string {
-  const doc = parse(readFileSync(join(root, 'contract/customer-service.openapi.yaml'), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
-  const template = Object.entries(doc.paths).filter(([path]) => path.startsWith('/address-types'));
-  const paths: Record<string, unknown> = {};
-  let count = 0;
-  for (let k = 1; count < n; k++) {
-    for (const [path, item] of template) {
-      const copy: Record<string, unknown> = {};
-      for (const [method, op] of Object.entries(item)) {
-        if (count >= n) break;
-        if (typeof op === 'object' && op !== null && 'operationId' in op) {
-          copy[method] = { ...op, operationId: `${op.operationId}-s${k}` };
-          count++;
-        } else copy[method] = op;
-      }
-      if (Object.keys(copy).some((m) => typeof copy[m] === 'object' && copy[m] !== null && 'operationId' in (copy[m] as object))) paths[`/s${k}${path}`] = copy;
-    }
-  }
+function syntheticContractFile(n: number): string {
   const file = join(work, `synthetic-${n}.openapi.yaml`);
-  writeFileSync(file, stringify({ ...doc, paths }));
+  writeFileSync(file, syntheticContract(n));
   return file;
 }
 
@@ -323,12 +306,12 @@ await bomb.close();
 // (b) synthetic contracts (generated cases only: --include selects every operation and no scenario suite)
 const synthetic: Row[] = [];
 for (const n of SIZES) {
-  const spec = syntheticContract(n);
+  const spec = syntheticContractFile(n);
   synthetic.push(await measure(`synthetic N=${n}, stub 200 {}`, ['--spec', spec, '--include', 'customer-service', '--base-url', `${ok.url}/customer-service`, '--allow-irreversible'], 1));
 }
 const notFound = await stub('not-found');
 const largest = Math.max(...SIZES);
-synthetic.push(await measure(`synthetic N=${largest}, stub 404 (all missing)`, ['--spec', syntheticContract(largest), '--include', 'customer-service', '--base-url', `${notFound.url}/customer-service`], 1));
+synthetic.push(await measure(`synthetic N=${largest}, stub 404 (all missing)`, ['--spec', syntheticContractFile(largest), '--include', 'customer-service', '--base-url', `${notFound.url}/customer-service`], 1));
 await notFound.close();
 
 // (c) raw ceiling

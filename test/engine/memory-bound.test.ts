@@ -5,14 +5,13 @@
  * address-type operations repeated) against an in-process server whose every answer is a large JSON body:
  * whatever the run kept per operation would show as hundreds of those bodies on the heap.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { parse, stringify } from 'yaml';
 import type { RunConfig } from '../../src/runner/execute/config.ts';
 import { schedule } from '../../src/runner/execute/scheduler.ts';
 import { Session } from '../../src/runner/execute/session.ts';
@@ -20,6 +19,7 @@ import { planOperation, type OperationPlan } from '../../src/runner/plan/cases.t
 import { loadExamples } from '../../src/runner/spec/examples.ts';
 import { loadContract } from '../../src/runner/spec/load.ts';
 import { loadProfiles, profileFor } from '../../src/runner/spec/profiles.ts';
+import { syntheticContract } from '../../bench/synthetic-contract.ts';
 import { removeTemps, ROOT, tempDir } from './support.ts';
 
 const OPERATIONS = 240;
@@ -36,27 +36,6 @@ let kept: unknown;
 let baseUrl = '';
 let specFile = '';
 
-/** The address-type operations repeated under /s<k>/ until there are n operations (as the benchmark does). */
-function syntheticContract(n: number): string {
-  const doc = parse(readFileSync(join(ROOT, 'contract/customer-service.openapi.yaml'), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
-  const template = Object.entries(doc.paths).filter(([path]) => path.startsWith('/address-types'));
-  const paths: Record<string, unknown> = {};
-  let count = 0;
-  for (let k = 1; count < n; k++) {
-    for (const [path, item] of template) {
-      const copy: Record<string, unknown> = {};
-      for (const [method, op] of Object.entries(item)) {
-        if (typeof op === 'object' && op !== null && 'operationId' in op) {
-          if (count >= n) continue;
-          copy[method] = { ...op, operationId: `${(op as { operationId: string }).operationId}-s${k}` };
-          count++;
-        } else copy[method] = op;
-      }
-      paths[`/s${k}${path}`] = copy;
-    }
-  }
-  return stringify({ ...doc, paths });
-}
 
 beforeAll(async () => {
   const body = JSON.stringify({ padding: 'x'.repeat(BODY_BYTES) });

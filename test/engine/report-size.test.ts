@@ -5,38 +5,17 @@
  * (every operation missing); the difference between the two sizes, per added operation, is pinned for each
  * report file. Bytes, not time.
  */
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { parse, stringify } from 'yaml';
-import { removeTemps, ROOT, runCli, tempDir, TOKEN } from './support.ts';
+import { syntheticContract } from '../../bench/synthetic-contract.ts';
+import { removeTemps, runCli, tempDir, TOKEN } from './support.ts';
 
 const FILES = ['results.json', 'junit.xml', 'index.html'] as const;
 type File = (typeof FILES)[number];
 
-/** The address-type operations of the contract repeated under /s<k>/ until there are n. */
-function syntheticContract(n: number): string {
-  const doc = parse(readFileSync(join(ROOT, 'contract/customer-service.openapi.yaml'), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
-  const template = Object.entries(doc.paths).filter(([p]) => p.startsWith('/address-types'));
-  const paths: Record<string, Record<string, unknown>> = {};
-  let count = 0;
-  for (let k = 1; count < n; k++) {
-    for (const [path, item] of template) {
-      const copy: Record<string, unknown> = {};
-      for (const [method, op] of Object.entries(item)) {
-        if (op && typeof op === 'object' && 'operationId' in op) {
-          if (count >= n) continue;
-          copy[method] = { ...op, operationId: `${String((op as { operationId: string }).operationId)}-s${k}` };
-          count++;
-        } else copy[method] = op;
-      }
-      if (Object.values(copy).some((o) => o && typeof o === 'object' && 'operationId' in o)) paths[`/s${k}${path}`] = copy;
-    }
-  }
-  return stringify({ ...doc, paths });
-}
 
 function stub(status: number, body: string, type: string): Promise<Server> {
   const server = createServer((req, res) => {
