@@ -68,7 +68,8 @@ export function compactCase(result: CaseResult, keepPassedExchanges: boolean): C
     const { curl: _curl, reproduction: _reproduction, ...summary } = result;
     return { ...summary, exchanges: [] };
   }
-  return curled.exchanges.some(oversized) ? { ...curled, exchanges: curled.exchanges.map(capRecorded) } : curled;
+  const exchanges = curled.exchanges.map(capRecorded);
+  return exchanges.every((e, i) => e === curled.exchanges[i]) ? curled : { ...curled, exchanges };
 }
 
 /**
@@ -105,18 +106,17 @@ export function recordedLength(text: string): number {
   return text.length;
 }
 
-function oversized(e: Exchange): boolean {
-  const request = e.request.body;
-  const response = e.response?.body;
-  return (request !== undefined && recordedLength(request) < request.length) || (response !== undefined && recordedLength(response) < response.length);
-}
-
+/** The exchange with its bodies cut to what the reports keep (the same object when nothing is cut). */
 function capRecorded(e: Exchange): Exchange {
-  if (!oversized(e)) return e;
   const requestBody = e.request.body;
-  const request = requestBody !== undefined && recordedLength(requestBody) < requestBody.length ? { ...e.request, body: requestBody.slice(0, recordedLength(requestBody)) } : e.request;
-  if (!e.response || recordedLength(e.response.body) >= e.response.body.length) return { ...e, request };
+  const requestKept = requestBody === undefined ? 0 : recordedLength(requestBody);
+  const responseKept = e.response ? recordedLength(e.response.body) : 0;
+  const requestCut = requestBody !== undefined && requestKept < requestBody.length;
+  const responseCut = e.response !== undefined && responseKept < e.response.body.length;
+  if (!requestCut && !responseCut) return e;
+  const request = requestCut ? { ...e.request, body: requestBody.slice(0, requestKept) } : e.request;
+  if (!responseCut || !e.response) return { ...e, request };
   // The parsed JSON of a cut body would repeat what was cut: only the text is kept.
   const { json: _json, ...response } = e.response;
-  return { ...e, request, response: { ...response, body: response.body.slice(0, recordedLength(response.body)), truncated: true } };
+  return { ...e, request, response: { ...response, body: response.body.slice(0, responseKept), truncated: true } };
 }
