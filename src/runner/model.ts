@@ -229,12 +229,27 @@ export interface CheckResult {
   status: CheckStatus;
 }
 
+/** Why a case did not run, as a kind (reports group and explain by it); the reason text says what happened. */
+export type SkipKind =
+  | 'read-only'
+  | 'irreversible'
+  | 'otp-source'
+  | 'no-producer'
+  | 'interrupted'
+  | 'missing'
+  | 'unverified'
+  | 'setup-failed'
+  | 'no-request'
+  | 'max-failures'
+  | 'not-applicable';
+
 export interface CaseResult {
   /** Stable case name, e.g. "positive", "auth: no token", "negative: missing body field code". */
   name: string;
   kind: CaseKind;
   outcome: CaseOutcome;
   skipReason?: string;
+  skipKind?: SkipKind;
   /** Message of a tool or network error (outcome errored). */
   errorMessage?: string;
   /** Outcome flaky: identical attempts of the case disagreed; how many attempts were made and how many failed. */

@@ -5,7 +5,7 @@
  * finding of it (Session.side). The call the case is about is judged again with its intent (`judgeIntent`).
  */
 import { CHECKS } from '../checks/registry.ts';
-import type { CaseResult, Exchange, Operation } from '../model.ts';
+import type { CaseResult, Exchange, Operation, SkipKind } from '../model.ts';
 import type { PlannedCase } from '../plan/cases.ts';
 import { Evidence, judge, type JudgeInput, type Judgement } from './judge.ts';
 import type { CallRequest } from './request-builder.ts';
@@ -108,13 +108,14 @@ export class CaseRun {
   }
 
   /** A case that could not go on, with why; what its own operation's answers showed so far still counts. */
-  skipped(reason: string): CaseResult {
+  skipped(reason: string, kind: SkipKind = 'not-applicable'): CaseResult {
     if (this.evidence.failing) return this.result();
     return {
       name: this.planned.name,
       kind: this.planned.kind,
       outcome: 'skipped',
       skipReason: reason,
+      skipKind: kind,
       checks: [],
       findings: [],
       exchanges: this.exchanges,

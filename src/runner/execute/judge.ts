@@ -99,44 +99,38 @@ function defectKey(f: Finding, status: number | undefined): string {
 
 /**
  * The same response defect seen by several cases of one operation (an undocumented status, a schema violation
- * on every answer) is shown once: in the first case that saw it, with the count of all; the later cases keep
- * only what their own intent found, and pass when nothing else failed. Cases in their planned order.
+ * on every answer) is shown once: in full in the first case that saw it, with the count of all; a later case
+ * that saw it too still fails on it (its own request showed it), with a short finding that points to the first.
+ * Cases in their planned order.
  */
 export function groupAcrossCases(cases: CaseResult[]): CaseResult[] {
-  const first = new Map<string, Finding>();
+  const first = new Map<string, { finding: Finding; caseName: string }>();
   const counts = new Map<Finding, number>();
   const key = (f: Finding) => [f.check, f.severity, f.specLocation ?? '', f.schemaErrors?.[0]?.schemaPath ?? '', f.schemaErrors?.[0]?.instancePath ?? '', f.check === 'status-code-conformance' ? JSON.stringify(f.actual) : ''].join('\u0000');
-  return cases.map((c) => {
+  const out = cases.map((c) => {
     if (c.findings.length === 0) return c;
-    // Only a case whose own intent was judged gives a repeated defect away: a case of many variations (coverage,
-    // fuzzing, presence) keeps what it saw, or it would read "passed" for requests that all failed.
-    const intentJudged = c.checks.some((r) => r.status !== 'skipped' && CHECKS.get(r.id)?.scope === 'intent');
-    const kept: Finding[] = [];
-    const dropped = new Set<string>();
-    for (const f of c.findings) {
+    const findings = c.findings.map((f) => {
       // A timeout stays with each case it ended: that case's request got no answer, so its intent never ran.
-      if (f.waived || f.check === 'response-timeout' || CHECKS.get(f.check)?.scope !== 'response') {
-        kept.push(f);
-        continue;
-      }
+      if (f.waived || f.check === 'response-timeout' || CHECKS.get(f.check)?.scope !== 'response') return f;
       const k = key(f);
       const shown = first.get(k);
-      if (!shown || !intentJudged) {
+      if (!shown) {
         const own = { ...f };
-        if (!shown) first.set(k, own);
+        first.set(k, { finding: own, caseName: c.name });
         counts.set(own, f.count ?? 1);
-        kept.push(own);
-      } else {
-        counts.set(shown, (counts.get(shown) ?? 1) + (f.count ?? 1));
-        dropped.add(f.check);
+        return own;
       }
-    }
-    if (dropped.size === 0) return { ...c, findings: kept };
-    const still = new Set(kept.map((f) => f.check));
-    const checks = c.checks.filter((r) => !dropped.has(r.id) || still.has(r.id));
-    const outcome = c.outcome === 'failed' && !kept.some((f) => f.severity === 'error') ? 'passed' : c.outcome;
-    return { ...c, findings: kept, checks, outcome };
-  }).map((c) => ({ ...c, findings: c.findings.map((f) => ((counts.get(f) ?? 1) > 1 ? counted(f, counts.get(f) as number) : f)) }));
+      counts.set(shown.finding, (counts.get(shown.finding) ?? 1) + (f.count ?? 1));
+      const { schemaErrors: _errors, count: _count, ...rest } = f;
+      return { ...rest, message: `the same as in "${shown.caseName}": ${firstLine(shown.finding.message)}` };
+    });
+    return { ...c, findings };
+  });
+  return out.map((c) => ({ ...c, findings: c.findings.map((f) => ((counts.get(f) ?? 1) > 1 ? counted(f, counts.get(f) as number) : f)) }));
+}
+
+function firstLine(text: string): string {
+  return (text.split('\n')[0] ?? '').replace(/ \(seen on \d+ requests\)$/, '');
 }
 
 /** A finding seen on `count` requests: the count kept, and said in its message. */

@@ -476,16 +476,16 @@ export class Session implements CaseHost {
   async runCase(planned: PlannedCase): Promise<CaseResult> {
     const max = this.config.maxFailures;
     if (max !== undefined && this.failedOperations.size >= max && !this.failedOperations.has(planned.operationId)) {
-      return { name: planned.name, kind: planned.kind, outcome: 'skipped', skipReason: `not run: --max-failures ${max} reached (${this.failedOperations.size} operations failed)`, durationMs: 0, checks: [], findings: [], exchanges: [] };
+      return { name: planned.name, kind: planned.kind, outcome: 'skipped', skipReason: `not run: --max-failures ${max} reached (${this.failedOperations.size} operations failed)`, skipKind: 'max-failures', durationMs: 0, checks: [], findings: [], exchanges: [] };
     }
     const secrets: string[] = [];
     const run = new CaseRun(this, planned, this.operation(planned.operationId));
     let result: CaseResult;
     try {
-      result = planned.skip ? run.skipped(planned.skip) : await runPhase(this, run, secrets);
+      result = planned.skip ? run.skipped(planned.skip, planned.skipKind) : await runPhase(this, run, secrets);
     } catch (error) {
       if (!(error instanceof Skip)) throw error;
-      result = run.skipped(error.message);
+      result = run.skipped(error.message, error.kind);
     }
     redactFlowSecrets(result.exchanges, secrets);
     if (result.outcome === 'failed' || result.outcome === 'flaky') this.failedOperations.add(planned.operationId);

@@ -3,17 +3,9 @@
  * kind), the message says what happened. A case that cannot run raises a Skip; the session turns it into a
  * skipped case with that reason. Nothing parses the text again.
  */
-export type SkipKind =
-  | 'read-only'
-  | 'irreversible'
-  | 'otp-source'
-  | 'no-producer'
-  | 'interrupted'
-  | 'missing'
-  | 'setup-failed'
-  | 'no-request'
-  | 'max-failures'
-  | 'not-applicable';
+import type { SkipKind } from '../model.ts';
+
+export type { SkipKind };
 
 export class Skip extends Error {
   constructor(

@@ -1,5 +1,5 @@
 import { AUTH_VARIANTS, type InvalidAuth } from '../http/auth-variants.ts';
-import type { CaseKind, Contract, JsonSchema, Operation } from '../model.ts';
+import type { CaseKind, Contract, JsonSchema, Operation, SkipKind } from '../model.ts';
 import type { Examples, Expectation, RequestExample, SetupStep } from '../spec/examples.ts';
 import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../spec/json-schema.ts';
 import { isIrreversible, sideEffectOf, type Profile } from '../spec/profile.ts';
@@ -44,8 +44,9 @@ export interface PlannedCase {
   /** Path ids come from records the run creates: none, one fixture shared by the operation, or a fresh one. */
   fixture: 'none' | 'shared' | 'fresh';
   expect: Expectation[];
-  /** Set when the case cannot run under the plan's options: the named reason. */
+  /** Set when the case cannot run under the plan's options: the named reason, and its kind. */
   skip?: string;
+  skipKind?: SkipKind;
   /** A negative case that leaves out this required parameter (a header the user sends with -H cannot be left out). */
   omits?: OmittedParameter;
   /** A negative case any 4xx rejects correctly (the profile states no status for invalid input). */
@@ -137,16 +138,16 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
     setup: example.setup ?? [],
     ...over,
   });
-  const gate = (request: RequestPlan, kind: CaseKind, fixture: PlannedCase['fixture']): string | undefined =>
+  const gate = (request: RequestPlan, kind: CaseKind, fixture: PlannedCase['fixture']): PlannedSkip | undefined =>
     skipReason(contract, profile, op, request, kind, fixture, options, body);
 
-  const add = (c: Omit<PlannedCase, 'operationId' | 'skip' | 'expect'> & { expect?: Expectation[] }) => {
+  const add = (c: Omit<PlannedCase, 'operationId' | 'skip' | 'skipKind' | 'expect'> & { expect?: Expectation[] }) => {
     // A case runs only the setup steps its own request uses (an auth case uses none: see withoutSetup).
     c.request = c.kind === 'auth' ? withoutSetup(c.request) : { ...c.request, setup: neededSetup(c.request) };
     // A semantic case may be answered with success (e.g. "not valid"): under --read-only it is not a probe that
     // must be rejected, so an unsafe method does not run.
-    const skip = c.expectation === 'semantic' && options.readOnly && !safe ? 'not a safe method (--read-only)' : gate(c.request, c.kind, c.fixture);
-    cases.push({ operationId: op.operationId, expect: [], ...c, ...(skip ? { skip } : {}) });
+    const skip: PlannedSkip | undefined = c.expectation === 'semantic' && options.readOnly && !safe ? { kind: 'read-only', reason: 'not a safe method (--read-only)' } : gate(c.request, c.kind, c.fixture);
+    cases.push({ operationId: op.operationId, expect: [], ...c, ...(skip ? { skip: skip.reason, skipKind: skip.kind } : {}) });
   };
 
   // Presence probe: random ids and a malformed JSON body, so that no deployment acts on it.
@@ -331,6 +332,11 @@ function requestFrom(base: RequestPlan, example: RequestExample): RequestPlan {
   };
 }
 
+interface PlannedSkip {
+  kind: SkipKind;
+  reason: string;
+}
+
 function skipReason(
   contract: Contract,
   profile: Profile,
@@ -340,49 +346,52 @@ function skipReason(
   fixture: PlannedCase['fixture'],
   options: PlanOptions,
   body: unknown,
-): string | undefined {
+): PlannedSkip | undefined {
   if (kind === 'presence') return undefined;
   const safe = SAFE_METHODS.has(op.method);
   if (options.readOnly) {
-    if ((kind === 'positive' || kind === 'lifecycle' || kind === 'coverage') && !safe) return 'not a safe method (--read-only)';
-    if (fixture !== 'none' || request.setup.length > 0) return 'needs records created by the run (--read-only)';
+    if ((kind === 'positive' || kind === 'lifecycle' || kind === 'coverage') && !safe) return { kind: 'read-only', reason: 'not a safe method (--read-only)' };
+    if (fixture !== 'none' || request.setup.length > 0) return { kind: 'read-only', reason: 'needs records created by the run (--read-only)' };
     if (kind === 'negative' && isIrreversible(profile, op.operationId)) {
-      return `irreversible side effect if wrongly accepted (${sideEffectOf(profile, op.operationId)?.effect}) (--read-only)`;
+      return { kind: 'read-only', reason: `irreversible side effect if wrongly accepted (${sideEffectOf(profile, op.operationId)?.effect}) (--read-only)` };
     }
   }
   if (!options.allowIrreversible) {
     const effect = sideEffectOf(profile, op.operationId);
     if ((kind === 'positive' || kind === 'lifecycle' || kind === 'coverage') && effect?.class === 'irreversible') {
-      return `irreversible side effect: ${effect.effect}; runs against the embedded reference service or with --allow-irreversible`;
+      return { kind: 'irreversible', reason: `irreversible side effect: ${effect.effect}; runs against the embedded reference service or with --allow-irreversible` };
     }
     for (const step of request.setup) {
       const stepEffect = sideEffectOf(profile, step.operation);
       if (stepEffect?.class === 'irreversible') {
-        return `needs ${step.operation} first (irreversible: ${stepEffect.effect}); pass --allow-irreversible`;
+        return { kind: 'irreversible', reason: `needs ${step.operation} first (irreversible: ${stepEffect.effect}); pass --allow-irreversible` };
       }
     }
   }
   if ((kind === 'positive' || kind === 'lifecycle' || kind === 'negative' || kind === 'coverage') && op.requestBody && request.body === undefined && request.rawBody === undefined) {
-    return body === UNKNOWN
-      ? 'request body cannot be built: a required field has no type in the contract (add an example in contract/examples.yaml)'
-      : 'no request body could be built for this operation';
+    return {
+      kind: 'no-request',
+      reason: body === UNKNOWN
+        ? 'request body cannot be built: a required field has no type in the contract (add an example in contract/examples.yaml)'
+        : 'no request body could be built for this operation',
+    };
   }
   if (!options.otpSource && JSON.stringify(request.body ?? null).includes('{{otp:')) {
-    return 'needs the one-time password: no OTP source configured (--otp-source-url)';
+    return { kind: 'otp-source', reason: 'needs the one-time password: no OTP source configured (--otp-source-url)' };
   }
   for (const step of request.setup) {
     if (!contract.operations.some((o) => o.operationId === step.operation)) {
-      return `setup step "${step.as}" names ${step.operation}, which the contract does not describe`;
+      return { kind: 'no-producer', reason: `setup step "${step.as}" names ${step.operation}, which the contract does not describe` };
     }
   }
   if (fixture !== 'none') {
     for (const param of pathParamNames(op)) {
       if (param in request.pathParams) continue;
       const producer = producerOf(contract, op, param);
-      if (!producer) return `no described operation creates the record for path parameter {${param}}`;
+      if (!producer) return { kind: 'no-producer', reason: `no described operation creates the record for path parameter {${param}}` };
       const effect = sideEffectOf(profile, producer.operationId);
       if (effect?.class === 'irreversible' && !options.allowIrreversible) {
-        return `the record for {${param}} comes from ${producer.operationId} (irreversible); pass --allow-irreversible`;
+        return { kind: 'irreversible', reason: `the record for {${param}} comes from ${producer.operationId} (irreversible); pass --allow-irreversible` };
       }
     }
   }

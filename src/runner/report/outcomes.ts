@@ -30,6 +30,7 @@ import type {
   Outcome,
   PactInteractionResult,
   RunResults,
+  SkipKind,
 } from '../model.ts';
 
 export type FailOn = RunResults['failOn'];
@@ -91,8 +92,7 @@ export function untestedCase<C extends Pick<CaseResult, 'outcome' | 'kind'>>(cas
 
 /** Why an untested operation is untested: the skip reason of its positive case (or of its first case). */
 export function untestedReason(cases: readonly CaseResult[]): string {
-  const c = untestedCase(cases) ?? cases.find((x) => x.outcome === 'skipped');
-  return c?.skipReason ?? 'the positive case could not run';
+  return untestedBy(cases)?.skipReason ?? 'the positive case could not run';
 }
 
 /** The kinds of case that ran (were not skipped), in canonical order. */
@@ -101,20 +101,40 @@ export function kindsRan(cases: ReadonlyArray<Pick<CaseResult, 'outcome' | 'kind
   return (Object.keys(KIND_ORDER) as CaseKind[]).filter((k) => kinds.has(k));
 }
 
+/** What to do about each kind of skip, as one phrase (for the verdict line). */
+const UNTESTED_BY_KIND: Record<SkipKind, string> = {
+  'read-only': 'read-only run (--read-only sends no call that changes data)',
+  irreversible: 'irreversible side effects (pass --allow-irreversible against a disposable deployment)',
+  'otp-source': 'no one-time password source (pass --otp-source-url)',
+  'no-producer': 'no operation of the contract creates the records they need',
+  interrupted: 'not reached (the run was interrupted)',
+  missing: 'the deployment does not serve them',
+  unverified: 'they answer like an unknown route and no record proves them served',
+  'setup-failed': 'setup calls failed (see the operations that make the records)',
+  'no-request': 'no request could be built (add an example in contract/examples.yaml)',
+  'max-failures': 'not run (--max-failures reached)',
+  'not-applicable': 'the positive case could not run',
+};
+
 /**
- * The kind of reason an operation is untested, as one phrase that says what to do (for the verdict line).
- * Reasons are the planner's and the session's own skip messages.
+ * The kind of reason an operation is untested, as one phrase that says what to do (for the verdict line): by
+ * the skip's kind. A row without one (a scenario suite's, or results written before kinds existed) is read
+ * from its text.
  */
-export function untestedCategory(reason: string): string {
-  if (/--read-only/.test(reason)) return 'read-only run (--read-only sends no call that changes data)';
-  if (/irreversible/.test(reason)) return 'irreversible side effects (pass --allow-irreversible against a disposable deployment)';
-  if (/one-time password|OTP source/i.test(reason)) return 'no one-time password source (pass --otp-source-url)';
-  if (/no described operation creates|does not describe|no GET/.test(reason)) return 'no operation of the contract creates the records they need';
-  if (/interrupted/.test(reason)) return 'not reached (the run was interrupted)';
-  if (/missing from the deployment/.test(reason)) return 'the deployment does not serve them';
-  if (/^setup|answered|OTP source answered/.test(reason)) return 'setup calls failed (see the operations that make the records)';
-  if (/request body cannot be built|no request body/.test(reason)) return 'no request could be built (add an example in contract/examples.yaml)';
-  return 'the positive case could not run';
+export function untestedCategory(reason: string, kind?: SkipKind): string {
+  if (kind) return UNTESTED_BY_KIND[kind];
+  if (/--read-only/.test(reason)) return UNTESTED_BY_KIND['read-only'];
+  if (/irreversible/.test(reason)) return UNTESTED_BY_KIND.irreversible;
+  if (/one-time password|OTP source/i.test(reason)) return UNTESTED_BY_KIND['otp-source'];
+  if (/no described operation creates|does not describe|no GET/.test(reason)) return UNTESTED_BY_KIND['no-producer'];
+  if (/interrupted/.test(reason)) return UNTESTED_BY_KIND.interrupted;
+  if (/^setup|answered/.test(reason)) return UNTESTED_BY_KIND['setup-failed'];
+  return UNTESTED_BY_KIND['not-applicable'];
+}
+
+/** The skipped case that says why an operation is untested: its positive case, else its first skipped one. */
+function untestedBy(cases: readonly CaseResult[]): CaseResult | undefined {
+  return untestedCase(cases) ?? cases.find((x) => x.outcome === 'skipped');
 }
 
 /** Number of operations per outcome; every outcome is present (0 when none). */
@@ -170,7 +190,7 @@ export function verdictLine(results: Pick<RunResults, 'verdict' | 'operations' |
   const untested = ops.filter((op) => op.outcome === 'untested');
   const byCategory = new Map<string, number>();
   for (const op of untested) {
-    const category = untestedCategory(op.reason ?? untestedReason(op.cases));
+    const category = op.reason !== undefined ? untestedCategory(op.reason) : untestedCategory(untestedReason(op.cases), untestedBy(op.cases)?.skipKind);
     byCategory.set(category, (byCategory.get(category) ?? 0) + 1);
   }
   const untestedText =

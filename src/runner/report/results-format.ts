@@ -18,7 +18,7 @@
  *    case's checks and findings, without a curl line of its own (the one named keeps its curl line).
  * Pure.
  */
-import type { CaseKind, CaseResult, CheckId, CheckResult, CheckStatus, Finding, LeftBehindRecord, OperationResult, RunResults } from '../model.ts';
+import type { CaseKind, CaseResult, CheckId, CheckResult, CheckStatus, Finding, LeftBehindRecord, OperationResult, RunResults, SkipKind } from '../model.ts';
 import { sortCases } from './outcomes.ts';
 
 export const RESULTS_SCHEMA_VERSION = 2;
@@ -31,6 +31,7 @@ export interface StoredCase {
   outcome: CaseResult['outcome'];
   durationMs: number;
   skipReason?: string;
+  skipKind?: SkipKind;
   errorMessage?: string;
   flaky?: CaseResult['flaky'];
   checks?: Record<string, Exclude<CheckStatus, 'passed'>>;
@@ -46,6 +47,7 @@ export interface StoredCase {
 
 export interface SkippedGroup {
   reason: string;
+  kind?: SkipKind;
   cases: Partial<Record<CaseKind, string[]>>;
 }
 
@@ -106,6 +108,7 @@ function impliedFailures(findings: ReadonlyArray<Pick<Finding, 'check' | 'severi
 function storedCase(c: CaseResult, op: OperationResult): StoredCase {
   const out: StoredCase = { name: c.name, kind: c.kind, outcome: c.outcome, durationMs: c.durationMs };
   if (c.skipReason !== undefined) out.skipReason = c.skipReason;
+  if (c.skipKind !== undefined) out.skipKind = c.skipKind;
   if (c.errorMessage !== undefined) out.errorMessage = c.errorMessage;
   if (c.flaky) out.flaky = c.flaky;
   const implied = impliedFailures(c.findings);
@@ -147,8 +150,9 @@ export function storedOperation(op: OperationResult): StoredOperation {
       listed.push(stored);
       continue;
     }
-    const group = groups.get(c.skipReason) ?? { reason: c.skipReason, cases: {} };
-    groups.set(c.skipReason, group);
+    const key = `${c.skipKind ?? ''}\u0000${c.skipReason}`;
+    const group = groups.get(key) ?? { reason: c.skipReason, ...(c.skipKind ? { kind: c.skipKind } : {}), cases: {} };
+    groups.set(key, group);
     (group.cases[c.kind] ??= []).push(c.name);
   }
   if (listed.length > 0) out.cases = listed;
@@ -212,7 +216,7 @@ export function expandOperation(op: StoredOperation): OperationResult {
   for (const group of skipped ?? []) {
     for (const [kind, names] of Object.entries(group.cases) as Array<[CaseKind, string[]]>) {
       for (const name of names) {
-        all.push({ name, kind, outcome: 'skipped', skipReason: group.reason, durationMs: 0, checks: [], findings: [], exchanges: [] });
+        all.push({ name, kind, outcome: 'skipped', skipReason: group.reason, ...(group.kind ? { skipKind: group.kind } : {}), durationMs: 0, checks: [], findings: [], exchanges: [] });
       }
     }
   }

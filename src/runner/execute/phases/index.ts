@@ -37,15 +37,15 @@ export async function runPhase(session: Session, run: CaseRun, secrets: string[]
   const probe = await session.probe(op, planned);
   if (planned.kind === 'presence') return runPresence(session, run, probe);
   const presence = probe.response ? (await session.presenceOf(op, probe)).state : undefined;
-  if (presence === 'missing') return run.skipped('the operation is missing from the deployment (see its presence case)');
+  if (presence === 'missing') return run.skipped('the operation is missing from the deployment (see its presence case)', 'missing');
   // Served or not, no one can tell (presence unverified): its answers that look like an unknown route's show
   // nothing of the operation, so the phases that judge many of them do not run.
-  if (presence === 'unverified' && planned.kind === 'coverage') return run.skipped(UNVERIFIED);
+  if (presence === 'unverified' && planned.kind === 'coverage') return run.skipped(UNVERIFIED, 'unverified');
   try {
     return await runRequests(session, run, secrets, presence);
   } catch (error) {
     // No record could be had, and the route answers like an unknown one: that is what the case shows.
-    if (error instanceof Skip && presence === 'unverified' && (error.kind === 'setup-failed' || error.kind === 'no-producer')) throw new Skip(error.kind, UNVERIFIED);
+    if (error instanceof Skip && presence === 'unverified' && (error.kind === 'setup-failed' || error.kind === 'no-producer')) throw new Skip('unverified', UNVERIFIED);
     throw error;
   }
 }
@@ -78,7 +78,7 @@ async function runRequests(session: Session, run: CaseRun, secrets: string[], pr
 
   // The examples phase: one request, judged with what it means.
   const exchange = await run.send(op, request, { intent: true });
-  if (presence === 'unverified' && (await session.looksUnknown(op, exchange))) return run.skipped(UNVERIFIED);
+  if (presence === 'unverified' && (await session.looksUnknown(op, exchange))) return run.skipped(UNVERIFIED, 'unverified');
   const judged = run.judgeIntent(exchange, { secrets, caseExchanges: run.exchanges });
   const first = run.result();
   if (planned.kind !== 'positive') return first;

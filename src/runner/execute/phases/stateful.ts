@@ -41,7 +41,7 @@ async function related<T>(work: () => Promise<T>): Promise<T> {
 
 export async function runOwnership(session: Session, run: CaseRun): Promise<CaseResult> {
   const reads = await related(() => readOwnership(relationsHost(session, run), run.op, []));
-  if (!reads[0]) return run.skipped(`${run.op.operationId} could not be read`);
+  if (!reads[0]) return run.skipped(`${run.op.operationId} could not be read`, 'setup-failed');
   run.judgeIntent(reads[0].exchange, { reads });
   return run.result();
 }
@@ -57,9 +57,9 @@ export async function runCreatedReadable(session: Session, run: CaseRun, request
 export async function runLifecycle(session: Session, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }): Promise<CaseResult> {
   const { op } = run;
   const reader = readerOf(session.contract, op);
-  if (!reader) return run.skipped(`no GET ${op.path} to read the record back`);
+  if (!reader) return run.skipped(`no GET ${op.path} to read the record back`, 'no-producer');
   const before = await run.send(reader, { pathParams: request.pathParams });
-  if (!is2xx(before)) return run.skipped(`${reader.operationId} answered ${before.response?.status ?? before.error?.message} before the ${op.method}`);
+  if (!is2xx(before)) return run.skipped(`${reader.operationId} answered ${before.response?.status ?? before.error?.message} before the ${op.method}`, 'setup-failed');
   const sent = op.method === 'PUT' ? changedBody(request.body, before.response?.json) : undefined;
   // Fields the update does not accept go along, changed: they must be neither applied nor required.
   const notAccepted = op.method === 'PUT' ? notAcceptedOnUpdate(op, reader, before.response?.json) : {};
@@ -68,7 +68,7 @@ export async function runLifecycle(session: Session, run: CaseRun, request: Call
   const action = await run.send(op, { ...request, ...(toSend !== undefined ? { body: toSend } : {}) }, { intent: true });
   if (!is2xx(action)) {
     run.judgeResponse(action);
-    return run.skipped(`${op.operationId} answered ${action.response?.status ?? action.error?.message} (see its positive case)`);
+    return run.skipped(`${op.operationId} answered ${action.response?.status ?? action.error?.message} (see its positive case)`, 'setup-failed');
   }
   const after = await run.send(reader, { pathParams: request.pathParams });
   if (!after.response) return { ...run.result(), outcome: 'errored', errorMessage: after.error?.message ?? 'no response' };
@@ -76,7 +76,7 @@ export async function runLifecycle(session: Session, run: CaseRun, request: Call
   const untrusted = [before, ...(op.method === 'PUT' ? [after] : [])].find((e) => !session.conforms(reader, e));
   if (untrusted) {
     run.judgeResponse(action);
-    return run.skipped(`${reader.operationId} does not conform (see its cases), so it cannot show whether ${op.operationId} worked`);
+    return run.skipped(`${reader.operationId} does not conform (see its cases), so it cannot show whether ${op.operationId} worked`, 'setup-failed');
   }
   // A deleted record is gone from its parent's list too.
   const list = op.method === 'DELETE' ? listOf(session.contract, op) : undefined;
