@@ -157,6 +157,51 @@ describe.concurrent('bad input: exit 2 with one line on stderr', () => {
   });
 });
 
+/** A TCP server on 127.0.0.1 that counts the connections it is offered (and closes each at once). */
+async function countingServer(): Promise<{ url: string; connections: () => number; close: () => Promise<void> }> {
+  let connections = 0;
+  const server = createServer((socket) => {
+    connections++;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}`, connections: () => connections, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+describe.concurrent('a base URL that is not http:// or https://: exit 2, one line naming where it came from, nothing sent', () => {
+  const SCHEME = 'a base URL must be an http:// or https:// URL';
+  type Case = { args: (ok: string) => string[]; env?: (ok: string) => Record<string, string>; config?: (ok: string) => string; mentions: string[] };
+  const table: Array<[string, Case]> = [
+    ['--base-url htp://gw/customer-service', { args: (ok) => ['--base-url', 'htp://gw/customer-service', '--foreign-trade-base-url', `${ok}/foreign-trade-service`], mentions: ["'--base-url <url>'", SCHEME, 'the scheme is htp'] }],
+    ['--base-url ftp://…', { args: (ok) => ['--base-url', 'ftp://127.0.0.1/customer-service', '--foreign-trade-base-url', `${ok}/foreign-trade-service`], mentions: ["'--base-url <url>'", SCHEME, 'the scheme is ftp'] }],
+    ['--foreign-trade-base-url ftp://…', { args: (ok) => ['--base-url', `${ok}/customer-service`, '--foreign-trade-base-url', 'ftp://127.0.0.1/foreign-trade-service'], mentions: ["'--foreign-trade-base-url <url>'", SCHEME, 'ftp'] }],
+    ['--server foreign-trade-service=file:///x', { args: (ok) => ['--base-url', `${ok}/customer-service`, '--server', 'foreign-trade-service=file:///x'], mentions: ['--server foreign-trade-service', SCHEME, 'file'] }],
+    ['CONFORMANCE_BASE_URL=ftp://…', { args: () => [], env: (ok) => ({ CONFORMANCE_BASE_URL: 'ftp://127.0.0.1/customer-service', CONFORMANCE_FOREIGN_TRADE_BASE_URL: `${ok}/foreign-trade-service` }), mentions: ['CONFORMANCE_BASE_URL', SCHEME, 'ftp'] }],
+    ['CONFORMANCE_FOREIGN_TRADE_BASE_URL=htp://…', { args: (ok) => ['--base-url', `${ok}/customer-service`], env: () => ({ CONFORMANCE_FOREIGN_TRADE_BASE_URL: 'htp://gw/foreign-trade-service' }), mentions: ['CONFORMANCE_FOREIGN_TRADE_BASE_URL', SCHEME, 'htp'] }],
+    ['baseUrl: ftp://… in the config file', { args: () => [], config: (ok) => `baseUrl: ftp://127.0.0.1/customer-service\nforeignTradeBaseUrl: ${ok}/foreign-trade-service\n`, mentions: ['baseUrl', 'must be an http:// or https:// URL', 'the scheme is ftp'] }],
+    ['servers: { foreign-trade-service: htp://… } in the config file', { args: (ok) => ['--base-url', `${ok}/customer-service`], config: () => 'servers: { foreign-trade-service: "htp://gw/foreign-trade-service" }\n', mentions: ['servers.foreign-trade-service', 'must be an http:// or https:// URL', 'htp'] }],
+    ['pact verify --base-url ftp://…', { args: (ok) => ['pact', 'verify', '--base-url', 'ftp://127.0.0.1/customer-service', '--foreign-trade-base-url', `${ok}/foreign-trade-service`], mentions: ["'--base-url <url>'", SCHEME, 'ftp'] }],
+  ];
+  test.each(table)('%s', async (_name, c) => {
+    const ok = await countingServer();
+    try {
+      const dir = await tempDir();
+      const config = c.config ? join(dir, 'conformance.config.yaml') : undefined;
+      if (config) await writeFile(config, c.config!(ok.url));
+      const run = await runCli([...c.args(ok.url), ...(config ? ['--config', config] : [])], { env: { CONFORMANCE_TOKEN: TOKEN, ...c.env?.(ok.url) } });
+      expectOneLineError(run, ...c.mentions);
+      expect(run.stderr).not.toContain('unreachable');
+      expect(run.stderr).not.toContain('UND_ERR');
+      // Said before anything was sent, not even to the well-formed base URL.
+      expect(ok.connections()).toBe(0);
+    } finally {
+      await ok.close();
+    }
+  });
+});
+
 /** A port that was free a moment ago and is closed now. */
 function closedPort(): Promise<number> {
   return new Promise((resolve, reject) => {

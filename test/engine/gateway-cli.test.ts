@@ -170,7 +170,7 @@ describe.concurrent('config file, config, plan and --max-failures', () => {
   test.each([
     ['an unknown key', 'tiemout: 5\n', /^conformance: bad\.yaml: unknown key "tiemout"/],
     ['a wrong type', 'timeout: soon\n', /^conformance: bad\.yaml: timeout: must be integer/],
-    ['a bad URL', 'baseUrl: gw.example\n', /^conformance: bad\.yaml: baseUrl: must match pattern/],
+    ['a bad URL', 'baseUrl: gw.example\n', /^conformance: bad\.yaml: baseUrl: must be an http:\/\/ or https:\/\/ URL \(this is not a URL\)$/m],
     ['not YAML', 'a: [\n', /^conformance: bad\.yaml: not YAML/],
   ])('a config file with %s: exit 2 and one line naming the file and the key', async (_name, text, message) => {
     const dir = await tempDir();

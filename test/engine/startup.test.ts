@@ -143,7 +143,7 @@ describe('before the contract loads', () => {
     expect(run.stderr.trim()).toBe('conformance: no bearer token: set CONFORMANCE_TOKEN (or pass --token or --token-command)');
     const url = await runCli(['--spec', spec, '--base-url', 'not a url'], { env: { CONFORMANCE_TOKEN: TOKEN } });
     expect(url.code).toBe(2);
-    expect(url.stderr.trim()).toBe('conformance: not a URL: not a url');
+    expect(url.stderr.trim()).toBe("error: option '--base-url <url>' argument 'not a url' is invalid. a base URL must be an http:// or https:// URL (this is not a URL)");
   });
 
   test('the reachability probe leaves while the contract is still loading: an unreachable target is said without waiting for it', async () => {

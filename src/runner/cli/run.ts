@@ -30,6 +30,7 @@ import { loadProfiles, profileFor } from '../spec/profiles.ts';
 import type { ReferenceService } from '../../reference-service/index.ts';
 import { later, ReachabilityProbes, surelyNeeded } from './early-probes.ts';
 import { ROOT } from './paths.ts';
+import { baseUrlProblem } from './base-url.ts';
 
 export { DEFAULT_SPECS, ROOT } from './paths.ts';
 
@@ -92,7 +93,10 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   // reachability probe of each target the run surely needs leaves meanwhile (cli/early-probes.ts).
   const given = Object.keys(options.servers).length > 0;
   if (given) {
-    for (const url of Object.values(options.servers)) parseBaseUrl(url);
+    for (const [id, url] of Object.entries(options.servers)) {
+      const bad = baseUrlProblem(url);
+      if (bad) throw new InputError(`${BASE_URL_OPTIONS[id] ?? `--server ${id}`}: ${bad}`);
+    }
     if (!options.token && !options.client?.tokenCommand) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token or --token-command)');
   }
   // The embedded service is on this machine: never through a proxy, never with the user's token command.
@@ -416,6 +420,9 @@ export function singleServiceBaseUrl(servers: Record<string, string>, contract: 
   const { ['customer-service']: _moved, ...rest } = servers;
   return { ...rest, [only]: base };
 }
+
+/** The option that gives each service's base URL (any other service's: --server <id>=<url>). */
+const BASE_URL_OPTIONS: Record<string, string> = { 'customer-service': '--base-url', 'foreign-trade-service': '--foreign-trade-base-url' };
 
 function parseBaseUrl(baseUrl: string): URL {
   try {
