@@ -157,6 +157,57 @@ describe.concurrent('bad input: exit 2 with one line on stderr', () => {
   });
 });
 
+describe.concurrent('a local input error is said as such even when the target is unreachable (the probe never hides it)', () => {
+  const SWAGGER = ['swagger: "2.0"', 'info: { title: Old, version: "1" }', 'paths:', '  /a:', '    get:', '      responses:', "        '200': { description: ok }", ''].join('\n');
+  type Case = { files: (dir: string, broken: Awaited<ReturnType<typeof brokenContracts>>) => Promise<{ args: string[]; mentions: string[] }> };
+  const table: Array<[string, Case]> = [
+    ['a --spec file that does not exist', { files: async (dir) => ({ args: ['--spec', join(dir, 'nowhere.yaml')], mentions: [join(dir, 'nowhere.yaml'), 'file not found'] }) }],
+    ['a YAML syntax error', { files: async (_dir, broken) => ({ args: ['--spec', broken.syntax], mentions: [broken.syntax] }) }],
+    ['a Swagger 2.0 file', {
+      files: async (dir) => {
+        const file = join(dir, 'swagger.yaml');
+        await writeFile(file, SWAGGER);
+        return { args: ['--spec', file], mentions: [file, 'Swagger 2.0 is not supported'] };
+      },
+    }],
+    ['a dangling $ref', { files: async (_dir, broken) => ({ args: ['--spec', broken.dangling], mentions: [broken.dangling, '#/components/schemas/Nope'] }) }],
+    ['an invalid OpenAPI document', { files: async (_dir, broken) => ({ args: ['--spec', broken.invalid], mentions: [broken.invalid, '#/paths/~1things/get/responses/200'] }) }],
+    ['an --examples file that does not exist', { files: async (dir) => ({ args: ['--examples', join(dir, 'no-examples.yaml')], mentions: ['no-examples.yaml'] }) }],
+    ['a --profile that is not YAML', {
+      files: async (dir) => {
+        const file = join(dir, 'profile.yaml');
+        await writeFile(file, 'services: [\n');
+        return { args: ['--profile', file], mentions: ['profile.yaml'] };
+      },
+    }],
+    ['a waiver naming an unknown check', {
+      files: async (dir) => {
+        const file = join(dir, 'waivers.yaml');
+        await writeFile(file, '- operationId: create-address-type\n  check: no-such-check\n  reason: known\n  expires: 2030-01-01\n');
+        return { args: ['--waivers', file], mentions: ['waivers.yaml', 'no-such-check'] };
+      },
+    }],
+    ['a --deployment-spec file that does not exist', { files: async (dir) => ({ args: ['--deployment-spec', join(dir, 'deployed.yaml')], mentions: [join(dir, 'deployed.yaml')] }) }],
+    ['an unknown key in the config file', {
+      files: async (dir) => {
+        const file = join(dir, 'conformance.config.yaml');
+        await writeFile(file, 'tiemout: 5\n');
+        return { args: ['--config', file], mentions: ['unknown key "tiemout"'] };
+      },
+    }],
+  ];
+  test.each(table)('%s', async (_name, c) => {
+    const dir = await tempDir();
+    const { args, mentions } = await c.files(dir, await brokenContracts());
+    const base = `http://127.0.0.1:${await closedPort()}`;
+    const run = await runCli(['--base-url', `${base}/customer-service`, '--foreign-trade-base-url', `${base}/foreign-trade-service`, ...args], { env: { CONFORMANCE_TOKEN: TOKEN } });
+    expectOneLineError(run, ...mentions);
+    expect(run.stderr).not.toContain('unreachable');
+  });
+
+  // With every local input right, the same target is "target unreachable" (the test above in "bad input").
+});
+
 /** A TCP server on 127.0.0.1 that counts the connections it is offered (and closes each at once). */
 async function countingServer(): Promise<{ url: string; connections: () => number; close: () => Promise<void> }> {
   let connections = 0;

@@ -128,13 +128,17 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       );
     }
 
-    // An unreachable target ends the run as soon as its probe fails, without waiting for the contract.
-    const contract = await Promise.race([later(loadContract(options.specs)), probes.failed]);
+    // The local inputs are read and judged before the probes' answers are looked at: a missing file, bad YAML, a
+    // Swagger 2.0 file or a dangling $ref is said as such whatever the network does (an unreachable target only
+    // once everything local is right). The probes are under way meanwhile.
+    const contract = await loadContract(options.specs);
     const profiles = await loadProfiles(options.profile, contract);
     const examples = await loadExamples(options.examples);
     const catalog: Catalog | undefined = options.catalog ? await loadCatalog(options.catalog) : undefined;
     const waivers: Waiver[] = options.waivers ? await loadWaivers(options.waivers, { knownChecks: [...CHECKS.keys(), 'response-timeout'] }) : [];
     const baseline = options.baseline ? await (await import('../report/baseline-file.ts')).readBaseline(options.baseline) : undefined;
+    // A deployment description on disk is a local input too; one behind a URL is fetched once the target answered.
+    const localDeploymentDiff = options.deploymentSpec && !/^https?:\/\//i.test(options.deploymentSpec) ? await diffDeployment(contract, options.deploymentSpec) : undefined;
     for (const pattern of [...options.include, ...options.exclude]) {
       if (!contract.operations.some((o) => matchesSelector(o, pattern))) {
         throw new InputError(`--include/--exclude "${pattern}" matches no operation of the contract (selectors: operationId, group, service, tag:NAME, method, path glob)`);
@@ -210,7 +214,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     const plans = (function* () {
       for (const op of selected) yield planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions);
     })();
-    const deploymentDiff = options.deploymentSpec ? await diffDeployment(contract, options.deploymentSpec) : undefined;
+    const deploymentDiff = options.deploymentSpec ? (localDeploymentDiff ?? (await diffDeployment(contract, options.deploymentSpec))) : undefined;
 
     const startedAt = new Date();
     // Each case goes to disk as it finishes (report/case-spool.ts); memory keeps its summary.
