@@ -157,6 +157,102 @@ describe.concurrent('bad input: exit 2 with one line on stderr', () => {
   });
 });
 
+describe.concurrent('a local input error is said as such even when the target is unreachable (the probe never hides it)', () => {
+  const SWAGGER = ['swagger: "2.0"', 'info: { title: Old, version: "1" }', 'paths:', '  /a:', '    get:', '      responses:', "        '200': { description: ok }", ''].join('\n');
+  type Case = { files: (dir: string, broken: Awaited<ReturnType<typeof brokenContracts>>) => Promise<{ args: string[]; mentions: string[] }> };
+  const table: Array<[string, Case]> = [
+    ['a --spec file that does not exist', { files: async (dir) => ({ args: ['--spec', join(dir, 'nowhere.yaml')], mentions: [join(dir, 'nowhere.yaml'), 'file not found'] }) }],
+    ['a YAML syntax error', { files: async (_dir, broken) => ({ args: ['--spec', broken.syntax], mentions: [broken.syntax] }) }],
+    ['a Swagger 2.0 file', {
+      files: async (dir) => {
+        const file = join(dir, 'swagger.yaml');
+        await writeFile(file, SWAGGER);
+        return { args: ['--spec', file], mentions: [file, 'Swagger 2.0 is not supported'] };
+      },
+    }],
+    ['a dangling $ref', { files: async (_dir, broken) => ({ args: ['--spec', broken.dangling], mentions: [broken.dangling, '#/components/schemas/Nope'] }) }],
+    ['an invalid OpenAPI document', { files: async (_dir, broken) => ({ args: ['--spec', broken.invalid], mentions: [broken.invalid, '#/paths/~1things/get/responses/200'] }) }],
+    ['an --examples file that does not exist', { files: async (dir) => ({ args: ['--examples', join(dir, 'no-examples.yaml')], mentions: ['no-examples.yaml'] }) }],
+    ['a --profile that is not YAML', {
+      files: async (dir) => {
+        const file = join(dir, 'profile.yaml');
+        await writeFile(file, 'services: [\n');
+        return { args: ['--profile', file], mentions: ['profile.yaml'] };
+      },
+    }],
+    ['a waiver naming an unknown check', {
+      files: async (dir) => {
+        const file = join(dir, 'waivers.yaml');
+        await writeFile(file, '- operationId: create-address-type\n  check: no-such-check\n  reason: known\n  expires: 2030-01-01\n');
+        return { args: ['--waivers', file], mentions: ['waivers.yaml', 'no-such-check'] };
+      },
+    }],
+    ['a --deployment-spec file that does not exist', { files: async (dir) => ({ args: ['--deployment-spec', join(dir, 'deployed.yaml')], mentions: [join(dir, 'deployed.yaml')] }) }],
+    ['an unknown key in the config file', {
+      files: async (dir) => {
+        const file = join(dir, 'conformance.config.yaml');
+        await writeFile(file, 'tiemout: 5\n');
+        return { args: ['--config', file], mentions: ['unknown key "tiemout"'] };
+      },
+    }],
+  ];
+  test.each(table)('%s', async (_name, c) => {
+    const dir = await tempDir();
+    const { args, mentions } = await c.files(dir, await brokenContracts());
+    const base = `http://127.0.0.1:${await closedPort()}`;
+    const run = await runCli(['--base-url', `${base}/customer-service`, '--foreign-trade-base-url', `${base}/foreign-trade-service`, ...args], { env: { CONFORMANCE_TOKEN: TOKEN } });
+    expectOneLineError(run, ...mentions);
+    expect(run.stderr).not.toContain('unreachable');
+  });
+
+  // With every local input right, the same target is "target unreachable" (the test above in "bad input").
+});
+
+/** A TCP server on 127.0.0.1 that counts the connections it is offered (and closes each at once). */
+async function countingServer(): Promise<{ url: string; connections: () => number; close: () => Promise<void> }> {
+  let connections = 0;
+  const server = createServer((socket) => {
+    connections++;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}`, connections: () => connections, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+describe.concurrent('a base URL that is not http:// or https://: exit 2, one line naming where it came from, nothing sent', () => {
+  const SCHEME = 'a base URL must be an http:// or https:// URL';
+  type Case = { args: (ok: string) => string[]; env?: (ok: string) => Record<string, string>; config?: (ok: string) => string; mentions: string[] };
+  const table: Array<[string, Case]> = [
+    ['--base-url htp://gw/customer-service', { args: (ok) => ['--base-url', 'htp://gw/customer-service', '--foreign-trade-base-url', `${ok}/foreign-trade-service`], mentions: ["'--base-url <url>'", SCHEME, 'the scheme is htp'] }],
+    ['--base-url ftp://…', { args: (ok) => ['--base-url', 'ftp://127.0.0.1/customer-service', '--foreign-trade-base-url', `${ok}/foreign-trade-service`], mentions: ["'--base-url <url>'", SCHEME, 'the scheme is ftp'] }],
+    ['--foreign-trade-base-url ftp://…', { args: (ok) => ['--base-url', `${ok}/customer-service`, '--foreign-trade-base-url', 'ftp://127.0.0.1/foreign-trade-service'], mentions: ["'--foreign-trade-base-url <url>'", SCHEME, 'ftp'] }],
+    ['--server foreign-trade-service=file:///x', { args: (ok) => ['--base-url', `${ok}/customer-service`, '--server', 'foreign-trade-service=file:///x'], mentions: ['--server foreign-trade-service', SCHEME, 'file'] }],
+    ['CONFORMANCE_BASE_URL=ftp://…', { args: () => [], env: (ok) => ({ CONFORMANCE_BASE_URL: 'ftp://127.0.0.1/customer-service', CONFORMANCE_FOREIGN_TRADE_BASE_URL: `${ok}/foreign-trade-service` }), mentions: ['CONFORMANCE_BASE_URL', SCHEME, 'ftp'] }],
+    ['CONFORMANCE_FOREIGN_TRADE_BASE_URL=htp://…', { args: (ok) => ['--base-url', `${ok}/customer-service`], env: () => ({ CONFORMANCE_FOREIGN_TRADE_BASE_URL: 'htp://gw/foreign-trade-service' }), mentions: ['CONFORMANCE_FOREIGN_TRADE_BASE_URL', SCHEME, 'htp'] }],
+    ['baseUrl: ftp://… in the config file', { args: () => [], config: (ok) => `baseUrl: ftp://127.0.0.1/customer-service\nforeignTradeBaseUrl: ${ok}/foreign-trade-service\n`, mentions: ['baseUrl', 'must be an http:// or https:// URL', 'the scheme is ftp'] }],
+    ['servers: { foreign-trade-service: htp://… } in the config file', { args: (ok) => ['--base-url', `${ok}/customer-service`], config: () => 'servers: { foreign-trade-service: "htp://gw/foreign-trade-service" }\n', mentions: ['servers.foreign-trade-service', 'must be an http:// or https:// URL', 'htp'] }],
+    ['pact verify --base-url ftp://…', { args: (ok) => ['pact', 'verify', '--base-url', 'ftp://127.0.0.1/customer-service', '--foreign-trade-base-url', `${ok}/foreign-trade-service`], mentions: ["'--base-url <url>'", SCHEME, 'ftp'] }],
+  ];
+  test.each(table)('%s', async (_name, c) => {
+    const ok = await countingServer();
+    try {
+      const dir = await tempDir();
+      const config = c.config ? join(dir, 'conformance.config.yaml') : undefined;
+      if (config) await writeFile(config, c.config!(ok.url));
+      const run = await runCli([...c.args(ok.url), ...(config ? ['--config', config] : [])], { env: { CONFORMANCE_TOKEN: TOKEN, ...c.env?.(ok.url) } });
+      expectOneLineError(run, ...c.mentions);
+      expect(run.stderr).not.toContain('unreachable');
+      expect(run.stderr).not.toContain('UND_ERR');
+      // Said before anything was sent, not even to the well-formed base URL.
+      expect(ok.connections()).toBe(0);
+    } finally {
+      await ok.close();
+    }
+  });
+});
+
 /** A port that was free a moment ago and is closed now. */
 function closedPort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -334,6 +430,16 @@ describe.concurrent('runs', () => {
       expect(results.counts.failed + results.counts.missing + results.counts.errored).toBe(0);
       expect(run.stdout).toMatch(/CONFORMANT/);
       expectValidResults(results);
+      // The 272 catalog operations the contract does not describe and the 7 of them the report lists (the interface
+      // shows them without a method or path) are two counts with two names, on the console and in the HTML report.
+      expect(results.counts['not-described']).toBe(7);
+      expect(results.operations.filter((o) => o.outcome === 'not-described').every((o) => o.method === null && o.path === null)).toBe(true);
+      expect(run.stdout).toContain('Coverage: 15 of 287 catalog operations described · 15 tested · 272 not described by the contract\n');
+      expect(run.stdout).toContain('Operations: 15 passed · 0 failed · 7 shown without method or path\n');
+      expect(run.stdout.match(/not described/g)).toHaveLength(1);
+      const html = await readFile(join(run.out, 'index.html'), 'utf8');
+      expect(html).toContain('15 of 287 catalog operations described · 15 tested · 272 not described by the contract');
+      expect(html).toContain('<span class="n">7</span> <span class="label">shown without method or path</span>');
     },
     RUN_TIMEOUT,
   );

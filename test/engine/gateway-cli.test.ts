@@ -1,8 +1,9 @@
 /**
  * The CLI against a staging-like gateway, end to end: the reference service behind a TLS gateway that
  * requires a client certificate, reached through a CONNECT proxy from HTTPS_PROXY, that rotates the bearer
- * token mid-run, answers 429 with Retry-After now and then, and records the headers it receives. Also: a
- * config file, `conformance config`, `plan` (sends nothing) and --max-failures.
+ * token mid-run, answers 429 with Retry-After now and then, and records the headers it receives. A plain http://
+ * target through a proxy that refuses CONNECT to ports other than 443 (absolute-form requests). Also: a config
+ * file, `conformance config`, `plan` (sends nothing) and --max-failures.
  */
 import { readdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
@@ -146,6 +147,26 @@ describe('a staging-like gateway', () => {
   });
 });
 
+describe('a proxy that allows CONNECT only to port 443, as many corporate proxies do', () => {
+  test('HTTP_PROXY and plain http:// base URLs: every request reaches the proxy in absolute form, none as CONNECT, and the run is conformant', async () => {
+    const strict = await startProxy({ connectPorts: [443] });
+    try {
+      const { args, env } = variant.target('env');
+      const run = await runCli([...args, '--include', '/address-types', '--quiet'], { env: { ...env, HTTP_PROXY: strict.url, http_proxy: strict.url, NO_PROXY: '', no_proxy: '' } });
+      expect(run.stderr).not.toMatch(/unreachable|Tunneling/);
+      expect(run.code, run.stderr).toBe(0);
+      expect(requireResults(run).verdict).toBe('conformant');
+      // The reachability probe, the preflight, the cases and the clean-up: all in absolute form, to the service.
+      expect(strict.requests.filter((r) => r.form === 'connect')).toEqual([]);
+      expect(strict.requests.length).toBeGreaterThan(30);
+      expect(strict.requests.filter((r) => r.refused)).toEqual([]);
+      expect(new Set(strict.requests.map((r) => new URL(r.target).host))).toEqual(new Set([new URL(variant.svc.url).host]));
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
 describe.concurrent('config file, config, plan and --max-failures', () => {
   test('a config file sets options; the environment and flags win over it; `config` shows where each value comes from, secrets masked', async () => {
     const dir = await tempDir();
@@ -170,7 +191,7 @@ describe.concurrent('config file, config, plan and --max-failures', () => {
   test.each([
     ['an unknown key', 'tiemout: 5\n', /^conformance: bad\.yaml: unknown key "tiemout"/],
     ['a wrong type', 'timeout: soon\n', /^conformance: bad\.yaml: timeout: must be integer/],
-    ['a bad URL', 'baseUrl: gw.example\n', /^conformance: bad\.yaml: baseUrl: must match pattern/],
+    ['a bad URL', 'baseUrl: gw.example\n', /^conformance: bad\.yaml: baseUrl: must be an http:\/\/ or https:\/\/ URL \(this is not a URL\)$/m],
     ['not YAML', 'a: [\n', /^conformance: bad\.yaml: not YAML/],
   ])('a config file with %s: exit 2 and one line naming the file and the key', async (_name, text, message) => {
     const dir = await tempDir();

@@ -7,7 +7,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -143,19 +143,26 @@ describe('before the contract loads', () => {
     expect(run.stderr.trim()).toBe('conformance: no bearer token: set CONFORMANCE_TOKEN (or pass --token or --token-command)');
     const url = await runCli(['--spec', spec, '--base-url', 'not a url'], { env: { CONFORMANCE_TOKEN: TOKEN } });
     expect(url.code).toBe(2);
-    expect(url.stderr.trim()).toBe('conformance: not a URL: not a url');
+    expect(url.stderr.trim()).toBe("error: option '--base-url <url>' argument 'not a url' is invalid. a base URL must be an http:// or https:// URL (this is not a URL)");
   });
 
-  test('the reachability probe leaves while the contract is still loading: an unreachable target is said without waiting for it', async () => {
-    // The description is a named pipe that gets content only once the CLI has said the target is unreachable (or
-    // after 20 s): a run that loaded the contract before probing the target would say it only afterwards.
+  test('the reachability probe leaves while the contract is still loading; an unreachable target is said only once the description has been read', async () => {
+    // The description is a named pipe that gets content only once the probe has reached the target (or after
+    // 20 s): a run that loaded the contract before probing would send the probe only afterwards. The target takes
+    // each connection and closes it at once (unreachable), and that is said only after the description was read:
+    // a broken description must never hide behind the network.
     const dir = await tempDir();
     const spec = join(dir, 'customer.openapi.yaml');
     const made = spawnSync('mkfifo', [spec]);
     expect(made.status, String(made.stderr)).toBe(0);
     const text = await readFile(join(ROOT, 'contract/customer-service.openapi.yaml'));
-    const port = await closedPort();
     const events: string[] = [];
+    const target = createNetServer((socket) => {
+      if (!events.includes('probe arrived')) events.push('probe arrived');
+      socket.destroy();
+    });
+    await new Promise<void>((done) => target.listen(0, '127.0.0.1', done));
+    const port = (target.address() as AddressInfo).port;
     let exited = false;
     let stderr = '';
     const child = spawn(process.execPath, [BIN, '--spec', spec, '--base-url', `http://127.0.0.1:${port}/customer-service`, '--out', dir], {
@@ -168,27 +175,34 @@ describe('before the contract loads', () => {
       if (stderr.includes('target unreachable') && !events.includes('said unreachable')) events.push('said unreachable');
     });
     const code = new Promise<number | null>((done) => child.once('close', (c) => ((exited = true), done(c))));
-    const giveUp = Date.now() + 20_000;
-    while (!exited && events.length === 0 && Date.now() < giveUp) await delay(10);
-    events.push('description served');
-    // Whoever opens the pipe to read gets the description, until the CLI has ended.
-    while (!exited) {
-      try {
-        const fd = openSync(spec, constants.O_WRONLY | constants.O_NONBLOCK);
+    try {
+      const giveUp = Date.now() + 20_000;
+      while (!exited && events.length === 0 && Date.now() < giveUp) await delay(10);
+      // Time enough for a run that judged the probe first to say so.
+      await delay(300);
+      events.push('description served');
+      // Whoever opens the pipe to read gets the description, until the CLI has ended.
+      while (!exited) {
         try {
-          writeSync(fd, text);
+          const fd = openSync(spec, constants.O_WRONLY | constants.O_NONBLOCK);
+          try {
+            writeSync(fd, text);
+          } catch {
+            // the reader has not taken the last copy yet
+          }
+          closeSync(fd);
         } catch {
-          // the reader has not taken the last copy yet
+          // no reader now
         }
-        closeSync(fd);
-      } catch {
-        // no reader now
+        await delay(10);
       }
-      await delay(10);
+      expect(await code, stderr).toBe(2);
+      expect(stderr.trim()).toMatch(new RegExp(`^conformance: target unreachable: http://127\\.0\\.0\\.1:${port} \\([A-Z_]+\\)$`));
+      expect(events).toEqual(['probe arrived', 'description served', 'said unreachable']);
+    } finally {
+      child.kill();
+      await new Promise<void>((done) => target.close(() => done()));
     }
-    expect(await code, stderr).toBe(2);
-    expect(stderr.trim()).toBe(`conformance: target unreachable: http://127.0.0.1:${port} (ECONNREFUSED)`);
-    expect(events).toEqual(['said unreachable', 'description served']);
   });
 
   test('a probe goes out early only to a service the run needs whatever the contract holds', () => {

@@ -68,6 +68,34 @@ describe('proxy', () => {
     expect(proxy.targets.length).toBe(before);
   });
 
+  test('HTTP_PROXY and a plain http:// target: the request goes to the proxy in absolute form, not through CONNECT (a proxy that refuses CONNECT to ports other than 443 answers it)', async () => {
+    const strict = track(await startProxy({ connectPorts: [443] }));
+    const c = track(client(proxySettings({ HTTP_PROXY: strict.url }, undefined)));
+    for (const method of ['GET', 'POST'] as const) {
+      const ex = await c.send({ method, url: `${target.url}/customer-service/things?page=2`, headers: {}, ...(method === 'POST' ? { body: '{"a":1}' } : {}) });
+      expect(ex.error, ex.error?.message).toBeUndefined();
+      expect(ex.response?.status).toBe(200);
+    }
+    expect(strict.requests).toEqual([
+      { form: 'absolute', target: `${target.url}/customer-service/things?page=2`, refused: false },
+      { form: 'absolute', target: `${target.url}/customer-service/things?page=2`, refused: false },
+    ]);
+  });
+
+  test('an https:// target still goes through a CONNECT tunnel, never in absolute form', async () => {
+    const pki = makePki();
+    try {
+      const tls = track(await startMutualTls(pki, ok));
+      const tunnels = track(await startProxy());
+      const c = track(client({ ...proxySettings({ HTTP_PROXY: tunnels.url }, undefined), clientCert: pki.clientCert, clientKey: pki.clientKey, caCert: pki.caCert }));
+      const ex = await c.send({ method: 'GET', url: `${tls.url}/secure`, headers: {} });
+      expect(ex.response?.status).toBe(200);
+      expect(tunnels.requests).toEqual([{ form: 'connect', target: new URL(tls.url).host, refused: false }]);
+    } finally {
+      pki.remove();
+    }
+  });
+
   test('--proxy wins over HTTPS_PROXY', () => {
     expect(proxySettings({ HTTPS_PROXY: 'http://127.0.0.1:1' }, 'http://127.0.0.1:2').httpsProxy).toBe('http://127.0.0.1:2');
   });

@@ -15,17 +15,33 @@ export interface TestProxy {
   url: string;
   /** host:port of every CONNECT tunnel and absolute-form request that went through. */
   targets: string[];
+  /** Every request the proxy received, in order: a CONNECT (host:port) or an absolute-form request (its URL). */
+  requests: Array<{ form: 'connect' | 'absolute'; target: string; refused: boolean }>;
   close(): Promise<void>;
 }
 
-/** A small forward proxy: CONNECT tunnels and absolute-form HTTP requests, to 127.0.0.1 only. */
-export async function startProxy(): Promise<TestProxy> {
+/**
+ * A small forward proxy: CONNECT tunnels and absolute-form HTTP requests, to 127.0.0.1 only. With `connectPorts`,
+ * a CONNECT to any other port is refused with 403, the way Squid's default `http_access deny CONNECT !SSL_ports`
+ * (SSL_ports: 443) and many corporate proxies refuse it; absolute-form requests are forwarded to any port.
+ */
+export async function startProxy(options: { connectPorts?: number[] } = {}): Promise<TestProxy> {
   const targets: string[] = [];
+  const requests: TestProxy['requests'] = [];
   const sockets = new Set<Socket>();
   const server = createHttpServer((req, res) => {
-    const url = new URL(req.url ?? '/');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/');
+    } catch {
+      // Origin form (`GET /path`): a request meant for the target, not for a proxy.
+      requests.push({ form: 'absolute', target: req.url ?? '', refused: true });
+      return void res.writeHead(400).end();
+    }
+    const refused = url.hostname !== '127.0.0.1';
+    requests.push({ form: 'absolute', target: url.href, refused });
     targets.push(url.host);
-    if (url.hostname !== '127.0.0.1') return void res.writeHead(403).end();
+    if (refused) return void res.writeHead(403).end();
     const upstream = httpRequest(url, { method: req.method, headers: req.headers }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
@@ -40,7 +56,9 @@ export async function startProxy(): Promise<TestProxy> {
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     targets.push(req.url ?? '');
     const [host, port] = (req.url ?? '').split(':');
-    if (host !== '127.0.0.1') {
+    const refused = host !== '127.0.0.1' || (options.connectPorts !== undefined && !options.connectPorts.includes(Number(port)));
+    requests.push({ form: 'connect', target: req.url ?? '', refused });
+    if (refused) {
       client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
       return;
     }
@@ -59,6 +77,7 @@ export async function startProxy(): Promise<TestProxy> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     targets,
+    requests,
     close: () => closeServer(server, sockets),
   };
 }

@@ -107,13 +107,23 @@ describe('ConsoleProgress', () => {
 describe('renderSummary', () => {
   const paths = { resultsJson: 'reports/results.json', junitXml: 'reports/junit.xml', html: 'reports/index.html' };
 
+  test('listed not-described operations of which the catalog shows a method and path (absent from the loaded contract files) are "named in the catalog only"', () => {
+    const run = fixtureRun();
+    const operations = run.operations.map((o) => (o.operationId === 'exchange-user-token' ? { ...o, method: 'POST' as const, path: '/users/token', reason: 'not in the loaded contract files' } : o));
+    const text = renderSummary({ ...run, operations }, paths, { color: false });
+    expect(text).toContain(' · 1 untested · 2 named in the catalog only\n');
+    expect(text.match(/not described/g)).toHaveLength(1);
+  });
+
   test('plain: verdict, coverage, counts, failing operations with their first finding, slowest, reports', () => {
     const text = renderSummary(fixtureRun(), paths, { color: false });
     expect(text).not.toMatch(ANSI);
     expect(text).toContain('NOT CONFORMANT  Customer da1dea94286d · 12.50 s');
-    expect(text).toContain('Coverage: 15 of 287 operations described · 6 tested · 272 not described');
-    // The operation whose positive case was skipped is untested, and the skipped cases are counted as cases.
-    expect(text).toContain('Operations: 3 passed · 1 failed · 1 missing · 1 errored · 1 untested · 2 not described');
+    expect(text).toContain('Coverage: 15 of 287 catalog operations described · 6 tested · 272 not described by the contract');
+    // The operation whose positive case was skipped is untested, and the skipped cases are counted as cases. The
+    // two listed operations the contract does not describe are named by what they are, not "not described" again.
+    expect(text).toContain('Operations: 3 passed · 1 failed · 1 missing · 1 errored · 1 untested · 2 shown without method or path');
+    expect(text.match(/not described/g)).toHaveLength(1);
     expect(text).toContain('Cases: 8 ran · 1 case skipped');
     expect(text).toContain(
       'Verdict: not conformant: 1 failed, 1 missing of 7 operations; 1 pact interaction failed; 1 waiver expired; 1 untested: irreversible side effects (pass --allow-irreversible against a disposable deployment)',

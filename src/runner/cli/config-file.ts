@@ -58,6 +58,11 @@ export async function loadConfigFile(named: string | undefined, cwd: string): Pr
     if (e?.keyword === 'additionalProperties' && key === '') {
       throw new InputError(`${shown}: unknown key "${String(e.params['additionalProperty'])}" (keys are the long flags in camelCase, e.g. baseUrl, timeout, headers)`);
     }
+    if (e?.keyword === 'pattern' && e.params['pattern'] === '^https?://') {
+      // A URL key (baseUrl, servers.<id>, proxy, …) whose value is not http(s): said like the flag's own error.
+      const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(String(valueAt(doc, e.instancePath)))?.[1];
+      throw new InputError(`${shown}: ${key}: must be an http:// or https:// URL (${scheme ? `the scheme is ${scheme}` : 'this is not a URL'})`);
+    }
     throw new InputError(`${shown}: ${key || '(top level)'}: ${e?.message ?? 'invalid'}`);
   }
   const values: Record<string, unknown> = {};
@@ -72,4 +77,13 @@ export async function loadConfigFile(named: string | undefined, cwd: string): Pr
     keys[attribute] = key;
   }
   return { path: shown, values, keys };
+}
+
+/** The value at a JSON pointer of a parsed document (an ajv error's instancePath). */
+function valueAt(doc: unknown, pointer: string): unknown {
+  let value = doc;
+  for (const token of pointer.split('/').slice(1)) {
+    value = (value as Record<string, unknown> | undefined)?.[token.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return value;
 }

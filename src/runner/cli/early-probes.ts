@@ -1,8 +1,9 @@
 /**
  * The target's reachability probe is a run's first request, and it needs only the base URL: it leaves while the
- * contract is still loading, and the run waits for its answer once it knows which services it needs. A probe is
- * sent early only to a service the run surely needs (no --exclude, and no --include or one naming the service),
- * so an early probe is never a request the run would not have sent anyway.
+ * contract is still loading, and the run looks at its answer once every local input (the descriptions, profile,
+ * examples, catalog, waivers, baseline) has been read and judged, so a broken file is never hidden behind an
+ * unreachable target. A probe is sent early only to a service the run surely needs (no --exclude, and no --include
+ * or one naming the service), so an early probe is never a request the run would not have sent anyway.
  */
 
 /** Whether a run with this selection needs the service with this id whatever the contract holds. */
@@ -14,18 +15,14 @@ export function surelyNeeded(serviceId: string, selection: { include: string[]; 
 /** One probe per base URL, started at most once; a failure is kept for whoever asks for the result. */
 export class ReachabilityProbes {
   readonly #probes = new Map<string, Promise<void>>();
-  #fail: (error: unknown) => void = () => undefined;
-  /** Rejects with the error of the first probe that fails (an unreachable target): the run need not load on. */
-  readonly failed: Promise<never> = later(new Promise<never>((_, reject) => (this.#fail = reject)));
 
   constructor(private readonly probe: (baseUrl: string) => Promise<void>) {}
 
   start(baseUrl: string): void {
     if (this.#probes.has(baseUrl)) return;
-    const pending = this.probe(baseUrl);
-    // Answered later (or never, when the run stops first): not an unhandled rejection meanwhile.
-    pending.catch((error: unknown) => this.#fail(error));
-    this.#probes.set(baseUrl, pending);
+    // Answered later (or never, when the run stops first, e.g. on a broken description): not an unhandled
+    // rejection meanwhile.
+    this.#probes.set(baseUrl, later(this.probe(baseUrl)));
   }
 
   /** The probe's outcome: resolves when the base URL is reachable, rejects with the probe's error otherwise. */

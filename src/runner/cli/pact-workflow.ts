@@ -8,6 +8,7 @@ import type { BrokerConnection } from '../pact/broker.ts';
 import { PactInputError } from '../pact/errors.ts';
 import type { ServiceApi } from '../pact/states.ts';
 import { InputError } from '../spec/errors.ts';
+import { baseUrlArgument } from './base-url.ts';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -55,8 +56,8 @@ export function addPactWorkflowCommands(pact: Command, env: NodeJS.ProcessEnv, s
     .description('Serve the provider-state change endpoint (Pact convention) in front of a deployment, for any Pact verifier.')
     .option('--port <n>', 'port to listen on (0: a free port)', port, 0)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--base-url <url>', 'customer-service base URL')
-    .option('--foreign-trade-base-url <url>', 'foreign-trade-service base URL')
+    .option('--base-url <url>', 'customer-service base URL', baseUrlArgument)
+    .option('--foreign-trade-base-url <url>', 'foreign-trade-service base URL', baseUrlArgument)
     .option('--token <token>', 'bearer token for the deployment (prefer CONFORMANCE_TOKEN)')
     .option('--timeout <ms>', 'timeout of each call to the deployment', (v) => Number(v), 30_000)
     .action(async (flags: { port: number; host: string; baseUrl?: string; foreignTradeBaseUrl?: string; token?: string; timeout: number }) => {

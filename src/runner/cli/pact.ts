@@ -4,6 +4,7 @@ import { InvalidArgumentError } from 'commander';
 import type { RunResults } from '../model.ts';
 import type { BrokerSource } from '../pact/worker-protocol.ts';
 import { InputError } from '../spec/errors.ts';
+import { baseUrlArgument } from './base-url.ts';
 import type { ReferenceService } from '../../reference-service/index.ts';
 import { addPactWorkflowCommands } from './pact-workflow.ts';
 
@@ -71,8 +72,8 @@ export function addPactCommands(program: Command, defaults: { specs: string[]; c
   );
 
   common(pact.command('verify').description('Verify every pact against a provider deployment (default: the embedded reference service).'))
-    .option('--base-url <url>', 'customer-service base URL')
-    .option('--foreign-trade-base-url <url>', 'foreign-trade-service base URL')
+    .option('--base-url <url>', 'customer-service base URL', baseUrlArgument)
+    .option('--foreign-trade-base-url <url>', 'foreign-trade-service base URL', baseUrlArgument)
     .option('--token <token>', 'bearer token (prefer CONFORMANCE_TOKEN)')
     .option('--timeout <ms>', 'timeout of each request', (v) => Number(v), 30_000)
     .option('--broker-url <url>', 'Pact Broker to fetch pacts from')

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { defaultClientOptions, parseHeader, parseRate, proxySettings, type ClientOptions } from '../http/client-options.ts';
+import { baseUrlArgument, baseUrlProblem } from './base-url.ts';
 import { loadConfigFile, type ConfigFile } from './config-file.ts';
 import { DEFAULT_SPECS, ROOT } from './paths.ts';
 import type { RunOptions } from './run.ts';
@@ -61,6 +62,8 @@ function parseShard(value: string): { index: number; count: number } {
 function parseServer(value: string, previous: Record<string, string> | undefined): Record<string, string> {
   const at = value.indexOf('=');
   if (at < 1) throw new InvalidArgumentError('--server takes <service-id>=<url>, e.g. customer-service=https://gw/customer-service');
+  const bad = baseUrlProblem(value.slice(at + 1));
+  if (bad) throw new InvalidArgumentError(`--server ${value.slice(0, at)}: ${bad}`);
   return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
 }
 
@@ -132,8 +135,8 @@ export const SECRET_OPTIONS = new Set(['token']);
 export function addRunOptions(cmd: Command): Command {
   return cmd
     .option('--config <file>', 'config file (default: conformance.config.yaml in the working directory, when present)')
-    .option('--base-url <url>', 'customer-service base URL, e.g. https://gw.example/customer-service (or the one service of a single-service --spec)')
-    .option('--foreign-trade-base-url <url>', 'foreign-trade-service base URL')
+    .option('--base-url <url>', 'customer-service base URL, e.g. https://gw.example/customer-service (or the one service of a single-service --spec)', baseUrlArgument)
+    .option('--foreign-trade-base-url <url>', 'foreign-trade-service base URL', baseUrlArgument)
     .option('--server <id=url>', 'base URL of any service of the contract (repeatable)', parseServer)
     .option('--token <token>', 'bearer token (prefer CONFORMANCE_TOKEN; never printed)')
     .option('--token-command <cmd>', 'shell command printing a bearer token (or JSON {access_token, expires_in}); run again when the token is rejected or about to expire')

@@ -31,6 +31,7 @@ import { loadProfiles, profileFor } from '../spec/profiles.ts';
 import type { ReferenceService } from '../../reference-service/index.ts';
 import { later, ReachabilityProbes, surelyNeeded } from './early-probes.ts';
 import { ROOT } from './paths.ts';
+import { baseUrlProblem } from './base-url.ts';
 
 export { DEFAULT_SPECS, ROOT } from './paths.ts';
 
@@ -93,7 +94,10 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   // reachability probe of each target the run surely needs leaves meanwhile (cli/early-probes.ts).
   const given = Object.keys(options.servers).length > 0;
   if (given) {
-    for (const url of Object.values(options.servers)) parseBaseUrl(url);
+    for (const [id, url] of Object.entries(options.servers)) {
+      const bad = baseUrlProblem(url);
+      if (bad) throw new InputError(`${BASE_URL_OPTIONS[id] ?? `--server ${id}`}: ${bad}`);
+    }
     if (!options.token && !options.client?.tokenCommand) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token or --token-command)');
   }
   // The embedded service is on this machine: never through a proxy, never with the user's token command.
@@ -125,13 +129,17 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       );
     }
 
-    // An unreachable target ends the run as soon as its probe fails, without waiting for the contract.
-    const contract = await Promise.race([later(loadContract(options.specs)), probes.failed]);
+    // The local inputs are read and judged before the probes' answers are looked at: a missing file, bad YAML, a
+    // Swagger 2.0 file or a dangling $ref is said as such whatever the network does (an unreachable target only
+    // once everything local is right). The probes are under way meanwhile.
+    const contract = await loadContract(options.specs);
     const profiles = await loadProfiles(options.profile, contract);
     const examples = await loadExamples(options.examples);
     const catalog: Catalog | undefined = options.catalog ? await loadCatalog(options.catalog) : undefined;
     const waivers: Waiver[] = options.waivers ? await loadWaivers(options.waivers, { knownChecks: [...CHECKS.keys(), 'response-timeout'] }) : [];
     const baseline = options.baseline ? await (await import('../report/baseline-file.ts')).readBaseline(options.baseline) : undefined;
+    // A deployment description on disk is a local input too; one behind a URL is fetched once the target answered.
+    const localDeploymentDiff = options.deploymentSpec && !/^https?:\/\//i.test(options.deploymentSpec) ? await diffDeployment(contract, options.deploymentSpec) : undefined;
     for (const pattern of [...options.include, ...options.exclude]) {
       if (!contract.operations.some((o) => matchesSelector(o, pattern))) {
         throw new InputError(`--include/--exclude "${pattern}" matches no operation of the contract (selectors: operationId, group, service, tag:NAME, method, path glob)`);
@@ -200,7 +208,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     const plans = (function* () {
       for (const op of executionOrder(selected)) yield planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions);
     })();
-    const deploymentDiff = options.deploymentSpec ? await diffDeployment(contract, options.deploymentSpec) : undefined;
+    const deploymentDiff = options.deploymentSpec ? (localDeploymentDiff ?? (await diffDeployment(contract, options.deploymentSpec))) : undefined;
 
     const startedAt = new Date();
     // Each case goes to disk as it finishes (report/case-spool.ts); memory keeps its summary.
@@ -413,6 +421,9 @@ export function singleServiceBaseUrl(servers: Record<string, string>, contract: 
   const { ['customer-service']: _moved, ...rest } = servers;
   return { ...rest, [only]: base };
 }
+
+/** The option that gives each service's base URL (any other service's: --server <id>=<url>). */
+const BASE_URL_OPTIONS: Record<string, string> = { 'customer-service': '--base-url', 'foreign-trade-service': '--foreign-trade-base-url' };
 
 function parseBaseUrl(baseUrl: string): URL {
   try {

@@ -2,11 +2,13 @@
  * The undici Dispatcher every request of a run goes through: keep-alive pools per origin, the proxy
  * (undici's EnvHttpProxyAgent, given HTTP(S)_PROXY/NO_PROXY or --proxy explicitly) and TLS options
  * (client certificate and key, a CA bundle, --insecure) for the target and, when tunnelling, for the
- * connection through the proxy.
+ * connection through the proxy. Through an http:// proxy, a plain http:// target is sent the way curl and most
+ * clients send it, in absolute form (`GET http://host:port/path`), not through a CONNECT tunnel, which many
+ * proxies allow only to port 443; https:// targets go through CONNECT.
  */
 import { readFileSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
-import { Agent, EnvHttpProxyAgent } from './undici.ts';
+import { Agent, Client, EnvHttpProxyAgent, Pool } from './undici.ts';
 import type { ClientOptions } from './client-options.ts';
 
 export interface PoolOptions {
@@ -48,11 +50,18 @@ export function buildDispatcher(client: ClientOptions, pool: PoolOptions): Dispa
   if (client.httpProxy === '' && client.httpsProxy === '') {
     return new Agent({ connections: pool.connections, headersTimeout: pool.timeoutMs, bodyTimeout: pool.timeoutMs, connect });
   }
+  const limits = { connections: pool.connections, headersTimeout: pool.timeoutMs, bodyTimeout: pool.timeoutMs };
   return new EnvHttpProxyAgent({
-    connections: pool.connections,
-    headersTimeout: pool.timeoutMs,
-    bodyTimeout: pool.timeoutMs,
+    ...limits,
     connect,
+    // Plain http:// targets in absolute form through an http:// proxy (undici tunnels every target by default).
+    proxyTunnel: false,
+    // undici opens the absolute-form client to the proxy with its connector only: the run's pool size and
+    // timeouts are added here (every other pool is given them already).
+    factory: (origin: string | URL, options: Record<string, unknown>) => {
+      const merged = { ...limits, ...options } as Pool.Options;
+      return merged.connections === 1 ? new Client(origin, merged) : new Pool(origin, merged);
+    },
     // Through a CONNECT tunnel the target's TLS is set up with requestTls; the proxy's own with proxyTls.
     requestTls: tls,
     ...(client.caCert || client.insecure ? { proxyTls: { ...(tls['ca'] ? { ca: tls['ca'] } : {}), ...(client.insecure ? { rejectUnauthorized: false } : {}) } } : {}),

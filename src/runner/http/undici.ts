@@ -7,6 +7,8 @@
  */
 import type { Dispatcher } from 'undici';
 import Agent from 'undici/lib/dispatcher/agent.js';
+import Client from 'undici/lib/dispatcher/client.js';
+import Pool from 'undici/lib/dispatcher/pool.js';
 import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
 import errors from 'undici/lib/core/errors.js';
 import coreUtil from 'undici/lib/core/util.js';
@@ -18,7 +20,7 @@ import { getGlobalDispatcher } from 'undici/lib/global.js';
 // CONNECT tunnel with connect()).
 Object.assign(DispatcherBase.prototype, api);
 
-export { Agent, EnvHttpProxyAgent, errors };
+export { Agent, Client, EnvHttpProxyAgent, errors, Pool };
 
 /** What the entry point exports as `util`. */
 export const util = { parseHeaders: coreUtil.parseHeaders, headerNameToString: coreUtil.headerNameToString };

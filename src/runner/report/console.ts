@@ -9,7 +9,7 @@
 import type { OperationResult, RunResults } from '../model.ts';
 import { baselineSummary } from './baseline.ts';
 import { findingEvidence } from './failures.ts';
-import { blockingFindings, OUTCOMES, unwaivedWarnings, verdictLine } from './outcomes.ts';
+import { blockingFindings, coverageText, OUTCOMES, outcomeCountLabel, unwaivedWarnings, verdictLine } from './outcomes.ts';
 import { pactSummaryLines } from './pact-summary.ts';
 import { formatDuration } from './text.ts';
 
@@ -183,9 +183,9 @@ export function renderSummary(results: RunResults, paths: ReportPaths, options: 
     `${c.bold(verdictPaint(verdictText))}  ${results.contract.title} ${results.contract.version} · ${formatDuration(results.durationMs)}`,
   );
   const cov = results.coverage;
-  lines.push(`Coverage: ${cov.described} of ${cov.catalogTotal} operations described · ${cov.tested} tested · ${cov.notDescribed} not described`);
+  lines.push(`Coverage: ${coverageText(cov)}`);
   const counts = OUTCOMES.filter((o) => results.counts[o] > 0 || o === 'passed' || o === 'failed').map((o) => {
-    const text = `${results.counts[o]} ${o === 'not-described' ? 'not described' : o}`;
+    const text = `${results.counts[o]} ${outcomeCountLabel(o, results.operations)}`;
     const painter = c[OUTCOME_PAINT[o] ?? 'dim'];
     return results.counts[o] > 0 ? painter(text) : text;
   });

@@ -29,7 +29,7 @@ import type {
 import { baselineLine, failureKey } from './baseline.ts';
 import { failureGroups, findingEvidence, type FailureGroup } from './failures.ts';
 import { Base64Gzip } from './gzip-base64.ts';
-import { blockingFindings, OUTCOMES, sortOperations, sortPactInteractions } from './outcomes.ts';
+import { blockingFindings, coverageText, OUTCOMES, outcomeCountLabel, sortOperations, sortPactInteractions } from './outcomes.ts';
 import { pactHeadline } from './pact-summary.ts';
 import { bodyText, formatDuration, showValue } from './text.ts';
 
@@ -366,8 +366,9 @@ function operationView(op: OperationResult, results: RunResults, maxBytes: numbe
   return view;
 }
 
-function countsOf(ops: ReadonlyArray<Pick<OperationResult, 'outcome'>>): Array<{ outcome: Outcome; label: string; n: number }> {
-  return OUTCOMES.map((outcome) => ({ outcome, label: OUTCOME_LABELS[outcome], n: ops.filter((o) => o.outcome === outcome).length }));
+/** Operations per outcome, each count named as on the console (outcomeCountLabel). */
+function countsOf(ops: ReadonlyArray<{ outcome: Outcome; method: string | null; path: string | null }>): Array<{ outcome: Outcome; label: string; n: number }> {
+  return OUTCOMES.map((outcome) => ({ outcome, label: outcomeCountLabel(outcome, ops), n: ops.filter((o) => o.outcome === outcome).length }));
 }
 
 /** The data the template renders (exported for tests). */
@@ -439,7 +440,7 @@ export function buildReportView(results: RunResults, options: HtmlOptions = {}):
     meta,
     targets: results.target.services,
     embedded: results.target.embedded,
-    coverage: `${cov.described} of ${cov.catalogTotal} operations described · ${cov.tested} tested · ${cov.notDescribed} not described`,
+    coverage: coverageText(cov),
     counts: countsOf(operations),
     countsOf: 'operations',
     total: operations.length,

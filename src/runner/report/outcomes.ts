@@ -39,6 +39,29 @@ export type Verdict = RunResults['verdict'];
 /** Every outcome, in the order reports list them. */
 export const OUTCOMES: readonly Outcome[] = ['passed', 'failed', 'missing', 'flaky', 'errored', 'untested', 'skipped', 'not-described'];
 
+/**
+ * The coverage line of the console and the HTML report: the operations the catalog counts, how many of them the
+ * contract describes and the run tested, and how many the contract does not describe, whether the catalog lists
+ * them by name or only counts them (results.json: coverage.catalogTotal, described, tested, notDescribed).
+ */
+export function coverageText(coverage: RunResults['coverage']): string {
+  return `${coverage.described} of ${coverage.catalogTotal} catalog operations described · ${coverage.tested} tested · ${coverage.notDescribed} not described by the contract`;
+}
+
+/**
+ * How the console and the HTML report name a count of operations with an outcome. The `not-described`
+ * operations a report lists are only the catalog operations it names one by one (results.json:
+ * counts["not-described"]), a part of the coverage line's "not described by the contract": they are named by
+ * what they are, so the two counts never read as one count with two values. In the bundled catalog they are the
+ * operations the interface shows without a method or path; a catalog may also name an operation with its method
+ * and path that the loaded contract files lack.
+ */
+export function outcomeCountLabel(outcome: Outcome, operations: ReadonlyArray<{ outcome: Outcome; method: string | null; path: string | null }>): string {
+  if (outcome !== 'not-described') return outcome;
+  const listed = operations.filter((op) => op.outcome === 'not-described');
+  return listed.every((op) => !op.method && !op.path) ? 'shown without method or path' : 'named in the catalog only';
+}
+
 /** The exit code of a verdict: 0 conformant, 1 not conformant, 2 incomplete (could not vouch for the run). */
 export function exitCodeOf(verdict: Verdict): 0 | 1 | 2 {
   return verdict === 'conformant' ? 0 : verdict === 'not-conformant' ? 1 : 2;
