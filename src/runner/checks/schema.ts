@@ -5,6 +5,7 @@ import addFormatsModule from 'ajv-formats';
 import { isSafeNumber, LosslessNumber, parse as parseLossless } from 'lossless-json';
 import type { JsonSchema, ResponseSpec, SchemaErrorDetail } from '../model.ts';
 import { INT64_KEYWORD, resolvePointer, schemaSize, type ValidationDocument } from '../spec/validation-document.ts';
+import { isBase64 } from './base64.ts';
 import { schemaFragment } from './schema-fragment.ts';
 
 // ajv-formats is CommonJS; its default export arrives as the module namespace under some loaders.
@@ -20,16 +21,6 @@ export const MAX_SCHEMA_NODES = 150_000;
 /** A response schema the tool cannot compile: a tool problem (the operation errors), never the service's fault. */
 export class SchemaCompileError extends Error {
   override readonly name = 'SchemaCompileError';
-}
-
-/** RFC 4648 base64, standard or URL-safe alphabet, padding optional. */
-function isBase64(s: string): boolean {
-  const m = /^([A-Za-z0-9+/]*|[A-Za-z0-9_-]*)(={0,2})$/.exec(s);
-  if (!m) return false;
-  const length = m[1]?.length ?? 0;
-  const padding = m[2]?.length ?? 0;
-  // Padded: whole 4-character groups. Unpadded: a last group of one character never encodes a byte.
-  return padding > 0 ? (length + padding) % 4 === 0 : length % 4 !== 1;
 }
 
 /** Patterns are ECMAScript regexes with the unicode flag; a pattern only valid without it is used without it. */

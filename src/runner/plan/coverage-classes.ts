@@ -1,0 +1,692 @@
+import { stringify as losslessStringify } from 'lossless-json';
+import type { JsonSchema, Operation, ParameterSpec } from '../model.ts';
+import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../spec/json-schema.ts';
+import { accepts } from './accepts.ts';
+import { boundaryValues } from './coverage.ts';
+import type { Random } from './random.ts';
+import { generate, integerRange, isOmitted, numericBounds, patternValue, UNKNOWN, wrongTypeValue } from './values.ts';
+
+/**
+ * The input classes that break servers, as overrides of an operation's positive request: the coverage phase
+ * sends each one and judges it as a positive (valid) or as a negative (invalid). Every `valid` is shown, never
+ * assumed: a value's validity comes from accepts() (against the parameter's schema, or the whole body), and an
+ * item whose validity accepts() cannot decide is left out. Deterministic for a Random seed.
+ *
+ * Classes and their validity rule ("as judged" = whatever accepts() answers; "kept if" = the item is dropped
+ * when accepts() disagrees, so a label never claims what the value is not):
+ *
+ * Body level (any operation that takes a body), first:
+ * - malformed-json: `{"` sent as the JSON media type. Invalid.
+ * - empty-body: no body at all. Valid only where the request body is not required.
+ * - non-object-body: `[]`, `"conformance"`, `1` (and `{}` where the schema is no object) as the whole body.
+ *   Kept if invalid.
+ * - null-body: the JSON `null` as the whole body. As judged (valid where the body schema is nullable).
+ * - undeclared-media-type: the positive body's JSON as text/plain (else application/xml, ...): a media type
+ *   no declared one (wildcards included) matches. Invalid.
+ *
+ * Per parameter and top-level body field:
+ * - beyond-int64: 2^63, -2^63-1, 2^64, -2^64 for integers. As judged: valid where neither a format nor a bound
+ *   limits them, invalid under int32/int64 or min/max. Bodies holding them go as rawBody (lossless-json).
+ * - wrong-type: a value of another type (body: wrongTypeValue; path, query, header and cookie: text that no
+ *   declared type parses, e.g. "not-a-number" for an integer; none for a string parameter). Kept if invalid.
+ * - bound: each declared bound and its neighbour outside (minimum/maximum, exclusive ones honoured, int32 and
+ *   int64 limits where no bound is declared, minLength/maxLength, minItems/maxItems). The edge is kept if
+ *   valid, the neighbour kept if invalid. Other edge values of coverage.ts's boundaryValues (0, -1, 2^53-1,
+ *   the largest double) are here too, as judged.
+ * - multiple-of: the lowest allowed integer plus one where multipleOf > 1. Kept if invalid.
+ * - null: null for a body field. As judged (valid where nullable).
+ * - empty-string, unicode: "" (not for a path parameter: it changes the route) and a non-ASCII string (not
+ *   for a header). As judged.
+ * - empty-array: [] for a body field. As judged.
+ * - enum: each enum (or const) value. Kept if valid. outside-enum: a value of the same type outside it. Kept if
+ *   invalid.
+ * - boolean, pattern: true/false; a string matching the pattern. As judged.
+ * - no-match-filter: a string query parameter of a GET set to an unlikely value ("zz-nomatch-…", a fresh uuid,
+ *   a new pattern match): a read whose filter nothing matches. Kept if valid.
+ * - optional-left-out, optional-present: an optional query parameter or body field the positive request has
+ *   left out, or one it lacks added. As judged (an optional query parameter left out is valid by its
+ *   `required: false`; a body field another one depends on is not). Required ones are the negative cases'.
+ * - all-at-bound: every numeric body field at its high, then its low end, together. Kept if valid.
+ * - random: then, up to `max`, fields drawn afresh from their schema one at a time. Kept if valid.
+ *
+ * Ordering: one item of each body-level class first (cheap, and they catch the most); then a round robin over
+ * the targets (path, query, header and cookie parameters in declaration order, then the body fields in schema
+ * order, then the other body-level items) in which each target, at its turn, sends its first item of a class kind not yet sent, else its next item; so a
+ * small `max` touches every parameter and as many class kinds as it can. all-at-bound and random come last.
+ * Requests identical to an earlier one or to the positive request are left out; the list is cut at `max`.
+ */
+
+export interface CoverageRequest {
+  /** What it varies, e.g. "query.limit = 9223372036854775808 (beyond int64)". */
+  label: string;
+  /** Schema-valid (judged as a positive) or schema-invalid (judged as a negative). */
+  valid: boolean;
+  /** The input class (see the list above). */
+  class: string;
+  /** Merged over the positive request's. */
+  pathParams?: Record<string, string>;
+  /** Replaces the positive query (the full query). */
+  query?: Record<string, unknown>;
+  /** Merged over the positive request's. */
+  headers?: Record<string, string>;
+  /** Merged over the positive request's. */
+  cookies?: Record<string, string>;
+  /** Replaces the body (a JSON value, encoded by the engine). */
+  body?: unknown;
+  /** Sent verbatim (malformed JSON, a body holding integers beyond 2^53, another media type). */
+  rawBody?: string;
+  /** With rawBody: the content type sent. */
+  contentType?: string;
+  /** Send no body at all. */
+  noBody?: true;
+}
+
+export interface PositiveRequest {
+  pathParams: Record<string, string>;
+  query: Record<string, unknown>;
+  headers?: Record<string, string>;
+  cookies?: Record<string, string>;
+  body?: unknown;
+}
+
+type Verdict = boolean | undefined;
+type Where = ParameterSpec['in'] | 'body';
+/** Validity the item is meant to have: kept only when accepts() agrees ('either': kept as judged). */
+type Intent = boolean | 'either';
+
+const ABSENT = Symbol('absent');
+type Value = unknown | typeof ABSENT;
+
+interface Candidate {
+  value: Value;
+  class: string;
+  /** The label's note, or one per verdict [valid, invalid]. */
+  note: string | [string, string];
+  intent: Intent;
+}
+
+interface Target {
+  where: Where;
+  name: string;
+  schema: JsonSchema;
+  required: boolean;
+  /** Whether the positive request has it. */
+  present: boolean;
+  /** What the positive request sends (ABSENT: nothing; undefined: not known here, e.g. a path id filled in later). */
+  positiveValue: Value | undefined;
+  verdict(value: Value): Verdict;
+  request(value: Value): Omit<CoverageRequest, 'label' | 'valid' | 'class'> | undefined;
+}
+
+const UNICODE = 'Ünïcødé ✓ 𝔘 中文';
+const MALFORMED_JSON = '{"';
+const OTHER_MEDIA_TYPES = ['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'application/octet-stream'];
+/** Header parameters OpenAPI says are ignored (the engine sets them itself). */
+const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
+const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+const INT64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
+/** Longest string, and longest array, built for a length bound. */
+const MAX_BUILT_LENGTH = 10_000;
+const MAX_BUILT_ITEMS = 1_000;
+
+/** The coverage phase's requests for one operation: its input classes first, then random variations, at most `max`. */
+export function coverageRequests(op: Operation, positive: PositiveRequest, random: Random, max: number): CoverageRequest[] {
+  if (max <= 0) return [];
+  const out: CoverageRequest[] = [];
+  const targets = targetsOf(op, positive);
+  // What the positive request sends is no variation: each target's own value is seen already.
+  const seen = new Set<string>(targets.flatMap((t) => (t.positiveValue === undefined ? [] : [targetKey(t, t.positiveValue)])));
+  const push = (item: CoverageRequest | undefined, key: string | undefined): boolean => {
+    if (!item || key === undefined || out.length >= max || seen.has(key)) return false;
+    seen.add(key);
+    out.push(item);
+    return true;
+  };
+
+  const bodyLevel = bodyLevelItems(op, positive);
+  for (const item of bodyLevel.first) push(item, wholeKey(item));
+
+  // Candidates are judged only when their turn comes (a small max judges few). The other body-level items take
+  // their turns after the fields'.
+  const queues: Pending[][] = [
+    ...targets.map((t) => pending(t, candidates(t, op, random))),
+    bodyLevel.later.map((item) => ({ class: item.class, key: wholeKey(item), judge: () => item })),
+  ];
+  const kinds = new Set(out.map((i) => i.class));
+  while (out.length < max && queues.some((q) => q.length > 0)) {
+    for (const queue of queues) {
+      // At its turn a target sends its first item of a class kind not sent yet, else its next one; of two
+      // candidates sending the same request, the earlier one (its label says more) goes.
+      while (queue.length > 0 && out.length < max) {
+        const fresh = Math.max(0, queue.findIndex((p) => !kinds.has(p.class)));
+        const at = queue.findIndex((p) => p.key === queue[fresh]?.key);
+        const [next] = queue.splice(at, 1);
+        const item = next?.judge();
+        if (item && push(item, next?.key)) {
+          kinds.add(item.class);
+          break;
+        }
+      }
+    }
+  }
+
+  for (const [item, key] of allAtBound(op, positive, targets, random)) push(item, key);
+  for (const [item, key] of randomItems(targets, positive, random, max - out.length)) push(item, key);
+  return out;
+}
+
+/** A candidate waiting for its turn: its class and request are known, its validity is judged on its turn. */
+interface Pending {
+  class: string;
+  key: string;
+  judge(): CoverageRequest | undefined;
+}
+
+function pending(target: Target, list: Candidate[]): Pending[] {
+  const out: Pending[] = [];
+  for (const c of list) {
+    out.push({
+      class: c.class,
+      key: targetKey(target, c.value),
+      judge: () => {
+        const request = target.request(c.value);
+        return request && judged(target, c, request);
+      },
+    });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Body-level classes
+
+function isJson(contentType: string): boolean {
+  return /json/i.test(contentType.split(';')[0] ?? '');
+}
+
+function declaredBodies(op: Operation) {
+  return op.requestBodies && op.requestBodies.length > 0 ? op.requestBodies : op.requestBody ? [op.requestBody] : [];
+}
+
+/** Whether a declared media type (wildcards allowed, parameters ignored) covers a concrete one. */
+function mediaMatches(declared: string, concrete: string): boolean {
+  const [dt = '', ds = ''] = (declared.split(';')[0] ?? '').trim().toLowerCase().split('/');
+  const [ct = '', cs = ''] = concrete.toLowerCase().split('/');
+  return (dt === '*' || dt === ct) && (ds === '*' || ds === cs);
+}
+
+/** One item of each body-level class (first), and the others. */
+function bodyLevelItems(op: Operation, positive: PositiveRequest): { first: CoverageRequest[]; later: CoverageRequest[] } {
+  if (!op.requestBody) return { first: [], later: [] };
+  const declared = declaredBodies(op);
+  const json = declared.find((b) => isJson(b.contentType));
+  const first: CoverageRequest[] = [];
+  const later: CoverageRequest[] = [];
+  if (json) first.push({ label: `body = ${MALFORMED_JSON} (malformed JSON)`, valid: false, class: 'malformed-json', rawBody: MALFORMED_JSON, contentType: json.contentType });
+  const required = op.requestBody.required;
+  first.push({ label: `no body (the body is ${required ? 'required' : 'optional'})`, valid: !required, class: 'empty-body', noBody: true });
+  if (json) {
+    const objectSchema = schemaTypes(json.schema).includes('object') || Object.keys(schemaProperties(json.schema)).length > 0;
+    const values: unknown[] = objectSchema ? [[], 'conformance', 1] : [{}, [], 'conformance', 1];
+    const wrong = values
+      .filter((v) => jsonKind(v) !== jsonKind(positive.body) && accepts(json.schema, v) === false)
+      .map((v): CoverageRequest => {
+        const text = losslessStringify(v) as string;
+        const kind = jsonKind(v);
+        return { label: `body = ${text} (${kind === 'object' ? 'an object' : `not an object: ${kind === 'array' ? 'an' : 'a'} ${kind}`})`, valid: false, class: kind === 'object' ? 'wrong-type-body' : 'non-object-body', rawBody: text, contentType: json.contentType };
+      });
+    if (wrong[0]) first.push(wrong[0]);
+    later.push(...wrong.slice(1));
+    const nullVerdict = accepts(json.schema, null);
+    if (nullVerdict !== undefined) later.push({ label: `body = null (${nullVerdict ? 'nullable' : 'not nullable'})`, valid: nullVerdict, class: 'null-body', rawBody: 'null', contentType: json.contentType });
+  }
+  const other = OTHER_MEDIA_TYPES.find((t) => !declared.some((b) => mediaMatches(b.contentType, t)));
+  if (other) {
+    const text = positive.body === undefined ? '{}' : typeof positive.body === 'string' ? positive.body : (losslessStringify(positive.body) ?? '{}');
+    first.push({ label: `body as ${other} (a media type the operation does not declare)`, valid: false, class: 'undeclared-media-type', rawBody: text, contentType: other });
+  }
+  return { first, later };
+}
+
+function jsonKind(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v === 'bigint' ? 'number' : typeof v;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Targets: the parameters and the top-level body fields
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function hasBigInt(v: unknown): boolean {
+  if (typeof v === 'bigint') return true;
+  if (Array.isArray(v)) return v.some(hasBigInt);
+  return isRecord(v) && Object.values(v).some(hasBigInt);
+}
+
+/** A value as URL, header or cookie text (arrays in the simple style). */
+function text(v: unknown): string {
+  if (Array.isArray(v)) return v.map(text).join(',');
+  return typeof v === 'string' ? v : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
+}
+
+/** A query value the engine serialises as it would the typed one (BigInt as its digits, JSON-safe). */
+function queryValue(v: unknown): unknown {
+  if (typeof v === 'bigint') return v.toString();
+  return Array.isArray(v) ? v.map(queryValue) : v;
+}
+
+function targetsOf(op: Operation, positive: PositiveRequest): Target[] {
+  const targets: Target[] = [];
+  for (const where of ['path', 'query', 'header', 'cookie'] as const) {
+    for (const p of op.parameters) {
+      if (p.in !== where) continue;
+      if (where === 'header' && IGNORED_HEADERS.has(p.name.toLowerCase())) continue;
+      targets.push(parameterTarget(p, positive));
+    }
+  }
+  const json = declaredBodies(op).find((b) => isJson(b.contentType));
+  if (json && isRecord(positive.body)) {
+    const body = positive.body;
+    const positiveOk = accepts(json.schema, body);
+    for (const [name, schema] of Object.entries(schemaProperties(json.schema))) {
+      if (isOmitted(schema)) continue;
+      targets.push(bodyFieldTarget(name, schema, json.schema, json.contentType, body, positiveOk, schemaRequired(json.schema).includes(name)));
+    }
+  }
+  return targets;
+}
+
+function positiveParameter(p: ParameterSpec, positive: PositiveRequest): Value | undefined {
+  switch (p.in) {
+    case 'path':
+      return positive.pathParams[p.name];
+    case 'query':
+      return positive.query[p.name] === undefined ? ABSENT : positive.query[p.name];
+    case 'header':
+      return positive.headers?.[headerName(p.name, positive.headers)];
+    case 'cookie':
+      return positive.cookies?.[p.name];
+  }
+}
+
+/** The header's name as the positive request spells it (header names are case-insensitive), else as declared. */
+function headerName(name: string, headers: Record<string, string> | undefined): string {
+  return Object.keys(headers ?? {}).find((k) => k.toLowerCase() === name.toLowerCase()) ?? name;
+}
+
+function parameterTarget(p: ParameterSpec, positive: PositiveRequest): Target {
+  return {
+    where: p.in,
+    name: p.name,
+    schema: p.schema,
+    required: p.required,
+    present: p.in === 'query' ? p.name in positive.query : true,
+    positiveValue: positiveParameter(p, positive),
+    // Parameters are independent of each other: the parameter's own schema decides.
+    verdict: (value) => (value === ABSENT ? !p.required : accepts(p.schema, value)),
+    request: (value) => {
+      switch (p.in) {
+        case 'path':
+          return value === ABSENT ? undefined : { pathParams: { [p.name]: text(value) } };
+        case 'query': {
+          const { [p.name]: _left, ...rest } = positive.query;
+          return { query: value === ABSENT ? rest : { ...positive.query, [p.name]: queryValue(value) } };
+        }
+        case 'header':
+          return value === ABSENT ? undefined : { headers: { [headerName(p.name, positive.headers)]: text(value) } };
+        case 'cookie':
+          return value === ABSENT ? undefined : { cookies: { [p.name]: text(value) } };
+      }
+    },
+  };
+}
+
+function bodyFieldTarget(name: string, schema: JsonSchema, bodySchema: JsonSchema, contentType: string, body: Record<string, unknown>, positiveOk: Verdict, required: boolean): Target {
+  const variant = (value: Value): Record<string, unknown> => {
+    if (value !== ABSENT) return { ...body, [name]: value };
+    const { [name]: _left, ...rest } = body;
+    return rest;
+  };
+  return {
+    where: 'body',
+    name,
+    schema,
+    required,
+    present: Object.hasOwn(body, name),
+    positiveValue: Object.hasOwn(body, name) ? body[name] : ABSENT,
+    verdict: (value) => {
+      // A value its property's schema rejects makes any body holding it invalid (`properties` applies to all).
+      if (value !== ABSENT && accepts(schema, value) === false) return false;
+      const whole = accepts(bodySchema, variant(value));
+      if (whole === true) return true;
+      // Invalid only where the positive body was valid: else the rest of the body (a {{template}}) may be why.
+      return whole === false && positiveOk === true ? false : undefined;
+    },
+    request: (value) => {
+      const v = variant(value);
+      return hasBigInt(v) ? { rawBody: losslessStringify(v) as string, contentType } : { body: v };
+    },
+  };
+}
+
+/** Judges each candidate on the target and builds its request; drops those whose validity is not shown. */
+function judged(target: Target, c: Candidate, request: Omit<CoverageRequest, 'label' | 'valid' | 'class'>): CoverageRequest | undefined {
+  const verdict = target.verdict(c.value);
+  if (verdict === undefined || (c.intent !== 'either' && c.intent !== verdict)) return undefined;
+  const note = typeof c.note === 'string' ? c.note : c.note[verdict ? 0 : 1];
+  const label = c.value === ABSENT ? `${target.where}.${target.name} left out (${note})` : `${target.where}.${target.name} = ${show(c.value)} (${note})`;
+  return { label, valid: verdict, class: c.class, ...request };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The candidate values of one target, in the order the target offers them
+
+function candidates(t: Target, op: Operation, random: Random): Candidate[] {
+  const schema = t.schema;
+  if (typeof schema !== 'object') return [];
+  const types = schemaTypes(schema);
+  const inUrl = t.where !== 'body';
+  const list: Candidate[] = [];
+  const add = (value: unknown, cls: string, note: Candidate['note'], intent: Intent) => list.push({ value, class: cls, note, intent });
+
+  const integer = types.includes('integer');
+  const beyond = integer ? [2n ** 63n, INT64.min - 1n, 2n ** 64n, -(2n ** 64n)] : [];
+  if (beyond[0] !== undefined) add(beyond[0], 'beyond-int64', 'beyond int64', 'either');
+
+  const wrong = inUrl ? urlWrongType(schema) : wrongTypeValue(schema);
+  if (wrong !== UNKNOWN) add(wrong, 'wrong-type', `not ${article(types.find((x) => x !== 'null') ?? 'value')}`, false);
+
+  const bounds = boundCandidates(schema, t.where, random);
+  for (const b of bounds.filter((b) => b.intent === false)) list.push(b);
+  if (!inUrl) add(null, 'null', ['nullable', 'not nullable'], 'either');
+  for (const b of bounds.filter((b) => b.intent !== false)) list.push(b);
+
+  const stringy = types.includes('string');
+  if (stringy && t.where !== 'path') add('', 'empty-string', 'empty string', 'either');
+  if (stringy && t.where !== 'header') add(unicodeOf(schema), 'unicode', 'non-ASCII', 'either');
+
+  const allowed = 'const' in schema ? [schema['const']] : Array.isArray(schema['enum']) ? (schema['enum'] as unknown[]) : undefined;
+  if (allowed) {
+    const outside = outsideEnum(allowed);
+    if (outside !== undefined) add(outside, 'outside-enum', 'not in the enum', false);
+    for (const v of allowed) if (!(inUrl && v === null)) add(v, 'enum', 'enum value', true);
+  }
+  if (types.includes('array') && t.where === 'body') add([], 'empty-array', 'empty array', 'either');
+  for (const v of beyond.slice(1)) add(v, 'beyond-int64', v > 0n ? 'beyond int64' : 'below int64', 'either');
+
+  if (op.method === 'GET' && t.where === 'query' && !allowed) {
+    const unlikely = unlikelyValue(schema, random);
+    if (unlikely !== undefined) add(unlikely, 'no-match-filter', 'a filter nothing matches', true);
+  }
+
+  // The edge values coverage.ts has always sent (0, -1, 2^53-1, the largest double, true/false, a pattern match).
+  if (!allowed) {
+    for (const v of boundaryValues(schema, random)) {
+      if (v === null || (inUrl && (v === '' || (Array.isArray(v) && v.length === 0)))) continue;
+      if (t.where === 'header' && typeof v === 'string' && /[^\x20-\x7e]/.test(v)) continue;
+      add(v, ...leftoverClass(v, schema));
+    }
+  }
+
+  if ((t.where === 'body' || t.where === 'query') && !t.required) {
+    // Left out where the positive request has it (judged: a dependentRequired may still need it), else added.
+    if (t.present) add(ABSENT, 'optional-left-out', ['optional', 'optional, but another field needs it'], 'either');
+    else {
+      const drawn = generate(withoutExamples(schema), random);
+      if (drawn !== UNKNOWN && drawn !== undefined) add(drawn, 'optional-present', 'optional, present', 'either');
+    }
+  }
+  return list;
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+/** The class of one of boundaryValues' values. */
+function leftoverClass(v: unknown, schema: Record<string, unknown>): [string, string, Intent] {
+  if (typeof v === 'boolean') return ['boolean', 'boolean', 'either'];
+  if (typeof v === 'number') return ['bound', v === 0 ? 'zero' : v === -1 ? 'negative' : 'edge of the allowed range', 'either'];
+  if (typeof v === 'string') {
+    if (v === '') return ['empty-string', 'empty string', 'either'];
+    if (typeof schema['pattern'] === 'string') return ['pattern', 'matches the pattern', 'either'];
+    return /[^\x20-\x7e]/.test(v) ? ['unicode', 'non-ASCII', 'either'] : ['bound', 'length at a bound', 'either'];
+  }
+  return Array.isArray(v) && v.length === 0 ? ['empty-array', 'empty array', 'either'] : ['bound', 'edge', 'either'];
+}
+
+function withoutExamples(schema: Record<string, unknown>): Record<string, unknown> {
+  const { examples: _e, example: _x, default: _d, ...rest } = schema;
+  return rest;
+}
+
+function unicodeOf(schema: Record<string, unknown>): string {
+  const min = typeof schema['minLength'] === 'number' ? schema['minLength'] : 0;
+  const max = typeof schema['maxLength'] === 'number' ? schema['maxLength'] : undefined;
+  const chars = [...UNICODE];
+  const n = Math.max(Math.min(min, MAX_BUILT_LENGTH), Math.min(max ?? chars.length, chars.length));
+  return Array.from({ length: n }, (_, i) => chars[i % chars.length]).join('');
+}
+
+/** Text no declared type of a URL, header or cookie parameter parses; UNKNOWN for a string one. */
+function urlWrongType(schema: Record<string, unknown>): unknown {
+  const types = schemaTypes(schema).filter((t) => t !== 'null');
+  if (types.length === 0 || types.includes('string')) return UNKNOWN;
+  if (types.every((t) => t === 'integer' || t === 'number')) return 'not-a-number';
+  if (types.every((t) => t === 'boolean')) return 'not-a-boolean';
+  if (types.every((t) => t === 'array')) {
+    const items = schema['items'];
+    const inner = typeof items === 'object' && items !== null ? urlWrongType(items as Record<string, unknown>) : UNKNOWN;
+    return inner === UNKNOWN ? UNKNOWN : [inner];
+  }
+  return UNKNOWN;
+}
+
+/** A value of the enum's own type that is not in it; undefined for a mixed enum. */
+function outsideEnum(allowed: unknown[]): unknown {
+  const values = allowed.filter((v) => v !== null);
+  if (values.length === 0) return undefined;
+  if (values.every((v) => typeof v === 'string')) {
+    let candidate = 'zz-not-in-enum';
+    while (values.includes(candidate)) candidate += '-x';
+    return candidate;
+  }
+  if (values.every((v) => typeof v === 'number')) return Math.max(...(values as number[])) + 1;
+  if (values.every((v) => typeof v === 'boolean')) return values.includes(true) ? (values.includes(false) ? undefined : false) : true;
+  return undefined;
+}
+
+/**
+ * A schema-valid string a filter is unlikely to match: nothing in the collection has it. Numbers are left
+ * alone (a numeric query parameter is as often paging as a filter, and its edges are the bound class's).
+ */
+function unlikelyValue(schema: Record<string, unknown>, random: Random): unknown {
+  const types = schemaTypes(schema);
+  if (types.includes('string')) {
+    if (schemaFormat(schema) !== undefined) {
+      const v = generate(withoutExamples(schema), random);
+      return v === UNKNOWN ? undefined : v;
+    }
+    const min = typeof schema['minLength'] === 'number' ? schema['minLength'] : 0;
+    const max = typeof schema['maxLength'] === 'number' ? schema['maxLength'] : 64;
+    if (typeof schema['pattern'] === 'string') return patternValue(schema['pattern'], random, min, max);
+    const word = `zz-nomatch-${random.word(8)}`;
+    return word.length > max ? word.slice(0, max) : word.padEnd(min, 'z');
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Bounds: each declared bound (valid) and its neighbour outside (invalid)
+
+function boundCandidates(schema: Record<string, unknown>, where: Where, random: Random): Candidate[] {
+  const out: Candidate[] = [];
+  const types = schemaTypes(schema);
+  const edge = (value: unknown, note: string) => out.push({ value, class: 'bound', note, intent: true });
+  const outside = (value: unknown, note: string, cls = 'bound') => out.push({ value, class: cls, note, intent: false });
+  const b = numericBounds(schema);
+  const safe = (n: number | undefined): n is number => n !== undefined && Math.abs(n) <= Number.MAX_SAFE_INTEGER;
+  if (types.includes('integer')) {
+    const range = integerRange(schema);
+    if (safe(b.min)) {
+      if (range) edge(range.lo, b.exclusiveMin ? `lowest above exclusiveMinimum ${b.min}` : range.lo === b.min ? `minimum ${b.min}` : `lowest allowed, minimum ${b.min}`);
+      outside(b.exclusiveMin ? Math.floor(b.min) : Math.ceil(b.min) - 1, b.exclusiveMin ? `not above exclusiveMinimum ${b.min}` : `below minimum ${b.min}`);
+    }
+    if (safe(b.max)) {
+      if (range) edge(range.hi, b.exclusiveMax ? `highest below exclusiveMaximum ${b.max}` : range.hi === b.max ? `maximum ${b.max}` : `highest allowed, maximum ${b.max}`);
+      outside(b.exclusiveMax ? Math.ceil(b.max) : Math.floor(b.max) + 1, b.exclusiveMax ? `not below exclusiveMaximum ${b.max}` : `above maximum ${b.max}`);
+    }
+    // Where no bound is declared, the format's limits are the bounds.
+    const format = schemaFormat(schema);
+    if (format === 'int32') {
+      if (b.min === undefined) {
+        edge(INT32.min, 'int32 minimum');
+        outside(INT32.min - 1, 'below int32');
+      }
+      if (b.max === undefined) {
+        edge(INT32.max, 'int32 maximum');
+        outside(INT32.max + 1, 'beyond int32');
+      }
+    } else if (format === 'int64') {
+      if (b.min === undefined) edge(INT64.min, 'int64 minimum');
+      if (b.max === undefined) edge(INT64.max, 'int64 maximum');
+    }
+    if (range && range.step > 1 && range.lo + 1 <= range.hi) outside(range.lo + 1, `not a multiple of ${range.step}`, 'multiple-of');
+  } else if (types.includes('number')) {
+    if (safe(b.min)) {
+      if (!b.exclusiveMin) edge(b.min, `minimum ${b.min}`);
+      outside(b.exclusiveMin ? b.min : b.min - 1, b.exclusiveMin ? `not above exclusiveMinimum ${b.min}` : `below minimum ${b.min}`);
+    }
+    if (safe(b.max)) {
+      if (!b.exclusiveMax) edge(b.max, `maximum ${b.max}`);
+      outside(b.exclusiveMax ? b.max : b.max + 1, b.exclusiveMax ? `not below exclusiveMaximum ${b.max}` : `above maximum ${b.max}`);
+    }
+  }
+  if (types.includes('string') && schemaFormat(schema) === undefined) {
+    const pattern = typeof schema['pattern'] === 'string' ? schema['pattern'] : undefined;
+    const ofLength = (n: number) => (pattern ? patternValue(pattern, random, n, n) : 'x'.repeat(n));
+    const min = typeof schema['minLength'] === 'number' ? Math.min(schema['minLength'], MAX_BUILT_LENGTH) : 0;
+    const max = typeof schema['maxLength'] === 'number' && schema['maxLength'] < MAX_BUILT_LENGTH ? schema['maxLength'] : undefined;
+    if (min > 0) {
+      const atMin = ofLength(min);
+      if (atMin !== undefined) edge(atMin, `minLength ${min}`);
+      if (!(where === 'path' && min === 1)) outside(ofLength(min - 1) ?? 'x'.repeat(min - 1), `below minLength ${min}`);
+    }
+    if (max !== undefined) {
+      const atMax = ofLength(max);
+      if (atMax !== undefined && !(where === 'path' && max === 0)) edge(atMax, `maxLength ${max}`);
+      outside(ofLength(max + 1) ?? 'x'.repeat(max + 1), `above maxLength ${max}`);
+    }
+  }
+  if (types.includes('array')) {
+    const items = (schema['items'] ?? {}) as JsonSchema;
+    const ofLength = (n: number): unknown[] | undefined => {
+      const values = Array.from({ length: n }, () => generate(items, random));
+      return values.includes(UNKNOWN) || values.includes(undefined) ? undefined : values;
+    };
+    const min = typeof schema['minItems'] === 'number' ? Math.min(schema['minItems'], MAX_BUILT_ITEMS) : 0;
+    const max = typeof schema['maxItems'] === 'number' && schema['maxItems'] < MAX_BUILT_ITEMS ? schema['maxItems'] : undefined;
+    // An empty array has no form in a URL (no item, no parameter): it is not sent there.
+    const sendable = (n: number) => n > 0 || where === 'body';
+    if (min > 0) {
+      const atMin = ofLength(min);
+      if (atMin) edge(atMin, `minItems ${min}`);
+      const below = sendable(min - 1) ? ofLength(min - 1) : undefined;
+      if (below) outside(below, `below minItems ${min}`);
+    }
+    if (max !== undefined) {
+      const atMax = sendable(max) ? ofLength(max) : undefined;
+      if (atMax) edge(atMax, `maxItems ${max}`);
+      const above = ofLength(max + 1);
+      if (above) outside(above, `above maxItems ${max}`);
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// After the classes: every numeric body field at one end together, then random variations
+
+function allAtBound(op: Operation, positive: PositiveRequest, targets: Target[], random: Random): Array<[CoverageRequest, string]> {
+  const fields = targets.filter((t) => t.where === 'body');
+  if (fields.length < 2 || !isRecord(positive.body)) return [];
+  const json = declaredBodies(op).find((b) => isJson(b.contentType));
+  if (!json) return [];
+  const highs: Record<string, number> = {};
+  const lows: Record<string, number> = {};
+  for (const t of fields) {
+    const numbers = boundaryValues(t.schema, random).filter((v): v is number => typeof v === 'number');
+    if (numbers.length === 0) continue;
+    highs[t.name] = Math.max(...numbers);
+    lows[t.name] = Math.min(...numbers);
+  }
+  const names = Object.keys(highs);
+  if (names.length < 2) return [];
+  const out: Array<[CoverageRequest, string]> = [];
+  for (const [end, values] of [['high', highs], ['low', lows]] as const) {
+    const body = { ...positive.body, ...values };
+    // Where only one field moves, it is the same request as that field's own item.
+    const moved = fields.filter((t) => t.name in values && valueKey(values[t.name]) !== valueKey(t.positiveValue));
+    if (moved.length === 0 || accepts(json.schema, body) !== true) continue;
+    const key = moved.length === 1 ? targetKey(moved[0] as Target, values[(moved[0] as Target).name]) : wholeKey({ body });
+    out.push([{ label: `every number at its ${end} end (${names.join(', ')})`, valid: true, class: 'all-at-bound', body }, key]);
+  }
+  return out;
+}
+
+function randomItems(targets: Target[], positive: PositiveRequest, random: Random, wanted: number): Array<[CoverageRequest, string]> {
+  // Path parameters name the record; a body field holding a {{template}} refers to one the run made.
+  const eligible = targets.filter((t) => t.where !== 'path' && !(t.where === 'body' && isRecord(positive.body) && JSON.stringify(positive.body[t.name] ?? null).includes('{{')));
+  const out: Array<[CoverageRequest, string]> = [];
+  if (wanted <= 0 || eligible.length === 0) return out;
+  const attempts = Math.min(wanted * 3, wanted + eligible.length * 3);
+  for (let i = 0; out.length < wanted * 2 && i < attempts; i++) {
+    const t = eligible[i % eligible.length] as Target;
+    if (typeof t.schema !== 'object') continue;
+    const value = generate(withoutExamples(t.schema), random);
+    if (value === UNKNOWN || value === undefined) continue;
+    const request = t.request(value);
+    const item = request && judged(t, { value, class: 'random', note: 'random', intent: true }, request);
+    if (item) out.push([item, targetKey(t, value)]);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * Two items with the same key send the same request. A target's items differ from the positive request in one
+ * value, keyed by that value as sent (URL text; a body field's JSON); an item replacing the whole body is keyed
+ * by what it sends instead (they cannot meet a target's key).
+ */
+function targetKey(t: Target, value: Value): string {
+  if (value === ABSENT) return `${t.where}\u0000${t.name}\u0000absent`;
+  if (t.where === 'body') return `body\u0000${t.name}\u0000${valueKey(value)}`;
+  const items = Array.isArray(value) ? value : [value];
+  return `${t.where}\u0000${t.name}\u0000${items.map((v) => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v))).join('\u0000')}`;
+}
+
+function valueKey(value: unknown): string {
+  if (value === ABSENT) return '\u0000absent';
+  try {
+    return JSON.stringify(value) ?? 'undefined';
+  } catch {
+    return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? { '\u0000bigint': v.toString() } : v));
+  }
+}
+
+function wholeKey(item: Pick<CoverageRequest, 'body' | 'rawBody' | 'contentType' | 'noBody'>): string {
+  return `whole\u0000${item.noBody ? 'none' : item.rawBody !== undefined ? `${item.contentType}\u0000${item.rawBody}` : valueKey(item.body)}`;
+}
+
+function show(value: unknown): string {
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value === 'string' && value.length > 12 && /^(.)\1*$/su.test(value)) return `"${[...value][0]}" × ${[...value].length}`;
+  if (Array.isArray(value) && value.length > 3) return `[${value.length} items]`;
+  const shown = losslessStringify(value) ?? String(value);
+  return shown.length > 40 ? `${shown.slice(0, 37)}...` : shown;
+}

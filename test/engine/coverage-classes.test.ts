@@ -1,0 +1,334 @@
+/**
+ * The coverage phase's input classes (plan/coverage-classes.ts) on small hand-written operations: which items
+ * each class gives, the validity each claims (checked against the engine's validator where no BigInt is
+ * involved), the order a small budget keeps, and determinism.
+ */
+import { parse as parseLossless } from 'lossless-json';
+import { describe, expect, test } from 'vitest';
+import { SchemaValidator } from '../../src/runner/checks/schema.ts';
+import type { JsonSchema, Operation, ParameterSpec } from '../../src/runner/model.ts';
+import { coverageRequests, type CoverageRequest, type PositiveRequest } from '../../src/runner/plan/coverage-classes.ts';
+import { Random } from '../../src/runner/plan/random.ts';
+
+function op(over: Partial<Operation> & Pick<Operation, 'method' | 'path'>): Operation {
+  return { operationId: `${over.method} ${over.path}`, group: '/', service: 'svc', specFile: 'spec.json', pointer: '', parameters: [], responses: [], secured: false, extensions: {}, ...over };
+}
+
+function param(name: string, where: ParameterSpec['in'], schema: JsonSchema, required = where === 'path'): ParameterSpec {
+  return { name, in: where, required, schema, pointer: '' };
+}
+
+function jsonBody(schema: JsonSchema, required = true) {
+  return { requestBody: { required, contentType: 'application/json', schema, pointer: '' } };
+}
+
+const ALL = 400;
+const run = (operation: Operation, positive: PositiveRequest, max = ALL, seed = '1') => coverageRequests(operation, positive, new Random(seed), max);
+const byLabel = (items: CoverageRequest[], label: string) => items.find((i) => i.label === label);
+const validator = new SchemaValidator();
+const ajvValid = (schema: JsonSchema, value: unknown) => validator.validate(JSON.stringify(schema), schema, value).length === 0;
+
+describe('integers beyond int64', () => {
+  test('an integer query parameter without format or bounds: ±2^63 and ±2^64 are valid, sent as their digits', () => {
+    const operation = op({ method: 'GET', path: '/items', parameters: [param('limit', 'query', { type: 'integer' })] });
+    const items = run(operation, { pathParams: {}, query: { limit: 5 } }).filter((i) => i.class === 'beyond-int64');
+    expect(items.map((i) => [i.query?.['limit'], i.valid])).toEqual([
+      ['9223372036854775808', true],
+      ['-9223372036854775809', true],
+      ['18446744073709551616', true],
+      ['-18446744073709551616', true],
+    ]);
+    expect(items[0]?.label).toBe('query.limit = 9223372036854775808 (beyond int64)');
+  });
+
+  test('a format or a bound makes them invalid: they are still sent, as negatives', () => {
+    for (const schema of [{ type: 'integer', format: 'int64' }, { type: 'integer', format: 'int32' }, { type: 'integer', minimum: 0, maximum: 1000 }]) {
+      const operation = op({ method: 'GET', path: '/items', parameters: [param('n', 'query', schema)] });
+      const items = run(operation, { pathParams: {}, query: {} }).filter((i) => i.class === 'beyond-int64');
+      expect(items, JSON.stringify(schema)).toHaveLength(4);
+      expect(items.every((i) => !i.valid)).toBe(true);
+    }
+    // A maximum alone leaves the negative ones valid.
+    const below = op({ method: 'GET', path: '/items', parameters: [param('n', 'query', { type: 'integer', maximum: 1000 })] });
+    expect(run(below, { pathParams: {}, query: {} }).filter((i) => i.class === 'beyond-int64').map((i) => i.valid)).toEqual([false, true, false, true]);
+  });
+
+  test('a body holding one is sent raw, serialised losslessly, as the JSON media type', () => {
+    const schema = { type: 'object', properties: { qty: { type: 'integer' }, name: { type: 'string' } } };
+    const operation = op({ method: 'POST', path: '/items', ...jsonBody(schema) });
+    const item = byLabel(run(operation, { pathParams: {}, query: {}, body: { qty: 1, name: 'n' } }), 'body.qty = 18446744073709551616 (beyond int64)');
+    expect(item).toMatchObject({ valid: true, class: 'beyond-int64', contentType: 'application/json' });
+    expect(item?.body).toBeUndefined();
+    expect(item?.rawBody).toBe('{"qty":18446744073709551616,"name":"n"}');
+    expect(String((parseLossless(item?.rawBody ?? '') as { qty: unknown }).qty)).toBe('18446744073709551616');
+  });
+});
+
+describe('bounds', () => {
+  test('int32 with minimum and maximum: each bound valid, each bound ±1 outside invalid', () => {
+    const operation = op({ method: 'GET', path: '/items', parameters: [param('limit', 'query', { type: 'integer', format: 'int32', minimum: 1, maximum: 100 })] });
+    const items = run(operation, { pathParams: {}, query: {} });
+    const bound = (label: string) => byLabel(items, label)?.valid;
+    expect(bound('query.limit = 1 (minimum 1)')).toBe(true);
+    expect(bound('query.limit = 0 (below minimum 1)')).toBe(false);
+    expect(bound('query.limit = 100 (maximum 100)')).toBe(true);
+    expect(bound('query.limit = 101 (above maximum 100)')).toBe(false);
+    // The declared bounds are the edges here, not the int32 limits.
+    expect(items.some((i) => i.label.includes('int32'))).toBe(false);
+  });
+
+  test('int32 without bounds: its limits are the bounds', () => {
+    const operation = op({ method: 'GET', path: '/items', parameters: [param('n', 'query', { type: 'integer', format: 'int32' })] });
+    const items = run(operation, { pathParams: {}, query: {} });
+    expect(byLabel(items, 'query.n = 2147483647 (int32 maximum)')?.valid).toBe(true);
+    expect(byLabel(items, 'query.n = 2147483648 (beyond int32)')?.valid).toBe(false);
+    expect(byLabel(items, 'query.n = -2147483648 (int32 minimum)')?.valid).toBe(true);
+    expect(byLabel(items, 'query.n = -2147483649 (below int32)')?.valid).toBe(false);
+  });
+
+  test('exclusive bounds, lengths and item counts', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        n: { type: 'integer', exclusiveMinimum: 0, exclusiveMaximum: 10 },
+        price: { type: 'number', minimum: 0 },
+        code: { type: 'string', minLength: 2, maxLength: 4 },
+        tags: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 2 },
+      },
+    };
+    const operation = op({ method: 'POST', path: '/things', ...jsonBody(schema) });
+    const items = run(operation, { pathParams: {}, query: {}, body: { n: 5, price: 1, code: 'abc', tags: ['a'] } });
+    const expected: Array<[string, boolean]> = [
+      ['body.n = 1 (lowest above exclusiveMinimum 0)', true],
+      ['body.n = 0 (not above exclusiveMinimum 0)', false],
+      ['body.n = 9 (highest below exclusiveMaximum 10)', true],
+      ['body.n = 10 (not below exclusiveMaximum 10)', false],
+      ['body.price = 0 (minimum 0)', true],
+      ['body.price = -1 (below minimum 0)', false],
+      ['body.code = "xx" (minLength 2)', true],
+      ['body.code = "x" (below minLength 2)', false],
+      ['body.code = "xxxx" (maxLength 4)', true],
+      ['body.code = "xxxxx" (above maxLength 4)', false],
+    ];
+    for (const [label, valid] of expected) expect(byLabel(items, label)?.valid, label).toBe(valid);
+    const tags = items.filter((i) => i.label.startsWith('body.tags') && i.class === 'bound');
+    expect(tags.map((i) => [((i.body as { tags: unknown[] }).tags).length, i.valid])).toEqual([
+      [0, false],
+      [3, false],
+      [1, true],
+      [2, true],
+    ]);
+  });
+});
+
+describe('types, nulls, strings, arrays and enums', () => {
+  test('a wrong-type value for every non-string parameter; none for a string one', () => {
+    const operation = op({
+      method: 'GET',
+      path: '/items/{id}/{slug}',
+      parameters: [param('id', 'path', { type: 'integer' }), param('slug', 'path', { type: 'string' }), param('flag', 'query', { type: 'boolean' }), param('X-Count', 'header', { type: 'number' }), param('session', 'cookie', { type: 'integer' })],
+    });
+    const items = run(operation, { pathParams: { id: '1', slug: 's' }, query: {} }).filter((i) => i.class === 'wrong-type');
+    expect(items.map((i) => i.label).sort()).toEqual([
+      'cookie.session = "not-a-number" (not an integer)',
+      'header.X-Count = "not-a-number" (not a number)',
+      'path.id = "not-a-number" (not an integer)',
+      'query.flag = "not-a-boolean" (not a boolean)',
+    ]);
+    expect(items.every((i) => !i.valid)).toBe(true);
+    expect(items.find((i) => i.label.startsWith('path.id'))?.pathParams).toEqual({ id: 'not-a-number' });
+  });
+
+  test('null is valid where nullable and invalid where not', () => {
+    const schema = { type: 'object', properties: { note: { type: ['string', 'null'] }, name: { type: 'string' }, any: { anyOf: [{ type: 'integer' }, { type: 'null' }] } } };
+    const operation = op({ method: 'POST', path: '/things', ...jsonBody(schema) });
+    const items = run(operation, { pathParams: {}, query: {}, body: { note: 'n', name: 'x', any: 1 } });
+    expect(byLabel(items, 'body.note = null (nullable)')?.valid).toBe(true);
+    expect(byLabel(items, 'body.name = null (not nullable)')?.valid).toBe(false);
+    expect(byLabel(items, 'body.any = null (nullable)')?.valid).toBe(true);
+  });
+
+  test('each enum value is valid, a value outside it is not', () => {
+    const operation = op({ method: 'GET', path: '/items', parameters: [param('status', 'query', { type: 'string', enum: ['open', 'closed'] })] });
+    const items = run(operation, { pathParams: {}, query: { status: 'open' } });
+    expect(items.filter((i) => i.class === 'enum').map((i) => [i.query?.['status'], i.valid])).toEqual([['closed', true]]); // "open" is the positive request
+    expect(items.find((i) => i.class === 'outside-enum')).toMatchObject({ valid: false, query: { status: 'zz-not-in-enum' } });
+    expect(items.some((i) => i.class === 'no-match-filter')).toBe(false);
+  });
+
+  test('empty and non-ASCII strings, empty arrays: as the schema judges them', () => {
+    const schema = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string', minLength: 1 }, list: { type: 'array', items: { type: 'integer' } } } };
+    const operation = op({ method: 'POST', path: '/things', ...jsonBody(schema) });
+    const items = run(operation, { pathParams: {}, query: {}, body: { a: 'x', b: 'y', list: [1] } });
+    expect(byLabel(items, 'body.a = "" (empty string)')?.valid).toBe(true);
+    // The same request as minLength's neighbour: sent once, under the label that says more.
+    expect(byLabel(items, 'body.b = "" (below minLength 1)')?.valid).toBe(false);
+    expect(byLabel(items, 'body.b = "" (empty string)')).toBeUndefined();
+    expect(byLabel(items, 'body.a = "Ünïcødé ✓ 𝔘 中文" (non-ASCII)')?.valid).toBe(true);
+    expect(byLabel(items, 'body.list = [] (empty array)')?.valid).toBe(true);
+  });
+
+  test('no empty string in a path (it changes the route), no non-ASCII header, no null or empty array in a URL', () => {
+    const operation = op({
+      method: 'GET',
+      path: '/items/{slug}',
+      parameters: [param('slug', 'path', { type: ['string', 'null'] }), param('X-Name', 'header', { type: 'string' }), param('ids', 'query', { type: 'array', items: { type: 'integer' } })],
+    });
+    const items = run(operation, { pathParams: { slug: 's' }, query: { ids: [1] } });
+    expect(items.some((i) => i.pathParams?.['slug'] === '')).toBe(false);
+    expect(items.some((i) => /[^\x20-\x7e]/.test(i.headers?.['X-Name'] ?? ''))).toBe(false);
+    expect(items.some((i) => i.class === 'null' || i.class === 'empty-array')).toBe(false);
+    expect(items.find((i) => i.class === 'wrong-type' && i.label.startsWith('query.ids'))).toMatchObject({ valid: false, query: { ids: ['not-a-number'] } });
+  });
+
+  test('a GET with a string query parameter: a filter nothing matches, valid', () => {
+    const operation = op({ method: 'GET', path: '/customers', parameters: [param('name', 'query', { type: 'string', maxLength: 40 }), param('id', 'query', { type: 'string', format: 'uuid' })] });
+    const items = run(operation, { pathParams: {}, query: {} }).filter((i) => i.class === 'no-match-filter');
+    expect(items).toHaveLength(2);
+    expect(items.every((i) => i.valid)).toBe(true);
+    expect(String(items.find((i) => i.label.startsWith('query.name'))?.query?.['name'])).toMatch(/^zz-nomatch-/);
+    expect(String(items.find((i) => i.label.startsWith('query.id'))?.query?.['id'])).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4/);
+    // Not for a write.
+    expect(run({ ...operation, method: 'POST' }, { pathParams: {}, query: {} }).some((i) => i.class === 'no-match-filter')).toBe(false);
+  });
+
+  test('optional fields and parameters left out (valid) or added; required ones are not the coverage phase\'s', () => {
+    const schema = { type: 'object', required: ['name'], properties: { name: { type: 'string' }, note: { type: 'string' }, extra: { type: 'integer' } } };
+    const operation = op({ method: 'POST', path: '/things', ...jsonBody(schema), parameters: [param('dry', 'query', { type: 'boolean' }, false), param('v', 'query', { type: 'integer' }, true)] });
+    const items = run(operation, { pathParams: {}, query: { dry: true, v: 1 }, body: { name: 'n', note: 'x' } });
+    expect(byLabel(items, 'body.note left out (optional)')).toMatchObject({ valid: true, body: { name: 'n' } });
+    expect(byLabel(items, 'query.dry left out (optional)')).toMatchObject({ valid: true, query: { v: 1 } });
+    expect(items.find((i) => i.class === 'optional-present')?.label).toMatch(/^body\.extra = -?\d+ \(optional, present\)$/);
+    expect(items.some((i) => i.label.startsWith('body.name left out') || i.label.startsWith('query.v left out'))).toBe(false);
+  });
+});
+
+describe('body-level classes', () => {
+  const schema = { type: 'object', required: ['name'], properties: { name: { type: 'string' } } };
+  const positive = { pathParams: {}, query: {}, body: { name: 'n' } };
+
+  test('malformed JSON, no body, a non-object and an undeclared media type come first, all invalid', () => {
+    const operation = op({ method: 'POST', path: '/things', ...jsonBody(schema) });
+    const items = run(operation, positive, 4);
+    expect(items.map((i) => i.class)).toEqual(['malformed-json', 'empty-body', 'non-object-body', 'undeclared-media-type']);
+    expect(items.every((i) => !i.valid)).toBe(true);
+    expect(items[0]).toMatchObject({ rawBody: '{"', contentType: 'application/json' });
+    expect(items[1]).toMatchObject({ noBody: true, label: 'no body (the body is required)' });
+    expect(items[2]).toMatchObject({ rawBody: '[]', contentType: 'application/json' });
+    expect(items[3]).toMatchObject({ rawBody: '{"name":"n"}', contentType: 'text/plain' });
+    const all = run(operation, positive);
+    expect(all.filter((i) => i.class === 'non-object-body').map((i) => i.rawBody)).toEqual(['[]', '"conformance"', '1']);
+    expect(all.find((i) => i.class === 'null-body')).toMatchObject({ rawBody: 'null', valid: false });
+  });
+
+  test('no body is valid where the body is optional', () => {
+    const operation = op({ method: 'POST', path: '/things', ...jsonBody(schema, false) });
+    expect(run(operation, positive).find((i) => i.class === 'empty-body')).toMatchObject({ valid: true, label: 'no body (the body is optional)' });
+  });
+
+  test('the media type sent is one no declared type covers, wildcards included', () => {
+    const declare = (...types: string[]) => op({ method: 'POST', path: '/things', requestBody: { required: true, contentType: types[0] as string, schema, pointer: '' }, requestBodies: types.map((contentType) => ({ required: true, contentType, schema, pointer: '' })) });
+    const mediaOf = (operation: Operation) => run(operation, positive).find((i) => i.class === 'undeclared-media-type')?.contentType;
+    expect(mediaOf(declare('application/json', 'text/plain; charset=utf-8'))).toBe('application/xml');
+    expect(mediaOf(declare('application/json', 'text/*', 'application/xml'))).toBe('application/x-www-form-urlencoded');
+    expect(mediaOf(declare('application/json', '*/*'))).toBeUndefined();
+  });
+
+  test('an operation without a body has none of them', () => {
+    const operation = op({ method: 'GET', path: '/things', parameters: [param('q', 'query', { type: 'string' })] });
+    expect(run(operation, { pathParams: {}, query: {} }).some((i) => /body/.test(i.class) || i.class === 'malformed-json' || i.class === 'undeclared-media-type')).toBe(false);
+  });
+});
+
+describe('validity is shown, never assumed', () => {
+  const schema = {
+    type: 'object',
+    required: ['name', 'price'],
+    properties: {
+      name: { type: 'string', minLength: 1, maxLength: 8, pattern: '^[a-z]+$' },
+      price: { type: 'number', exclusiveMinimum: 0, maximum: 1000, multipleOf: 0.5 },
+      kind: { enum: ['a', 'b', 1] },
+      when: { type: 'string', format: 'date' },
+      count: { type: 'integer', minimum: -5, maximum: 5, multipleOf: 2 },
+      note: { type: ['string', 'null'], maxLength: 3 },
+      tags: { type: 'array', items: { type: 'string', enum: ['x', 'y'] }, uniqueItems: true, maxItems: 2 },
+    },
+    dependentRequired: { note: ['kind'] },
+    additionalProperties: false,
+  };
+  const operation = op({ method: 'POST', path: '/things', ...jsonBody(schema), parameters: [param('page', 'query', { type: 'integer', minimum: 1 }), param('sort', 'query', { type: 'string', pattern: '^[a-z]+:(asc|desc)$' })] });
+  const positive = { pathParams: {}, query: { page: 1 }, body: { name: 'abc', price: 10, kind: 'a', when: '2026-01-02', count: 2, note: 'n', tags: ['x'] } };
+
+  test('every JSON item\'s validity is what the engine\'s validator says of it', () => {
+    const items = run(operation, positive);
+    expect(items.length).toBeGreaterThan(40);
+    for (const item of items) {
+      if (item.body !== undefined) expect(ajvValid(schema, item.body), item.label).toBe(item.valid);
+      if (item.rawBody !== undefined && item.contentType === 'application/json' && !/\d{16}/.test(item.rawBody) && item.class !== 'malformed-json') {
+        expect(ajvValid(schema, JSON.parse(item.rawBody)), item.label).toBe(item.valid);
+      }
+      if (item.query && item.label.startsWith('query.page') && !item.label.includes('left out') && item.class !== 'beyond-int64') {
+        const page = item.query['page'];
+        expect(ajvValid({ type: 'integer', minimum: 1 }, typeof page === 'string' && /^-?\d+$/.test(page) ? Number(page) : page), item.label).toBe(item.valid);
+      }
+    }
+    // dependentRequired: leaving out kind while note is there is invalid, not "optional".
+    expect(byLabel(items, 'body.kind left out (optional, but another field needs it)')?.valid).toBe(false);
+  });
+
+  test('a value whose validity accepts() cannot decide is left out', () => {
+    const open = { type: 'object', properties: { a: { type: 'integer', $ref: '#/unresolved' } } };
+    const items = run(op({ method: 'POST', path: '/x', ...jsonBody(open) }), { pathParams: {}, query: {}, body: { a: 1 } }).filter((i) => i.label.startsWith('body.a = '));
+    // Only what another keyword already rejects (the type) can be claimed; leaving it out is valid (not shown here).
+    expect(items.length).toBeGreaterThan(0);
+    expect(items.every((i) => !i.valid)).toBe(true);
+  });
+
+  test('a body holding a {{template}} claims no validity the rest of the body would have to vouch for', () => {
+    const s = { type: 'object', required: ['owner'], properties: { owner: { type: 'string', format: 'uuid' }, n: { type: 'integer', maximum: 5 } } };
+    const items = run(op({ method: 'POST', path: '/x', ...jsonBody(s) }), { pathParams: {}, query: {}, body: { owner: '{{customer./id}}', n: 1 } }).filter((i) => i.label.startsWith('body.n'));
+    expect(items.some((i) => i.label === 'body.n = 6 (above maximum 5)' && !i.valid)).toBe(true);
+    expect(items.every((i) => !i.valid)).toBe(true);
+  });
+});
+
+describe('order, budget and determinism', () => {
+  const schema = { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'string' }, c: { type: 'boolean' }, d: { type: ['number', 'null'], minimum: 0 } } };
+  const operation = op({
+    method: 'PUT',
+    path: '/things/{id}',
+    ...jsonBody(schema),
+    parameters: [param('id', 'path', { type: 'integer', format: 'int64' }), param('q', 'query', { type: 'string' }), param('X-Req', 'header', { type: 'integer' }), param('s', 'cookie', { type: 'string' })],
+  });
+  const positive = { pathParams: { id: '7' }, query: { q: 'x' }, headers: { 'X-Req': '1' }, cookies: { s: 'k' }, body: { a: 1, b: 'x', c: true, d: 2 } };
+
+  test('the body-level classes first, then one item for every parameter and field before any gets a second', () => {
+    const items = run(operation, positive, 12);
+    expect(items.slice(0, 4).map((i) => i.class)).toEqual(['malformed-json', 'empty-body', 'non-object-body', 'undeclared-media-type']);
+    const targets = items.slice(4).map((i) => i.label.split(/ = | left out/)[0]);
+    expect(targets).toEqual(['path.id', 'query.q', 'header.X-Req', 'cookie.s', 'body.a', 'body.b', 'body.c', 'body.d']);
+    // And each of them a class kind not sent before, where it has one.
+    const kinds = items.map((i) => i.class);
+    expect(new Set(kinds).size).toBe(kinds.length);
+  });
+
+  test('cut at max, no request twice, none the positive request itself', () => {
+    expect(run(operation, positive, 0)).toEqual([]);
+    expect(run(operation, positive, 7)).toHaveLength(7);
+    const items = run(operation, positive);
+    const key = (i: CoverageRequest) => JSON.stringify([i.pathParams, i.query, i.headers, i.cookies, i.body, i.rawBody, i.contentType, i.noBody]);
+    expect(new Set(items.map(key)).size).toBe(items.length);
+    expect(items.some((i) => JSON.stringify(i.body) === JSON.stringify(positive.body) && !i.query && !i.pathParams && !i.headers && !i.cookies)).toBe(false);
+    expect(items.every((i) => i.label.length <= 90)).toBe(true);
+  });
+
+  test('the same seed gives the same list; the classes come before random variations', () => {
+    const first = run(operation, positive, 200, '42');
+    expect(run(operation, positive, 200, '42')).toEqual(first);
+    const classes = first.map((i) => i.class);
+    const firstRandom = classes.indexOf('random');
+    expect(firstRandom).toBeGreaterThan(0);
+    expect(classes.slice(firstRandom).every((c) => c === 'random')).toBe(true);
+    expect(first.filter((i) => i.class === 'random').every((i) => i.valid)).toBe(true);
+  });
+});
