@@ -7,7 +7,7 @@
  *  3. routing: unknown path or removed operation → 404, known path with another method → 405 + Allow,
  *     both without the platform envelope (what a gateway answers);
  *  4. auth (unless variant.skipAuth lists the operation) → 401 + WWW-Authenticate: Bearer;
- *  5. body read (over 1 MiB → 400 VALIDATION_ERROR);
+ *  5. body read (over 1 MiB, or a body in a media type other than JSON → 400 VALIDATION_ERROR);
  *  6. the variant handler, if any, with next() = the faithful processing (validation, then the operation);
  *     a thrown error → 500 ERROR.
  */
@@ -245,6 +245,11 @@ class ReferenceServer {
     const body = await readBody(req);
     if (body.tooLarge) return envelope(400, 'VALIDATION_ERROR', `request body exceeds ${MAX_BODY_BYTES} bytes`);
     const rawBody = body.raw.toString('utf8');
+    // The platform binds JSON bodies only: a body in another media type is refused as invalid input.
+    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    if (rawBody.trim() !== '' && type !== '' && type !== 'application/json' && !type.endsWith('+json')) {
+      return envelope(400, 'VALIDATION_ERROR', `the request body must be JSON (application/json), not ${type}`);
+    }
     const request: HandlerRequest = {
       operationId: target.operationId,
       method: (req.method ?? 'GET').toUpperCase(),
