@@ -3,6 +3,7 @@ import type { JsonSchema, Operation, ParameterSpec } from '../model.ts';
 import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../spec/json-schema.ts';
 import { accepts } from './accepts.ts';
 import { boundaryValues } from './coverage.ts';
+import { formatRow } from './formats.ts';
 import type { Random } from './random.ts';
 import { generate, integerRange, isOmitted, numericBounds, patternValue, UNKNOWN, wrongTypeValue } from './values.ts';
 
@@ -33,6 +34,8 @@ import { generate, integerRange, isOmitted, numericBounds, patternValue, UNKNOWN
  *   int64 limits where no bound is declared, minLength/maxLength, minItems/maxItems). The edge is kept if
  *   valid, the neighbour kept if invalid. Other edge values of coverage.ts's boundaryValues (0, -1, 2^53-1,
  *   the largest double) are here too, as judged.
+ * - invalid-format: a string the format rejects ("not-a-uuid", "2026-02-30", ...; plan/formats.ts). Kept if
+ *   invalid.
  * - multiple-of: the lowest allowed integer plus one where multipleOf > 1. Kept if invalid.
  * - null: null for a body field. As judged (valid where nullable).
  * - empty-string, unicode: "" (not for a path parameter: it changes the route) and a non-ASCII string (not
@@ -399,6 +402,10 @@ function candidates(t: Target, op: Operation, random: Random): Candidate[] {
 
   const wrong = inUrl ? urlWrongType(schema) : wrongTypeValue(schema);
   if (wrong !== UNKNOWN) add(wrong, 'wrong-type', `not ${article(types.find((x) => x !== 'null') ?? 'value')}`, false);
+
+  const format = schemaFormat(schema);
+  const invalid = types.includes('string') ? formatRow(format)?.invalid : undefined;
+  if (invalid !== undefined) add(invalid, 'invalid-format', `invalid ${format}`, false);
 
   const bounds = boundCandidates(schema, t.where, random);
   for (const b of bounds.filter((b) => b.intent === false)) list.push(b);
