@@ -19,8 +19,8 @@ import { generate, integerRange, isOmitted, numericBounds, patternValue, UNKNOWN
  * Body level (any operation that takes a body), first:
  * - malformed-json: `{"` sent as the JSON media type. Invalid.
  * - empty-body: no body at all. Valid only where the request body is not required.
- * - non-object-body: `[]`, `"conformance"`, `1` (and `{}` where the schema is no object) as the whole body.
- *   Kept if invalid.
+ * - non-object-body: `[]`, `"conformance"`, `1` as the whole body (not the positive body's own JSON kind).
+ *   Kept if invalid. wrong-type-body: `{}` where the body schema is no object. Kept if invalid.
  * - null-body: the JSON `null` as the whole body. As judged (valid where the body schema is nullable).
  * - undeclared-media-type: the positive body's JSON as text/plain (else application/xml, ...): a media type
  *   no declared one (wildcards included) matches. Invalid.
@@ -46,16 +46,17 @@ import { generate, integerRange, isOmitted, numericBounds, patternValue, UNKNOWN
  * - boolean, pattern: true/false; a string matching the pattern. As judged.
  * - no-match-filter: a string query parameter of a GET set to an unlikely value ("zz-nomatch-…", a fresh uuid,
  *   a new pattern match): a read whose filter nothing matches. Kept if valid.
- * - optional-left-out, optional-present: an optional query parameter or body field the positive request has
- *   left out, or one it lacks added. As judged (an optional query parameter left out is valid by its
+ * - optional-left-out, optional-present: an optional query parameter or body field the positive request has,
+ *   left out; or one it lacks, added. As judged (an optional query parameter left out is valid by its
  *   `required: false`; a body field another one depends on is not). Required ones are the negative cases'.
  * - all-at-bound: every numeric body field at its high, then its low end, together. Kept if valid.
  * - random: then, up to `max`, fields drawn afresh from their schema one at a time. Kept if valid.
  *
  * Ordering: one item of each body-level class first (cheap, and they catch the most); then a round robin over
  * the targets (path, query, header and cookie parameters in declaration order, then the body fields in schema
- * order, then the other body-level items) in which each target, at its turn, sends its first item of a class kind not yet sent, else its next item; so a
- * small `max` touches every parameter and as many class kinds as it can. all-at-bound and random come last.
+ * order, then the other body-level items) in which each target, at its turn, sends its first item of a class
+ * kind not yet sent, else its next item; so a small `max` touches every parameter and as many class kinds as
+ * it can. all-at-bound and random come last.
  * Requests identical to an earlier one or to the positive request are left out; the list is cut at `max`.
  */
 
