@@ -139,6 +139,21 @@ describe('types, nulls, strings, arrays and enums', () => {
     expect(items.find((i) => i.label.startsWith('path.id'))?.pathParams).toEqual({ id: 'not-a-number' });
   });
 
+  test('a string the format rejects, for each format the engine knows', () => {
+    const operation = op({
+      method: 'GET',
+      path: '/items/{id}',
+      parameters: [param('id', 'path', { type: 'string', format: 'uuid' }), param('from', 'query', { type: 'string', format: 'date' }), param('at', 'query', { type: 'string', format: 'date-time' }), param('mail', 'query', { type: 'string', format: 'email' }), param('blob', 'query', { type: 'string', format: 'binary' })],
+    });
+    const items = run(operation, { pathParams: { id: '0f8fad5b-d9cb-469f-a165-70867728950e' }, query: {} }).filter((i) => i.class === 'invalid-format');
+    expect(items.map((i) => [i.label, i.valid])).toEqual([
+      ['path.id = "not-a-uuid" (invalid uuid)', false],
+      ['query.from = "2026-02-30" (invalid date)', false],
+      ['query.at = "2026-02-30T25:61:00Z" (invalid date-time)', false],
+      ['query.mail = "not-an-email" (invalid email)', false],
+    ]);
+  });
+
   test('null is valid where nullable and invalid where not', () => {
     const schema = { type: 'object', properties: { note: { type: ['string', 'null'] }, name: { type: 'string' }, any: { anyOf: [{ type: 'integer' }, { type: 'null' }] } } };
     const operation = op({ method: 'POST', path: '/things', ...jsonBody(schema) });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { JsonSchema, Operation } from '../model.ts';
 import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../spec/json-schema.ts';
+import { formatRow } from './formats.ts';
 import { RESERVED_HEADERS } from './fuzz-inputs.ts';
 import { asText } from './parameters.ts';
 import type { Random } from './random.ts';
@@ -291,7 +292,6 @@ const anyCodePoint = fc
     { arbitrary: fc.integer({ min: 0x10000, max: 0x10ffff }), weight: 1 },
   )
   .map((c) => String.fromCodePoint(c));
-const urlWord = fc.string({ minLength: 1, maxLength: 8, unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-_'.split('')) });
 
 /** True when a value can be sent where it goes (a header value, a path segment, any JSON). */
 export function fitsText(value: unknown, text: TextRoom): boolean {
@@ -309,37 +309,6 @@ function codePoints(s: string): number {
   return n;
 }
 
-function formatArbitrary(format: string | undefined): fc.Arbitrary<string> | undefined {
-  const dates = () => fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2999-12-31T23:59:59Z'), noInvalidDate: true });
-  switch (format) {
-    case 'uuid':
-      return fc.uuid();
-    case 'date-time':
-      return dates().map((d) => d.toISOString());
-    case 'date':
-      return dates().map((d) => d.toISOString().slice(0, 10));
-    case 'time':
-      return dates().map((d) => `${d.toISOString().slice(11, 19)}Z`);
-    case 'email':
-      return fc.emailAddress();
-    case 'uri':
-    case 'url':
-      return fc
-        .tuple(fc.constantFrom('https', 'http'), fc.domain(), fc.array(urlWord, { maxLength: 3 }))
-        .map(([scheme, host, path]) => `${scheme}://${host}/${path.join('/')}`);
-    case 'hostname':
-      return fc.domain();
-    case 'ipv4':
-      return fc.ipV4();
-    case 'ipv6':
-      return fc.ipV6();
-    case 'byte':
-      return fc.base64String();
-    default:
-      return undefined;
-  }
-}
-
 function stringArbitrary(schema: Record<string, unknown>, ctx: Ctx): Arb | undefined {
   const min = typeof schema['minLength'] === 'number' ? schema['minLength'] : 0;
   const max = typeof schema['maxLength'] === 'number' ? schema['maxLength'] : undefined;
@@ -352,7 +321,7 @@ function stringArbitrary(schema: Record<string, unknown>, ctx: Ctx): Arb | undef
     const value = generate(schema, ctx.random);
     return typeof value === 'string' && fits(value) ? value : undefined;
   };
-  const byFormat = formatArbitrary(schemaFormat(schema));
+  const byFormat = formatRow(schemaFormat(schema))?.arbitrary?.(fc);
   if (byFormat && typeof schema['pattern'] !== 'string') {
     const safe = fallback();
     return safe === undefined ? undefined : byFormat.map((s) => (fits(s) ? s : safe));

@@ -3,6 +3,7 @@ import type { JsonSchema, Operation, ParameterSpec } from '../model.ts';
 import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../spec/json-schema.ts';
 import { accepts } from './accepts.ts';
 import { boundaryValues } from './coverage.ts';
+import { formatRow } from './formats.ts';
 import type { Random } from './random.ts';
 import { generate, integerRange, isOmitted, numericBounds, patternValue, UNKNOWN, wrongTypeValue } from './values.ts';
 
@@ -18,8 +19,8 @@ import { generate, integerRange, isOmitted, numericBounds, patternValue, UNKNOWN
  * Body level (any operation that takes a body), first:
  * - malformed-json: `{"` sent as the JSON media type. Invalid.
  * - empty-body: no body at all. Valid only where the request body is not required.
- * - non-object-body: `[]`, `"conformance"`, `1` (and `{}` where the schema is no object) as the whole body.
- *   Kept if invalid.
+ * - non-object-body: `[]`, `"conformance"`, `1` as the whole body (not the positive body's own JSON kind).
+ *   Kept if invalid. wrong-type-body: `{}` where the body schema is no object. Kept if invalid.
  * - null-body: the JSON `null` as the whole body. As judged (valid where the body schema is nullable).
  * - undeclared-media-type: the positive body's JSON as text/plain (else application/xml, ...): a media type
  *   no declared one (wildcards included) matches. Invalid.
@@ -33,6 +34,8 @@ import { generate, integerRange, isOmitted, numericBounds, patternValue, UNKNOWN
  *   int64 limits where no bound is declared, minLength/maxLength, minItems/maxItems). The edge is kept if
  *   valid, the neighbour kept if invalid. Other edge values of coverage.ts's boundaryValues (0, -1, 2^53-1,
  *   the largest double) are here too, as judged.
+ * - invalid-format: a string the format rejects ("not-a-uuid", "2026-02-30", ...; plan/formats.ts). Kept if
+ *   invalid.
  * - multiple-of: the lowest allowed integer plus one where multipleOf > 1. Kept if invalid.
  * - null: null for a body field. As judged (valid where nullable).
  * - empty-string, unicode: "" (not for a path parameter: it changes the route) and a non-ASCII string (not
@@ -43,16 +46,17 @@ import { generate, integerRange, isOmitted, numericBounds, patternValue, UNKNOWN
  * - boolean, pattern: true/false; a string matching the pattern. As judged.
  * - no-match-filter: a string query parameter of a GET set to an unlikely value ("zz-nomatch-…", a fresh uuid,
  *   a new pattern match): a read whose filter nothing matches. Kept if valid.
- * - optional-left-out, optional-present: an optional query parameter or body field the positive request has
- *   left out, or one it lacks added. As judged (an optional query parameter left out is valid by its
+ * - optional-left-out, optional-present: an optional query parameter or body field the positive request has,
+ *   left out; or one it lacks, added. As judged (an optional query parameter left out is valid by its
  *   `required: false`; a body field another one depends on is not). Required ones are the negative cases'.
  * - all-at-bound: every numeric body field at its high, then its low end, together. Kept if valid.
  * - random: then, up to `max`, fields drawn afresh from their schema one at a time. Kept if valid.
  *
  * Ordering: one item of each body-level class first (cheap, and they catch the most); then a round robin over
  * the targets (path, query, header and cookie parameters in declaration order, then the body fields in schema
- * order, then the other body-level items) in which each target, at its turn, sends its first item of a class kind not yet sent, else its next item; so a
- * small `max` touches every parameter and as many class kinds as it can. all-at-bound and random come last.
+ * order, then the other body-level items) in which each target, at its turn, sends its first item of a class
+ * kind not yet sent, else its next item; so a small `max` touches every parameter and as many class kinds as
+ * it can. all-at-bound and random come last.
  * Requests identical to an earlier one or to the positive request are left out; the list is cut at `max`.
  */
 
@@ -399,6 +403,10 @@ function candidates(t: Target, op: Operation, random: Random): Candidate[] {
 
   const wrong = inUrl ? urlWrongType(schema) : wrongTypeValue(schema);
   if (wrong !== UNKNOWN) add(wrong, 'wrong-type', `not ${article(types.find((x) => x !== 'null') ?? 'value')}`, false);
+
+  const format = schemaFormat(schema);
+  const invalid = types.includes('string') ? formatRow(format)?.invalid : undefined;
+  if (invalid !== undefined) add(invalid, 'invalid-format', `invalid ${format}`, false);
 
   const bounds = boundCandidates(schema, t.where, random);
   for (const b of bounds.filter((b) => b.intent === false)) list.push(b);

@@ -1,6 +1,7 @@
 import type { JsonSchema } from '../model.ts';
 import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../spec/json-schema.ts';
 import RandExp from 'randexp';
+import { formatRow } from './formats.ts';
 import type { Random } from './random.ts';
 
 export const INT32_MAX = 2147483647;
@@ -208,7 +209,7 @@ function numberValue(schema: Record<string, unknown>, random: Random): Generated
 function stringValue(schema: Record<string, unknown>, random: Random): Generated {
   const min = typeof schema['minLength'] === 'number' ? schema['minLength'] : 0;
   const max = typeof schema['maxLength'] === 'number' ? schema['maxLength'] : Math.max(min, 24);
-  const byFormat = formatValue(schemaFormat(schema), random);
+  const byFormat = formatRow(schemaFormat(schema))?.value(random);
   if (byFormat !== undefined) return byFormat;
   if (typeof schema['pattern'] === 'string') {
     const matched = patternValue(schema['pattern'], random, min, max);
@@ -217,36 +218,6 @@ function stringValue(schema: Record<string, unknown>, random: Random): Generated
   }
   const word = `conf-${random.word(8)}`;
   return word.length > max ? word.slice(0, Math.max(min, max)) : word.padEnd(min, 'x');
-}
-
-function formatValue(format: string | undefined, random: Random): string | undefined {
-  switch (format) {
-    case 'uuid':
-      return random.uuid();
-    case 'date-time':
-      return new Date(Date.UTC(2026, 0, 1, 0, 0, random.int(0, 86_399))).toISOString();
-    case 'date':
-      return `2026-01-${String(random.int(10, 28))}`;
-    case 'time':
-      return `${String(random.int(10, 23))}:${String(random.int(10, 59))}:00Z`;
-    case 'email':
-      return `conformance.${random.word(6)}@example.com`;
-    case 'uri':
-    case 'url':
-      return `https://example.com/${random.word(6)}`;
-    case 'hostname':
-      return `${random.word(6)}.example.com`;
-    case 'ipv4':
-      return `192.0.2.${random.int(1, 254)}`;
-    case 'ipv6':
-      return `2001:db8::${random.int(1, 9999).toString(16)}`;
-    case 'byte':
-      return Buffer.from(`conformance-${random.word(4)}`).toString('base64');
-    case 'binary':
-      return `conformance-${random.word(8)}`;
-    default:
-      return undefined;
-  }
 }
 
 /**

@@ -1,0 +1,51 @@
+import type fcModule from 'fast-check';
+import type { Random } from './random.ts';
+
+/**
+ * The string formats the engine generates, one row each, feeding the three value generators: a plain value
+ * drawn from the seeded Random (values.ts: positive requests), a fast-check arbitrary (arbitraries.ts: the
+ * fuzzing phase; fast-check is passed in, so that this module does not load it) and a value the format
+ * rejects (coverage-classes.ts: the coverage phase's invalid-format class, kept only where accepts() agrees).
+ * A format without a row is generated from the rest of the schema (its pattern and lengths).
+ */
+export interface FormatRow {
+  value(random: Random): string;
+  /** Absent: the fuzzing phase draws the format's strings from the rest of the schema. */
+  arbitrary?(fc: typeof fcModule): fcModule.Arbitrary<string>;
+  /** Absent: the format constrains nothing the engine checks (binary). */
+  invalid?: string;
+}
+
+const dates = (fc: typeof fcModule) => fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2999-12-31T23:59:59Z'), noInvalidDate: true });
+const url: FormatRow = {
+  value: (random) => `https://example.com/${random.word(6)}`,
+  arbitrary: (fc) =>
+    fc
+      .tuple(fc.constantFrom('https', 'http'), fc.domain(), fc.array(fc.string({ minLength: 1, maxLength: 8, unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-_'.split('')) }), { maxLength: 3 }))
+      .map(([scheme, host, path]) => `${scheme}://${host}/${path.join('/')}`),
+  invalid: 'not a uri',
+};
+
+const FORMATS: Record<string, FormatRow> = {
+  uuid: { value: (random) => random.uuid(), arbitrary: (fc) => fc.uuid(), invalid: 'not-a-uuid' },
+  'date-time': {
+    value: (random) => new Date(Date.UTC(2026, 0, 1, 0, 0, random.int(0, 86_399))).toISOString(),
+    arbitrary: (fc) => dates(fc).map((d) => d.toISOString()),
+    invalid: '2026-02-30T25:61:00Z',
+  },
+  date: { value: (random) => `2026-01-${String(random.int(10, 28))}`, arbitrary: (fc) => dates(fc).map((d) => d.toISOString().slice(0, 10)), invalid: '2026-02-30' },
+  time: { value: (random) => `${String(random.int(10, 23))}:${String(random.int(10, 59))}:00Z`, arbitrary: (fc) => dates(fc).map((d) => `${d.toISOString().slice(11, 19)}Z`), invalid: '25:61:00Z' },
+  email: { value: (random) => `conformance.${random.word(6)}@example.com`, arbitrary: (fc) => fc.emailAddress(), invalid: 'not-an-email' },
+  uri: url,
+  url,
+  hostname: { value: (random) => `${random.word(6)}.example.com`, arbitrary: (fc) => fc.domain(), invalid: '-not_a-host-.' },
+  ipv4: { value: (random) => `192.0.2.${random.int(1, 254)}`, arbitrary: (fc) => fc.ipV4(), invalid: '256.0.0.1' },
+  ipv6: { value: (random) => `2001:db8::${random.int(1, 9999).toString(16)}`, arbitrary: (fc) => fc.ipV6(), invalid: '2001:db8::g' },
+  byte: { value: (random) => Buffer.from(`conformance-${random.word(4)}`).toString('base64'), arbitrary: (fc) => fc.base64String(), invalid: 'not base64!' },
+  binary: { value: (random) => `conformance-${random.word(8)}` },
+};
+
+/** The row of a format, undefined for one the engine does not generate. */
+export function formatRow(format: string | undefined): FormatRow | undefined {
+  return format !== undefined && Object.hasOwn(FORMATS, format) ? FORMATS[format] : undefined;
+}
