@@ -109,7 +109,7 @@ interface Store {
 /**
  * A correct server for the three contracts: records are created by POST on a collection (next integer id, or
  * "n-<n>" for notes), by PUT on /labels/{name}, read by GET and removed by DELETE on their item path. A body
- * without the required string field (at most 20 characters) is refused with 422. `faults.acceptAll` creates a
+ * without the required string field (at most 20 characters) is refused with 422, one that is not JSON with 415. `faults.acceptAll` creates a
  * record for any POST body; `faults.deleteFails` answers 500 to every DELETE.
  */
 function recordsServer(faults: { acceptAll?: boolean; deleteFails?: boolean } = {}) {
@@ -131,6 +131,10 @@ function recordsServer(faults: { acceptAll?: boolean; deleteFails?: boolean } = 
     const spec = fields[kind];
     if (!spec) return json(res, 404, { detail: 'Not Found' });
     if (segments[0] === 'pets' && segments.length >= 3 && !store.live.has(`/pets/${segments[1]}`)) return json(res, 404, { detail: 'pet not found' });
+    // A body in another media type than JSON is refused (415), as web frameworks do.
+    if ((method === 'POST' || method === 'PUT') && !faults.acceptAll && !/^application\/json\b/.test(req.headers['content-type'] ?? '')) {
+      return json(res, 415, { detail: 'Unsupported Media Type' });
+    }
     const valid = (): Record<string, unknown> | undefined => {
       try {
         const parsed = JSON.parse(text) as Record<string, unknown>;
@@ -155,7 +159,8 @@ function recordsServer(faults: { acceptAll?: boolean; deleteFails?: boolean } = 
       return json(res, 405, { detail: 'Method Not Allowed' }, { allow: kind === 'pets' ? 'GET, POST' : 'POST' });
     }
     const id = decodeURIComponent(segments.at(-1)!);
-    if (spec.ids === 'integer' && !/^-?\d+$/.test(id)) return json(res, 422, { detail: 'id must be an integer' });
+    // A path that does not match the integer route is an unknown record (404, as documented).
+    if (spec.ids === 'integer' && !/^-?\d+$/.test(id)) return json(res, 404, { detail: 'not found' });
     const key = `${path.split('/').slice(0, -1).join('/')}/${id}`;
     if (method === 'PUT' && kind === 'labels') {
       if (!/^[a-z]{3,8}$/.test(id)) return json(res, 422, { detail: 'bad name' });

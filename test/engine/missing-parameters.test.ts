@@ -68,7 +68,9 @@ function server(mode: Mode) {
       res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad Request');
       return;
     }
-    if (q && [...q].length > 10) return json(res, 422, { detail: 'q too long' });
+    if (q !== null && ([...q].length > 10 || q === '')) return json(res, 422, { detail: 'q must be 1 to 10 characters' });
+    const limit = url.searchParams.get('limit');
+    if (limit !== null && !(/^\d+$/.test(limit) && Number(limit) >= 1 && Number(limit) <= 5)) return json(res, 422, { detail: 'limit must be 1 to 5' });
     return json(res, 200, { hits: 1 });
   };
 }

@@ -105,7 +105,8 @@ describe('requests from the whole schema, seen by a real server', () => {
           } catch {
             return reply(400, { message: 'bad' });
           }
-          if (typeof parsed.size !== 'number' || parsed.size <= 0 || parsed.size > 10 || 'id' in parsed || !/^[a-z]{3,8}$/.test(file)) return reply(400, { message: 'bad' });
+          if (!/^application\/json\b/.test(req.headers['content-type'] ?? '') || typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return reply(400, { message: 'bad' });
+          if (!Number.isInteger(parsed.size) || (parsed.size as number) <= 0 || (parsed.size as number) > 10 || 'id' in parsed || !/^[a-z]{3,8}$/.test(file)) return reply(400, { message: 'bad' });
           files.add(file);
           return reply(200, { name: file });
         }

@@ -121,7 +121,8 @@ export function idText(value: unknown): string | undefined {
 export function idNames(param: string): string[] {
   const camel = param.replace(/[_-]([a-z0-9])/g, (_, c: string) => c.toUpperCase());
   const snake = param.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
-  return [...new Set(['id', param, camel, snake, camel.charAt(0).toUpperCase() + camel.slice(1), 'Id', 'ID'])];
+  // The parameter's own name first (a path {email} takes the record's email, not its id), then the record's id.
+  return [...new Set([param, camel, snake, camel.charAt(0).toUpperCase() + camel.slice(1), 'id', 'Id', 'ID'])];
 }
 
 /** The id a create answered for a path parameter, as text; undefined when the response carries none. */

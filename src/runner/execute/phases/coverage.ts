@@ -30,6 +30,17 @@ export interface CoverageItem {
   noBody?: true;
 }
 
+/**
+ * Whether the operation documents how it refuses invalid input (a 4xx other than 401, 403 and 404, a 4XX range
+ * or a default): then an invalid request is held to it; otherwise any 4xx refuses it correctly.
+ */
+function documentsRefusal(op: Operation): boolean {
+  return op.responses.some((r) => r.status === 'default' || r.status.toUpperCase() === '4XX' || (/^4\d\d$/.test(r.status) && !['401', '403', '404'].includes(r.status)));
+}
+
+/** The classes that change the body as a whole or its media type: a 415 is a right refusal of each. */
+const BODY_CLASSES = new Set(['undeclared-media-type', 'malformed-json', 'empty-body', 'non-object-body', 'null-body', 'wrong-type-body']);
+
 /** Requests a shrinking may send for one failure. */
 const SHRINK_BUDGET = 25;
 
@@ -76,10 +87,10 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
       run.unanswered(exchange);
       return { outcome: 'errored', checks: [], findings: [] };
     }
-    const adjust = item.class === 'undeclared-media-type' ? (j: Judgement) => softenUnsupportedMedia(op, exchange, j) : undefined;
+    const adjust = item.class !== undefined && BODY_CLASSES.has(item.class) ? (j: Judgement) => softenUnsupportedMedia(op, exchange, j) : undefined;
     const judgement = item.valid
       ? run.judgeResponse(exchange, { coverage: { label, sent } }, adjust)
-      : run.judgeIntent(exchange, { intent: 'rejected', coverage: { label, sent }, anyClientError: false }, adjust);
+      : run.judgeIntent(exchange, { intent: 'rejected', coverage: { label, sent }, anyClientError: !documentsRefusal(op) }, adjust);
     if (judgement.findings.some((f) => f.severity === 'error')) failing.push(exchange);
     return judgement;
   };
@@ -110,8 +121,9 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
 }
 
 /**
- * A 415 to a media type the operation does not declare is the right refusal; where the contract documents no
- * 415 for the operation, leaving it out of the contract is a warning, not an error (users rarely document 415).
+ * A 415 to a body the operation cannot take (a media type it does not declare, no body, not JSON) is a right
+ * refusal; where the contract documents no 415 for the operation, leaving it out of the contract is a warning,
+ * not an error (users rarely document 415).
  */
 function softenUnsupportedMedia(op: Operation, exchange: Exchange, judgement: Judgement): Judgement {
   if (exchange.response?.status !== 415 || responseFor(op, 415)) return judgement;
