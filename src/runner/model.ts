@@ -203,6 +203,11 @@ export interface Finding {
   schemaErrors?: SchemaErrorDetail[];
   /** Set by the gate policy when a waiver covers this finding. */
   waived?: { reason: string; expires: string };
+  /**
+   * How many exchanges of the case showed this same defect (operation × check × status × schema location), when
+   * more than one: the finding is shown once, with the smallest request that shows it.
+   */
+  count?: number;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -216,7 +221,8 @@ export type Outcome = 'passed' | 'failed' | 'missing' | 'flaky' | 'errored' | 'u
 export type CaseOutcome = 'passed' | 'failed' | 'missing' | 'flaky' | 'errored' | 'skipped';
 export type CheckStatus = 'passed' | 'failed' | 'warning' | 'waived' | 'skipped';
 
-export type CaseKind = 'positive' | 'auth' | 'negative' | 'lifecycle' | 'presence' | 'coverage' | 'scenario' | 'pact';
+/** setup: the answers an operation gave to calls other cases made of it (creates, read-backs, clean-up). */
+export type CaseKind = 'positive' | 'auth' | 'negative' | 'lifecycle' | 'presence' | 'coverage' | 'scenario' | 'pact' | 'setup';
 
 export interface CheckResult {
   id: CheckId;

@@ -163,7 +163,7 @@ describe('checks', () => {
 
     // Auth
     ['auth: a call without credentials that succeeds', { given: { operation: 'customer-get-cache-key-list', expectation: 'auth-rejected', status: 200, body: [] }, want: ['auth-enforced:error'] }],
-    ['auth: a redirect counts as success', { given: { operation: 'customer-get-cache-key-list', expectation: 'auth-rejected', status: 302, body: '' }, want: ['auth-enforced:error'] }],
+    ['auth: a redirect counts as success', { given: { operation: 'customer-get-cache-key-list', expectation: 'auth-rejected', status: 302, body: '' }, want: ['auth-enforced:error', 'status-code-conformance:error'] }],
     ['auth: 401', { given: { operation: 'customer-get-cache-key-list', expectation: 'auth-rejected', status: 401, body: envelope('UNAUTHORIZED') }, want: [] }],
     ['auth: 403', { given: { operation: 'create-address-type', expectation: 'auth-rejected', status: 403, body: '' }, want: [] }],
     ['auth: rejected with 400', { given: { operation: 'create-address-type', expectation: 'auth-rejected', status: 400, body: envelope('VALIDATION_ERROR') }, want: ['auth-enforced:warning'] }],
@@ -237,8 +237,9 @@ describe('checks', () => {
     // Presence (profile: gateway statuses without envelope mean missing)
     ['presence: 404 without envelope is missing', { given: { operation: 'customer-get-cache-key-list', expectation: 'presence', status: 404, body: { message: 'no Route matched with those values' } }, want: ['operation-present:error'] }],
     ['presence: 405 without envelope is missing', { given: { operation: 'create-address-type', expectation: 'presence', status: 405, body: { message: 'method not allowed' } }, want: ['operation-present:error'] }],
-    ['presence: 501 without envelope is missing', { given: { operation: 'create-address-type', expectation: 'presence', status: 501, body: '' }, want: ['not-a-server-error:error', 'operation-present:error'] }],
-    ['presence: 404 with the envelope is the service itself', { given: { operation: 'get-address-type-field-by-id', expectation: 'presence', status: 404, body: envelope('ERR_PLAT_4') }, want: [] }],
+    ['presence: 501 without envelope is missing', { given: { operation: 'create-address-type', expectation: 'presence', status: 501, body: '' }, want: ['operation-present:error'] }],
+    // Present, but the 404 is not documented: every answer is judged, a presence probe's too.
+    ['presence: 404 with the envelope is the service itself', { given: { operation: 'get-address-type-field-by-id', expectation: 'presence', status: 404, body: envelope('ERR_PLAT_4') }, want: ['status-code-conformance:error'] }],
     ['presence: 400 is present', { given: { operation: 'create-address-type', expectation: 'presence', status: 400, body: envelope('VALIDATION_ERROR') }, want: [] }],
 
     // Lifecycle

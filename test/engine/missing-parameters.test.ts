@@ -68,7 +68,7 @@ function server(mode: Mode) {
       res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad Request');
       return;
     }
-    if (q && q.length > 10) return json(res, 422, { detail: 'q too long' });
+    if (q && [...q].length > 10) return json(res, 422, { detail: 'q too long' });
     return json(res, 200, { hits: 1 });
   };
 }

@@ -4,6 +4,7 @@ import { finding } from './types.ts';
 /** A call without valid credentials must not succeed, and should answer one of the profile's reject statuses. */
 export const authEnforced: Check = {
   id: 'auth-enforced',
+  scope: 'intent',
   appliesTo: ['auth-rejected'],
   run(ctx) {
     const { status } = ctx.exchange.response;

@@ -12,7 +12,7 @@ function matches(declared: string, actual: string): boolean {
 /** A response with a body must carry one of the media types its documented response declares. */
 export const contentTypeConformance: Check = {
   id: 'content-type-conformance',
-  appliesTo: ['success', 'rejected'],
+  scope: 'response',
   run(ctx) {
     const { response } = ctx.exchange;
     const spec = responseFor(ctx.operation, response.status);

@@ -10,7 +10,7 @@ function isRecord(v: unknown, requires: string[]): v is Record<string, unknown> 
 /** A create answers one of three shapes: a record, a bare array of records, or a page {total, data[]}. */
 export const createShape: Check = {
   id: 'create-shape',
-  appliesTo: ['success'],
+  scope: 'response',
   run(ctx) {
     const rule = ctx.profile.createShape.operations.find((o) => o.operation === ctx.operation.operationId);
     const { response } = ctx.exchange;

@@ -45,6 +45,7 @@ export function differences(sent: unknown, record: Record<string, unknown>, read
  */
 export const createdResourceReadable: Check = {
   id: 'created-resource-readable',
+  scope: 'intent',
   appliesTo: ['created-readable'],
   run(ctx) {
     const out = [];

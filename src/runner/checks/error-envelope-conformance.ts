@@ -8,7 +8,7 @@ import { atPointer, finding } from './types.ts';
  */
 export const errorEnvelopeConformance: Check = {
   id: 'error-envelope-conformance',
-  appliesTo: ['success', 'rejected'],
+  scope: 'response',
   run(ctx) {
     const { profile, operation } = ctx;
     const { response } = ctx.exchange;

@@ -21,7 +21,7 @@ export function jsonDefect(body: string, invalidUtf8: boolean): string | undefin
 /** A body labelled JSON must be exactly one JSON text: valid UTF-8, no byte-order mark, nothing after it. */
 export const jsonWellformed: Check = {
   id: 'json-wellformed',
-  appliesTo: ['success', 'rejected', 'auth-rejected'],
+  scope: 'response',
   run(ctx) {
     const { response } = ctx.exchange;
     const type = mediaType(response.headers);

@@ -4,6 +4,7 @@ import { finding } from './types.ts';
 /** Invalid input must be rejected, with 400 where the operation documents it. */
 export const negativeDataRejected: Check = {
   id: 'negative-data-rejected',
+  scope: 'intent',
   appliesTo: ['rejected'],
   run(ctx) {
     const { status } = ctx.exchange.response;

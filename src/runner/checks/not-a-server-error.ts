@@ -4,7 +4,7 @@ import { finding } from './types.ts';
 /** Any 5xx is a server error, whatever was sent (a documented 500 still means the call broke the service). */
 export const notAServerError: Check = {
   id: 'not-a-server-error',
-  appliesTo: ['success', 'auth-rejected', 'rejected', 'presence', 'semantic', 'coverage'],
+  scope: 'response',
   run(ctx) {
     const { status } = ctx.exchange.response;
     if (status < 500) return [];

@@ -42,6 +42,7 @@ export function routeUnknown(
 
 export const operationPresent: Check = {
   id: 'operation-present',
+  scope: 'intent',
   appliesTo: ['presence'],
   run(ctx) {
     const { status } = ctx.exchange.response;

@@ -9,6 +9,7 @@ import { finding } from './types.ts';
  */
 export const ownership: Check = {
   id: 'ownership',
+  scope: 'intent',
   appliesTo: ['ownership'],
   run(ctx) {
     const out = [];

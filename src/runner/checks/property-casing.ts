@@ -31,7 +31,7 @@ function mismatches(schema: JsonSchema, value: unknown, path: string, out: strin
 
 export const propertyCasing: Check = {
   id: 'property-casing',
-  appliesTo: ['success'],
+  scope: 'response',
   run(ctx) {
     const rule = ctx.profile.propertyCasing;
     const { response } = ctx.exchange;

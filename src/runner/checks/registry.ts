@@ -14,10 +14,11 @@ import { operationPresent } from './operation-present.ts';
 import { positiveDataAccepted } from './positive-data-accepted.ts';
 import { propertyCasing } from './property-casing.ts';
 import { responseBodyReadable } from './response-body-readable.ts';
+import { responseTimeout } from './response-timeout.ts';
 import { responseSchemaConformance } from './response-schema-conformance.ts';
 import { statusCodeConformance } from './status-code-conformance.ts';
 import { successNotErrorEnvelope } from './success-not-error-envelope.ts';
-import type { Check, CheckContext } from './types.ts';
+import type { Check, CheckContext, UnansweredContext } from './types.ts';
 import { updatePersisted } from './update-persisted.ts';
 import { useAfterDelete } from './use-after-delete.ts';
 import { writeOnlyNotReturned } from './write-only-not-returned.ts';
@@ -26,6 +27,7 @@ import { writeOnlyNotReturned } from './write-only-not-returned.ts';
 export const CHECKS: ReadonlyMap<CheckId, Check> = new Map(
   [
     operationPresent,
+    responseTimeout,
     notAServerError,
     statusCodeConformance,
     contentTypeConformance,
@@ -49,13 +51,38 @@ export const CHECKS: ReadonlyMap<CheckId, Check> = new Map(
   ].map((c) => [c.id, c]),
 );
 
-/** Runs every check that applies to the context's expectation; returns their statuses and findings. */
+/** True when the check judges the context: every response check; an intent check for its expectations. */
+export function applies(check: Check, ctx: Pick<CheckContext, 'expectation'>): boolean {
+  return check.scope === 'response' || (ctx.expectation !== undefined && check.appliesTo.includes(ctx.expectation));
+}
+
+/**
+ * Runs every response check and the intent checks of the context's expectation on one answered exchange;
+ * returns their statuses and findings. A schema the tool cannot compile throws SchemaCompileError.
+ */
 export function runChecks(ctx: CheckContext): { checks: CheckResult[]; findings: Finding[] } {
   const checks: CheckResult[] = [];
   const findings: Finding[] = [];
   for (const check of CHECKS.values()) {
-    if (!check.appliesTo.includes(ctx.expectation)) continue;
+    if (!applies(check, ctx)) continue;
     const found = check.run(ctx);
+    findings.push(...found);
+    checks.push({ id: check.id, status: statusOf(found) });
+  }
+  // A missing operation's answer is the gateway's, not the operation's: nothing else is judged on it.
+  if (findings.some((f) => f.check === 'operation-present' && f.severity === 'error')) {
+    return { checks: checks.filter((c) => c.id === 'operation-present'), findings: findings.filter((f) => f.check === 'operation-present') };
+  }
+  return { checks, findings };
+}
+
+/** The response checks that judge an exchange without an answer (a timeout); a network error judges nothing. */
+export function runUnansweredChecks(ctx: UnansweredContext): { checks: CheckResult[]; findings: Finding[] } {
+  const checks: CheckResult[] = [];
+  const findings: Finding[] = [];
+  for (const check of CHECKS.values()) {
+    if (check.scope !== 'response' || !check.unanswered) continue;
+    const found = check.unanswered(ctx);
     findings.push(...found);
     checks.push({ id: check.id, status: statusOf(found) });
   }

@@ -9,7 +9,7 @@ import { finding, mediaType } from './types.ts';
  */
 export const responseBodyReadable: Check = {
   id: 'response-body-readable',
-  appliesTo: ['success', 'rejected', 'auth-rejected', 'presence', 'update-persisted', 'use-after-delete'],
+  scope: 'response',
   run(ctx) {
     const { response } = ctx.exchange;
     const spec = responseFor(ctx.operation, response.status);

@@ -9,7 +9,7 @@ import { finding } from './types.ts';
  */
 export const responseSchemaConformance: Check = {
   id: 'response-schema-conformance',
-  appliesTo: ['success', 'rejected'],
+  scope: 'response',
   run(ctx) {
     const { response } = ctx.exchange;
     const spec = responseFor(ctx.operation, response.status);

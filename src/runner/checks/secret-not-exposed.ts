@@ -21,7 +21,7 @@ function responseText(e: Exchange): string {
  */
 export const secretNotExposed: Check = {
   id: 'secret-not-exposed',
-  appliesTo: ['success', 'rejected', 'auth-rejected', 'presence', 'update-persisted', 'use-after-delete', 'created-readable', 'ownership', 'semantic'],
+  scope: 'response',
   run(ctx) {
     const out = [];
     const own = ctx.exchange;

@@ -9,6 +9,7 @@ import { atPointer, finding } from './types.ts';
  */
 export const semanticExpectation: Check = {
   id: 'semantic-expectation',
+  scope: 'intent',
   appliesTo: ['semantic'],
   run(ctx) {
     const { status, json } = ctx.exchange.response;
@@ -18,7 +19,7 @@ export const semanticExpectation: Check = {
       return [finding(ctx, 'semantic-expectation', 'error', `The call was answered ${status}, neither a judgement nor a refusal.`, { expected: '2xx or 4xx', actual: status })];
     }
     const out = [];
-    for (const e of ctx.expect) {
+    for (const e of ctx.expect ?? []) {
       const actual = atPointer(json, e.pointer);
       if ('equals' in e && !isDeepStrictEqual(actual, e.equals)) {
         out.push(finding(ctx, 'semantic-expectation', 'error', `The value at ${e.pointer} is not the one the interface states.`, { expected: e.equals, actual: actual ?? null }));

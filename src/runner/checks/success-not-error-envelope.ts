@@ -4,7 +4,7 @@ import type { Check } from './types.ts';
 /** A success status must not carry the platform error envelope: a failure dressed as a success is a failure. */
 export const successNotErrorEnvelope: Check = {
   id: 'success-not-error-envelope',
-  appliesTo: ['success'],
+  scope: 'response',
   run(ctx) {
     const { response } = ctx.exchange;
     const { codePointer, appliesTo } = ctx.profile.errorEnvelope;

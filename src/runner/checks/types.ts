@@ -9,9 +9,13 @@ export interface CheckContext {
   operation: Operation;
   profile: Profile;
   validator: SchemaValidator;
-  expectation: Expectation_;
+  /**
+   * What the case that sent the request meant (its intent): the intent checks that apply to it run. Absent for
+   * an exchange judged for response conformance only (a setup call, a read-back, a coverage variation).
+   */
+  expectation?: Expectation_;
   /** Values the response must carry (from contract/examples.yaml). */
-  expect: Expectation[];
+  expect?: Expectation[];
   /** Lifecycle chains: what was sent by the update, and the read that followed the update or delete. */
   lifecycle?: {
     sent?: unknown;
@@ -52,11 +56,20 @@ export interface RelatedRead {
   crossParent?: boolean;
 }
 
-export interface Check {
-  id: CheckId;
-  /** Which case expectations the check applies to. */
-  appliesTo: ReadonlyArray<Expectation_>;
-  run(ctx: CheckContext): Finding[];
+/**
+ * A check judges one answered exchange. Response-conformance checks (`scope: 'response'`) judge every answered
+ * exchange of every case and phase, whatever the case meant; intent checks judge by what the case sent, for the
+ * expectations in `appliesTo`.
+ */
+export type Check =
+  | { id: CheckId; scope: 'response'; run(ctx: CheckContext): Finding[]; unanswered?(ctx: UnansweredContext): Finding[] }
+  | { id: CheckId; scope: 'intent'; appliesTo: ReadonlyArray<Expectation_>; run(ctx: CheckContext): Finding[] };
+
+/** An exchange that got no answer: what a response check may say of it (a timeout is the service's doing). */
+export interface UnansweredContext {
+  exchange: Exchange;
+  operation: Operation;
+  timeoutMs?: number;
 }
 
 /** Builds a finding for the context's operation. */

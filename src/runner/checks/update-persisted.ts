@@ -8,6 +8,7 @@ import { finding } from './types.ts';
  */
 export const updatePersisted: Check = {
   id: 'update-persisted',
+  scope: 'intent',
   appliesTo: ['update-persisted'],
   run(ctx) {
     const read = ctx.lifecycle?.readBack.response;

@@ -5,6 +5,7 @@ import { finding } from './types.ts';
 /** After a successful delete, the record is no longer served as a success, nor listed under its parent. */
 export const useAfterDelete: Check = {
   id: 'use-after-delete',
+  scope: 'intent',
   appliesTo: ['use-after-delete'],
   run(ctx) {
     const out = [];

@@ -11,7 +11,7 @@ import { finding } from './types.ts';
  */
 export const writeOnlyNotReturned: Check = {
   id: 'write-only-not-returned',
-  appliesTo: ['success'],
+  scope: 'response',
   run(ctx) {
     const { response } = ctx.exchange;
     const spec = responseFor(ctx.operation, response.status);

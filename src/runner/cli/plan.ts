@@ -2,6 +2,7 @@
  * `conformance plan` (and `run --dry-run`): every case a run with these options would send, and why each
  * skipped case or left-out operation would not run. Loads the contract; sends nothing.
  */
+import { planOptionsOf } from '../plan/options.ts';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { matchesSelector, selectOperations } from '../execute/select.ts';
@@ -44,12 +45,7 @@ export async function printPlan(options: RunOptions, write: (line: string) => vo
     }
   }
   const embedded = Object.keys(options.servers).length === 0;
-  const planOptions = {
-    seed: options.seed,
-    readOnly: options.readOnly,
-    allowIrreversible: embedded || options.allowIrreversible,
-    otpSource: embedded || options.otpSourceUrl !== undefined,
-  };
+  const planOptions = planOptionsOf({ ...options, allowIrreversible: embedded || options.allowIrreversible, otpSource: embedded || options.otpSourceUrl !== undefined });
   const selected = selectOperations(contract.operations, options);
   const chosen = new Set(selected.map((o) => o.operationId));
   const summary: PlanSummary = { operations: selected.length, cases: 0, skipped: 0, leftOut: contract.operations.length - selected.length };

@@ -10,6 +10,7 @@ import { runScenarios, type ScenarioRun } from '../execute/scenarios.ts';
 import { schedule } from '../execute/scheduler.ts';
 import { matchesSelector, selectOperations } from '../execute/select.ts';
 import { Session } from '../execute/session.ts';
+import { executionOrder, planOptionsOf } from '../plan/options.ts';
 import type { CaseResult, Contract, OperationResult, RunResults } from '../model.ts';
 import { planOperation } from '../plan/cases.ts';
 import { assembleOperations, compactCase } from '../report/assemble.ts';
@@ -194,17 +195,10 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       ...(options.maxFailures ? { maxFailures: options.maxFailures } : {}),
     };
     const selected = selectOperations(contract.operations, config);
-    const planOptions = {
-      seed: options.seed,
-      readOnly: options.readOnly,
-      allowIrreversible,
-      otpSource: otpSourceUrl !== undefined,
-      ...(options.maxExamples !== undefined ? { maxExamples: options.maxExamples } : {}),
-      ...(options.fuzzExamples !== undefined ? { fuzzExamples: options.fuzzExamples } : {}),
-    };
+    const planOptions = planOptionsOf({ ...options, allowIrreversible, otpSourceUrl });
     // Each operation is planned when the scheduler reaches it, and its plan let go once its cases have started.
     const plans = (function* () {
-      for (const op of selected) yield planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions);
+      for (const op of executionOrder(selected)) yield planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions);
     })();
     const deploymentDiff = options.deploymentSpec ? await diffDeployment(contract, options.deploymentSpec) : undefined;
 
@@ -258,7 +252,10 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     const scheduler = schedule(Session.from(config, contract, profiles, examples), plans, options.concurrency, {
       onCase: (operationId, index, result) => {
         const compact = sharedValues.caseResult(compactCase(result, keep));
-        generated.get(operationId)![index] = spool ? spool.add(operationId, index, compact) : compact;
+        const list = generated.get(operationId) ?? [];
+        generated.set(operationId, list);
+        const at = index < 0 ? list.length : index;
+        list[at] = spool ? spool.add(operationId, at, compact) : compact;
       },
       onOperationDone: (operationId, failing) => {
         doneOperations++;

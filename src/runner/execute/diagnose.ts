@@ -95,9 +95,12 @@ export function diagnoseResults(results: Pick<RunResults, 'operations' | 'target
   if (credentials && positiveStatuses(described).length >= 2) return credentials;
   for (const target of results.target.services) {
     const ops = described.filter((op) => op.service === target.id);
-    const missing = (op: OperationResult) => op.cases.some((c) => c.kind === 'presence' && c.findings.some((f) => f.check === 'operation-present' && f.severity === 'error'));
-    if (ops.length >= 2 && ops.every(missing)) {
-      return `every operation of ${target.id} is missing: its base URL ${target.baseUrl} is probably wrong (it answered ${presenceAnswer(ops[0] as OperationResult)} like an unknown route); pass the URL the service's paths hang off, e.g. https://gateway/${target.id}`;
+    const presence = (op: OperationResult, severity: 'error' | 'warning') => op.cases.some((c) => c.kind === 'presence' && c.findings.some((f) => f.check === 'operation-present' && f.severity === severity));
+    // Missing, or answering like an unknown route where no record could prove otherwise (unverified).
+    const unknown = (op: OperationResult) => presence(op, 'error') || presence(op, 'warning');
+    if (ops.length >= 2 && ops.every(unknown) && ops.some((op) => presence(op, 'error'))) {
+      const shown = ops.find((op) => presence(op, 'error')) as OperationResult;
+      return `every operation of ${target.id} is missing: its base URL ${target.baseUrl} is probably wrong (it answered ${presenceAnswer(shown)} like an unknown route); pass the URL the service's paths hang off, e.g. https://gateway/${target.id}`;
     }
   }
   return undefined;

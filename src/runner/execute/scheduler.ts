@@ -6,10 +6,15 @@
  */
 import type { CaseResult, LeftBehindRecord } from '../model.ts';
 import { testName, type OperationPlan, type PlannedCase } from '../plan/cases.ts';
+import { groupAcrossCases } from './judge.ts';
 import type { Session } from './session.ts';
 
 export interface ScheduleEvents {
-  /** A case finished (never called for a case abandoned by an interrupt). */
+  /**
+   * A case finished (never called for a case abandoned by an interrupt); the cases of one operation are handed
+   * on together when its last one has finished. Index -1: a case added after the
+   * planned ones (what an operation answered to other cases' calls), appended to its operation's cases.
+   */
   onCase(operationId: string, index: number, result: CaseResult): void;
   /** Every case of an operation has finished. */
   onOperationDone?(operationId: string, failing: boolean): void;
@@ -28,7 +33,7 @@ export interface Scheduler {
   readonly done: Promise<ScheduleOutcome>;
 }
 
-type Runner = Pick<Session, 'runCase' | 'cleanup' | 'abortInFlight'> & Partial<Pick<Session, 'release'>>;
+type Runner = Pick<Session, 'runCase' | 'cleanup' | 'abortInFlight'> & Partial<Pick<Session, 'release' | 'sideCases'>>;
 
 /**
  * `plans` is read one operation at a time, as the workers reach it: given a lazy iterable, each operation is
@@ -45,6 +50,8 @@ export function schedule(session: Runner, plans: Iterable<OperationPlan>, concur
   let planError: unknown;
   const left = new Map<string, number>();
   const failing = new Set<string>();
+  /** The finished cases of each operation in flight: handed on together, once its last case is done. */
+  const finished = new Map<string, Array<{ index: number; result: CaseResult }>>();
   const take = (): { planned: PlannedCase; index: number } | undefined => {
     while (!current || at >= current.cases.length) {
       current = undefined;
@@ -73,13 +80,23 @@ export function schedule(session: Runner, plans: Iterable<OperationPlan>, concur
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
 
-  const finish = (operationId: string, result: CaseResult) => {
-    if (result.outcome !== 'passed' && result.outcome !== 'skipped') failing.add(operationId);
+  const finish = (operationId: string, index: number, result: CaseResult) => {
+    const list = finished.get(operationId) ?? [];
+    finished.set(operationId, list);
+    list.push({ index, result });
     const remaining = (left.get(operationId) ?? 1) - 1;
     left.set(operationId, remaining);
     if (remaining !== 0) return;
     left.delete(operationId);
+    finished.delete(operationId);
     session.release?.(operationId);
+    // A response defect many cases saw is shown once, in the first of them (judge.ts: groupAcrossCases).
+    list.sort((a, b) => a.index - b.index);
+    const grouped = groupAcrossCases(list.map((f) => f.result));
+    grouped.forEach((r, i) => {
+      if (r.outcome !== 'passed' && r.outcome !== 'skipped') failing.add(operationId);
+      events.onCase(operationId, list[i]!.index, r);
+    });
     const failed = failing.delete(operationId);
     events.onOperationDone?.(operationId, failed);
   };
@@ -97,8 +114,7 @@ export function schedule(session: Runner, plans: Iterable<OperationPlan>, concur
       }
       if (interrupted) return;
       ran++;
-      events.onCase(planned.operationId, index, result);
-      finish(planned.operationId, result);
+      finish(planned.operationId, index, result);
     }
   };
 
@@ -106,7 +122,15 @@ export function schedule(session: Runner, plans: Iterable<OperationPlan>, concur
     const workers = Array.from({ length: Math.max(1, concurrency) }, () => worker());
     // An interrupt does not wait for the cases in flight (a hanging request may take --timeout).
     await Promise.race([Promise.all(workers), stopped]);
+    // An interrupt (or a plan that failed) leaves operations part-done: what their finished cases showed counts.
+    for (const [operationId, list] of finished) {
+      list.sort((a, b) => a.index - b.index);
+      groupAcrossCases(list.map((f) => f.result)).forEach((r, i) => events.onCase(operationId, list[i]!.index, r));
+    }
+    finished.clear();
     const cleanup = await session.cleanup();
+    // What operations answered to other cases' calls (setup, reads, clean-up), where it showed a defect.
+    if (!interrupted) for (const [operationId, result] of session.sideCases?.() ?? []) events.onCase(operationId, -1, result);
     if (planError !== undefined) throw planError;
     return { interrupted, cases: ran, cleanup };
   })();

@@ -246,7 +246,7 @@ export function sortExpiredWaivers(waivers: RunResults['expiredWaivers']): RunRe
   );
 }
 
-const KIND_ORDER: Record<CaseResult['kind'], number> = { presence: 0, positive: 1, auth: 2, negative: 3, lifecycle: 4, coverage: 5, scenario: 6, pact: 7 };
+const KIND_ORDER: Record<CaseResult['kind'], number> = { presence: 0, positive: 1, auth: 2, negative: 3, lifecycle: 4, coverage: 5, setup: 6, scenario: 7, pact: 8 };
 
 /**
  * Cases in canonical order: by kind (presence, positive, auth, negative, lifecycle, scenario, pact), keeping

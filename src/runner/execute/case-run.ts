@@ -1,0 +1,125 @@
+/**
+ * One case as it runs: every call it makes goes through `send`, and every answer is judged there by the one
+ * judge (execute/judge.ts). The case's own operation's answers gather in its Evidence; a call of another
+ * operation (a record made first, a read-back, a related read) is judged for that operation, as a setup
+ * finding of it (Session.side). The call the case is about is judged again with its intent (`judgeIntent`).
+ */
+import { CHECKS } from '../checks/registry.ts';
+import type { CaseResult, Exchange, Operation } from '../model.ts';
+import type { PlannedCase } from '../plan/cases.ts';
+import { Evidence, judge, type JudgeInput, type Judgement } from './judge.ts';
+import type { CallRequest } from './request-builder.ts';
+
+/** What a case needs of the session. */
+export interface CaseHost {
+  call(op: Operation, request: CallRequest): Promise<Exchange>;
+  judgeInput(op: Operation): Pick<JudgeInput, 'profile' | 'validator' | 'timeoutMs'>;
+  /** Judges an answer of an operation that a case of another operation called. */
+  side(op: Operation, exchange: Exchange): void;
+}
+
+export class CaseRun {
+  /** Every exchange of the case, in the order sent (the reproduction replays them). */
+  readonly exchanges: Exchange[] = [];
+  readonly evidence = new Evidence();
+  private readonly started = performance.now();
+  /** The requests behind the exchanges (to send one again alone). */
+  private readonly requests = new WeakMap<Exchange, { op: Operation; request: CallRequest }>();
+  /** Exchanges judged with their intent: their response conformance is part of that judgement. */
+  private readonly withIntent = new WeakSet<Exchange>();
+  /** Exchanges already judged for response conformance (an intent judgement of one adds only its intent). */
+  private readonly responseJudged = new WeakSet<Exchange>();
+  /** The call the case is about got no answer (a network error): the case is errored whatever else passed. */
+  private mainError: string | undefined;
+
+  constructor(
+    private readonly host: CaseHost,
+    readonly planned: PlannedCase,
+    readonly op: Operation,
+  ) {}
+
+  /**
+   * Sends one call. An answer of the case's own operation is judged for response conformance unless the
+   * caller judges it with its intent (`intent: true`); another operation's answer is that operation's.
+   */
+  async send(op: Operation, request: CallRequest, options: { intent?: boolean; keep?: boolean } = {}): Promise<Exchange> {
+    const exchange = await this.host.call(op, request);
+    if (options.keep !== false) this.exchanges.push(exchange);
+    this.requests.set(exchange, { op, request });
+    if (op.operationId !== this.op.operationId) this.host.side(op, exchange);
+    else if (!options.intent) this.judgeResponse(exchange);
+    return exchange;
+  }
+
+  /** Response conformance only (a variation, a read of the case's own operation). */
+  judgeResponse(exchange: Exchange, extra: Partial<JudgeInput> = {}, adjust: (j: Judgement) => Judgement = (j) => j): Judgement {
+    if (this.withIntent.has(exchange) || this.responseJudged.has(exchange)) return { outcome: 'passed', checks: [], findings: [] };
+    this.responseJudged.add(exchange);
+    return this.evidence.add(exchange, adjust(judge({ operation: this.op, exchange, ...this.host.judgeInput(this.op), ...extra })));
+  }
+
+  /** The call the case is about, judged with what the case meant (and every response check). */
+  judgeIntent(exchange: Exchange, extra: Partial<JudgeInput> = {}, adjust: (j: Judgement) => Judgement = (j) => j): Judgement {
+    this.withIntent.add(exchange);
+    const judgement = adjust(judge({
+      operation: this.op,
+      exchange,
+      ...this.host.judgeInput(this.op),
+      intent: this.planned.expectation,
+      expect: this.planned.expect,
+      ...(this.planned.anyClientError ? { anyClientError: true } : {}),
+      ...extra,
+    }));
+    if (judgement.outcome === 'errored') this.mainError ??= judgement.errorMessage ?? 'no response';
+    if (!this.responseJudged.has(exchange)) return this.evidence.add(exchange, judgement);
+    // Its response conformance was judged already: only what the intent adds.
+    const intentOnly = (id: string) => CHECKS.get(id as never)?.scope === 'intent';
+    return this.evidence.add(exchange, { ...judgement, checks: judgement.checks.filter((c) => intentOnly(c.id)), findings: judgement.findings.filter((f) => intentOnly(f.check)) });
+  }
+
+  /** A request the case needed got no answer (a network error): the case is errored unless a defect shows. */
+  unanswered(exchange: Exchange): void {
+    this.mainError ??= exchange.error?.message ?? 'no response';
+  }
+
+  /** The request behind an exchange of this case (to send it again alone). */
+  requestOf(exchange: Exchange): { op: Operation; request: CallRequest } | undefined {
+    return this.requests.get(exchange);
+  }
+
+  /** The case result from what its exchanges showed; `over` sets the outcome of a case that did not run. */
+  result(over: Partial<CaseResult> & { evidenceOnly?: boolean } = {}): CaseResult {
+    const { evidenceOnly, ...rest } = over;
+    const outcome = this.mainError !== undefined && !this.evidence.failing ? 'errored' : this.evidence.outcome();
+    const errorMessage = outcome === 'errored' ? (this.mainError ?? this.evidence.errorMessage) : undefined;
+    const exchanges = evidenceOnly && this.evidence.failing ? this.evidence.evidence(this.exchanges) : this.exchanges;
+    return {
+      name: this.planned.name,
+      kind: this.planned.kind,
+      outcome,
+      ...(errorMessage !== undefined ? { errorMessage } : {}),
+      checks: this.evidence.checkResults(),
+      findings: this.evidence.findings(),
+      exchanges,
+      durationMs: Math.round(performance.now() - this.started),
+      ...(this.exchanges.some((e) => e.retries?.length) ? { retried: true } : {}),
+      ...rest,
+    };
+  }
+
+  /** A case that could not go on, with why; what its own operation's answers showed so far still counts. */
+  skipped(reason: string): CaseResult {
+    if (this.evidence.failing) return this.result();
+    return {
+      name: this.planned.name,
+      kind: this.planned.kind,
+      outcome: 'skipped',
+      skipReason: reason,
+      checks: [],
+      findings: [],
+      exchanges: this.exchanges,
+      durationMs: Math.round(performance.now() - this.started),
+      ...(this.exchanges.some((e) => e.retries?.length) ? { retried: true } : {}),
+    };
+  }
+}

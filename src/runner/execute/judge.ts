@@ -1,0 +1,245 @@
+/**
+ * The one judge: every exchange of every case and phase goes through `judge`, which runs every response
+ * conformance check and, where the case says what it meant, the intent checks of that expectation. A case
+ * gathers the judgements of all its exchanges in `Evidence`: the same defect seen on many exchanges
+ * (operation × check × status × schema location) is one finding with its count, shown with the smallest
+ * request that showed it.
+ */
+import { CHECKS, runChecks, runUnansweredChecks, statusOf } from '../checks/registry.ts';
+import { SchemaCompileError, type SchemaValidator } from '../checks/schema.ts';
+import type { CheckContext, RelatedRead } from '../checks/types.ts';
+import type { CaseOutcome, CaseResult, CheckResult, Exchange, Finding, Operation, RecordedResponse } from '../model.ts';
+import type { Expectation_ } from '../plan/cases.ts';
+import type { Expectation } from '../spec/examples.ts';
+import { responseFor } from '../spec/load.ts';
+import type { Profile } from '../spec/profile.ts';
+
+export type Answered = Exchange & { response: RecordedResponse };
+
+export function answered(e: Exchange): e is Answered {
+  return e.response !== undefined;
+}
+
+/** What the judge needs to judge one exchange. */
+export interface JudgeInput {
+  operation: Operation;
+  profile: Profile;
+  validator: SchemaValidator;
+  exchange: Exchange;
+  /** What the case meant by this request (its intent checks run); absent: response conformance only. */
+  intent?: Expectation_;
+  expect?: Expectation[];
+  lifecycle?: CheckContext['lifecycle'];
+  reads?: RelatedRead[];
+  secrets?: string[];
+  caseExchanges?: Exchange[];
+  unknownRoute?: CheckContext['unknownRoute'];
+  coverage?: CheckContext['coverage'];
+  anyClientError?: boolean;
+  timeoutMs?: number;
+}
+
+/** One exchange judged: passed, failed, missing (the route is unknown) or errored (the tool or the network). */
+export interface Judgement {
+  outcome: Exclude<CaseOutcome, 'skipped' | 'flaky'>;
+  checks: CheckResult[];
+  findings: Finding[];
+  errorMessage?: string;
+}
+
+/** "<file>#<pointer>" of the documented response for a status (what a tool error about its schema names). */
+export function responseLocation(op: Operation, status: number): string {
+  return `${op.specFile}#${responseFor(op, status)?.pointer ?? `${op.pointer}/responses`}`;
+}
+
+export function judge(input: JudgeInput): Judgement {
+  const { exchange, operation } = input;
+  if (!answered(exchange)) {
+    const { checks, findings } = runUnansweredChecks({ exchange, operation, ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}) });
+    // A network failure is the network's (or the tool's), never the service's: nothing was judged.
+    if (findings.length === 0) return { outcome: 'errored', checks: [], findings: [], errorMessage: exchange.error?.message ?? 'no response' };
+    return { outcome: 'failed', checks, findings };
+  }
+  let judged: ReturnType<typeof runChecks>;
+  try {
+    judged = runChecks({
+      exchange,
+      operation,
+      profile: input.profile,
+      validator: input.validator,
+      ...(input.intent ? { expectation: input.intent } : {}),
+      ...(input.expect ? { expect: input.expect } : {}),
+      ...(input.lifecycle ? { lifecycle: input.lifecycle } : {}),
+      ...(input.reads ? { reads: input.reads } : {}),
+      ...(input.secrets ? { secrets: input.secrets } : {}),
+      ...(input.caseExchanges ? { caseExchanges: input.caseExchanges } : {}),
+      ...(input.unknownRoute ? { unknownRoute: input.unknownRoute } : {}),
+      ...(input.coverage ? { coverage: input.coverage } : {}),
+      ...(input.anyClientError ? { anyClientError: true } : {}),
+    });
+  } catch (error) {
+    // The tool cannot judge this response (e.g. a schema ajv cannot compile): not the service's fault.
+    if (error instanceof SchemaCompileError) {
+      return { outcome: 'errored', checks: [], findings: [], errorMessage: `${responseLocation(operation, exchange.response.status)}: ${error.message}` };
+    }
+    throw error;
+  }
+  const checks = [{ id: 'response-timeout' as const, status: 'passed' as const }, ...judged.checks.filter((c) => c.id !== 'response-timeout')];
+  const absent = judged.findings.some((f) => f.check === 'operation-present' && f.severity === 'error');
+  // A route the deployment does not serve says nothing about the operation's answers: only its absence counts.
+  if (absent) return { outcome: 'missing', checks: checks.filter((c) => c.id === 'operation-present'), findings: judged.findings.filter((f) => f.check === 'operation-present') };
+  const failed = judged.findings.some((f) => f.severity === 'error');
+  return { outcome: failed ? 'failed' : 'passed', checks, findings: judged.findings };
+}
+
+/** The key under which the same defect seen on many exchanges is one finding. */
+function defectKey(f: Finding, status: number | undefined): string {
+  return [f.operationId, f.check, f.severity, status ?? '-', f.specLocation ?? '', f.schemaErrors?.[0]?.schemaPath ?? '', f.schemaErrors?.[0]?.instancePath ?? ''].join('\u0000');
+}
+
+/**
+ * The same response defect seen by several cases of one operation (an undocumented status, a schema violation
+ * on every answer) is shown once: in the first case that saw it, with the count of all; the later cases keep
+ * only what their own intent found, and pass when nothing else failed. Cases in their planned order.
+ */
+export function groupAcrossCases(cases: CaseResult[]): CaseResult[] {
+  const first = new Map<string, Finding>();
+  const counts = new Map<Finding, number>();
+  const key = (f: Finding) => [f.check, f.severity, f.specLocation ?? '', f.schemaErrors?.[0]?.schemaPath ?? '', f.schemaErrors?.[0]?.instancePath ?? '', f.check === 'status-code-conformance' ? JSON.stringify(f.actual) : ''].join('\u0000');
+  return cases.map((c) => {
+    if (c.findings.length === 0) return c;
+    // Only a case whose own intent was judged gives a repeated defect away: a case of many variations (coverage,
+    // fuzzing, presence) keeps what it saw, or it would read "passed" for requests that all failed.
+    const intentJudged = c.checks.some((r) => r.status !== 'skipped' && CHECKS.get(r.id)?.scope === 'intent');
+    const kept: Finding[] = [];
+    const dropped = new Set<string>();
+    for (const f of c.findings) {
+      // A timeout stays with each case it ended: that case's request got no answer, so its intent never ran.
+      if (f.waived || f.check === 'response-timeout' || CHECKS.get(f.check)?.scope !== 'response') {
+        kept.push(f);
+        continue;
+      }
+      const k = key(f);
+      const shown = first.get(k);
+      if (!shown || !intentJudged) {
+        const own = { ...f };
+        if (!shown) first.set(k, own);
+        counts.set(own, f.count ?? 1);
+        kept.push(own);
+      } else {
+        counts.set(shown, (counts.get(shown) ?? 1) + (f.count ?? 1));
+        dropped.add(f.check);
+      }
+    }
+    if (dropped.size === 0) return { ...c, findings: kept };
+    const still = new Set(kept.map((f) => f.check));
+    const checks = c.checks.filter((r) => !dropped.has(r.id) || still.has(r.id));
+    const outcome = c.outcome === 'failed' && !kept.some((f) => f.severity === 'error') ? 'passed' : c.outcome;
+    return { ...c, findings: kept, checks, outcome };
+  }).map((c) => ({ ...c, findings: c.findings.map((f) => ((counts.get(f) ?? 1) > 1 ? counted(f, counts.get(f) as number) : f)) }));
+}
+
+/** A finding seen on `count` requests: the count kept, and said in its message. */
+function counted(f: Finding, count: number): Finding {
+  const message = f.message.replace(/ \(seen on \d+ requests\)$/, '');
+  return { ...f, count, message: `${message} (seen on ${count} requests)` };
+}
+
+/** Size of a request, to pick the smallest one that shows a defect. */
+function requestSize(e: Exchange): number {
+  return e.request.url.length + (e.request.body?.length ?? 0);
+}
+
+const WORST: Record<CheckResult['status'], number> = { skipped: 0, passed: 1, waived: 2, warning: 3, failed: 4 };
+
+interface Group {
+  finding: Finding;
+  exchange: Exchange;
+  count: number;
+}
+
+/**
+ * What the exchanges of one case showed, gathered: each defect once (with its count and the smallest request
+ * that showed it), each check's worst status, the exchanges that are evidence, and the case's outcome.
+ */
+export class Evidence {
+  private readonly groups = new Map<string, Group>();
+  private readonly checks = new Map<CheckResult['id'], CheckResult['status']>();
+  private missing = false;
+  private errored: string | undefined;
+  private judged = 0;
+
+  /** Adds one judged exchange. */
+  add(exchange: Exchange, judgement: Judgement): Judgement {
+    this.judged++;
+    if (judgement.outcome === 'errored') this.errored ??= judgement.errorMessage ?? 'no response';
+    if (judgement.outcome === 'missing') this.missing = true;
+    for (const c of judgement.checks) {
+      // The status follows the findings as they stand (a finding softened after the checks ran counts as such).
+      const own = judgement.findings.filter((f) => f.check === c.id);
+      const status = c.status === 'skipped' ? c.status : statusOf(own);
+      const before = this.checks.get(c.id);
+      if (before === undefined || WORST[status] > WORST[before]) this.checks.set(c.id, status);
+    }
+    for (const f of judgement.findings) {
+      const key = defectKey(f, exchange.response?.status);
+      const group = this.groups.get(key);
+      if (!group) this.groups.set(key, { finding: f, exchange, count: 1 });
+      else {
+        group.count++;
+        if (requestSize(exchange) < requestSize(group.exchange)) {
+          group.finding = f;
+          group.exchange = exchange;
+        }
+      }
+    }
+    return judgement;
+  }
+
+  get size(): number {
+    return this.judged;
+  }
+
+  get failing(): boolean {
+    return this.missing || [...this.groups.values()].some((g) => g.finding.severity === 'error');
+  }
+
+  /** The findings, each with its count; errors first. */
+  findings(): Finding[] {
+    const out = [...this.groups.values()].map((g) => (g.count > 1 ? counted(g.finding, g.count) : g.finding));
+    return out.sort((a, b) => severityRank(a) - severityRank(b));
+  }
+
+  /** The exchanges that show the findings (the smallest request of each), in the order they were sent. */
+  evidence(order: readonly Exchange[]): Exchange[] {
+    const shown = new Set([...this.groups.values()].map((g) => g.exchange));
+    return order.filter((e) => shown.has(e));
+  }
+
+  /** The exchange that shows the first error (the one a reproduction replays), if any. */
+  firstFailing(): Exchange | undefined {
+    return [...this.groups.values()].find((g) => g.finding.severity === 'error')?.exchange;
+  }
+
+  checkResults(): CheckResult[] {
+    return [...this.checks].map(([id, status]) => ({ id, status }));
+  }
+
+  /** The case's outcome from what was gathered: missing, failed, errored (nothing judged the service), passed. */
+  outcome(): Exclude<CaseOutcome, 'skipped' | 'flaky'> {
+    if (this.missing) return 'missing';
+    if (this.failing) return 'failed';
+    if (this.errored !== undefined && this.checks.size === 0) return 'errored';
+    return 'passed';
+  }
+
+  get errorMessage(): string | undefined {
+    return this.errored;
+  }
+}
+
+function severityRank(f: Finding): number {
+  return f.severity === 'error' ? 0 : f.severity === 'warning' ? 1 : 2;
+}
+
+export { statusOf };

@@ -1,0 +1,127 @@
+/**
+ * The coverage phase of one operation: the planned variations of the positive request in their fixed order
+ * (the same seed sends the same requests). Every answer is judged: a schema-valid request as a positive (no
+ * server error, a documented answer that matches its schema; a 4xx is the service's own answer to a value that
+ * may be semantically impossible), a schema-invalid one as a negative (refused with a documented 4xx). A
+ * request the operation's media types do not include may be refused with 415: a warning where the contract
+ * documents no 415. A valid request that broke the server is shrunk (optional fields left out, varied values
+ * put back) while it still fails; each finding is then shown with the smallest request that showed it.
+ */
+import type { Exchange, Finding, Operation } from '../../model.ts';
+import { describeVariation, shrinkSteps, type Variation } from '../../plan/coverage.ts';
+import { responseFor } from '../../spec/load.ts';
+import type { CaseRun } from '../case-run.ts';
+import type { Judgement } from '../judge.ts';
+import type { CallRequest } from '../request-builder.ts';
+
+/** One request of the coverage phase: what it varies, whether it is schema-valid, and its overrides. */
+export interface CoverageItem {
+  label: string;
+  valid: boolean;
+  /** The class of input (e.g. beyond-int64, wrong-type, malformed-json, undeclared-media-type). */
+  class?: string;
+  pathParams?: Record<string, string>;
+  query?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  cookies?: Record<string, string>;
+  body?: unknown;
+  rawBody?: string;
+  contentType?: string;
+  noBody?: true;
+}
+
+/** Requests a shrinking may send for one failure. */
+const SHRINK_BUDGET = 25;
+
+export interface CoverageOutcome {
+  sent: number;
+  /** Exchanges that showed an error, with the request that made each (for the replay). */
+  failing: Exchange[];
+}
+
+function isServerError(e: Exchange): boolean {
+  return e.response !== undefined && e.response.status >= 500;
+}
+
+/** The request of an item: the positive request with the item's overrides. */
+export function itemRequest(base: CallRequest, item: CoverageItem): CallRequest {
+  const out: CallRequest = { ...base };
+  if (item.pathParams) out.pathParams = { ...(base.pathParams ?? {}), ...item.pathParams };
+  if (item.query) out.query = item.query;
+  if (item.headers) out.headers = { ...(base.headers ?? {}), ...item.headers };
+  if (item.cookies) out.cookies = { ...(base.cookies ?? {}), ...item.cookies };
+  if (item.noBody) {
+    out.noBody = true;
+    delete out.body;
+  } else if (item.rawBody !== undefined) {
+    out.rawBody = item.rawBody;
+    delete out.body;
+  } else if (item.body !== undefined) out.body = item.body;
+  if (item.contentType !== undefined) out.contentType = item.contentType;
+  return out;
+}
+
+export async function runCoverage(run: CaseRun, base: CallRequest & { query: Record<string, unknown> }, items: CoverageItem[]): Promise<CoverageOutcome> {
+  const op = run.op;
+  let sent = 0;
+  const failing: Exchange[] = [];
+  // A connection that broke before any answer is sent once more by the session (Session.call).
+  const sendOnce = async (request: CallRequest): Promise<Exchange> => {
+    sent++;
+    return run.send(op, request, { intent: true, keep: false });
+  };
+  const judgeItem = (exchange: Exchange, item: CoverageItem, label: string): Judgement => {
+    run.exchanges.push(exchange);
+    if (exchange.response === undefined && exchange.error?.kind !== 'timeout') {
+      run.unanswered(exchange);
+      return { outcome: 'errored', checks: [], findings: [] };
+    }
+    const adjust = item.class === 'undeclared-media-type' ? (j: Judgement) => softenUnsupportedMedia(op, exchange, j) : undefined;
+    const judgement = item.valid
+      ? run.judgeResponse(exchange, { coverage: { label, sent } }, adjust)
+      : run.judgeIntent(exchange, { intent: 'rejected', coverage: { label, sent }, anyClientError: false }, adjust);
+    if (judgement.findings.some((f) => f.severity === 'error')) failing.push(exchange);
+    return judgement;
+  };
+  for (const item of items) {
+    const request = itemRequest(base, item);
+    const exchange = await sendOnce(request);
+    judgeItem(exchange, item, item.label);
+    if (!item.valid || !isServerError(exchange) || (item.pathParams ?? item.headers ?? item.cookies ?? item.rawBody ?? item.noBody) !== undefined) continue;
+    // Shrink a server error of a valid body or query variation: the first smaller request that still fails.
+    let current: Variation = { label: item.label, ...(item.body !== undefined ? { body: item.body } : {}), ...(item.query ? { query: item.query } : {}) };
+    let budget = SHRINK_BUDGET;
+    for (let improved = true; improved && budget > 0; ) {
+      improved = false;
+      for (const step of shrinkSteps(op, current, { body: base.body, query: base.query })) {
+        if (budget-- <= 0) break;
+        const label = describeVariation(step, { body: base.body, query: base.query });
+        const tried = await sendOnce(itemRequest(base, { ...step, label, valid: true }));
+        judgeItem(tried, { ...step, label, valid: true }, label);
+        if (isServerError(tried)) {
+          current = step;
+          improved = true;
+          break;
+        }
+      }
+    }
+  }
+  return { sent, failing };
+}
+
+/**
+ * A 415 to a media type the operation does not declare is the right refusal; where the contract documents no
+ * 415 for the operation, leaving it out of the contract is a warning, not an error (users rarely document 415).
+ */
+function softenUnsupportedMedia(op: Operation, exchange: Exchange, judgement: Judgement): Judgement {
+  if (exchange.response?.status !== 415 || responseFor(op, 415)) return judgement;
+  const soften = (f: Finding): Finding => (f.check === 'status-code-conformance' || f.check === 'negative-data-rejected' ? { ...f, severity: 'warning' } : f);
+  const findings = judgement.findings.map(soften);
+  const failed = findings.some((f) => f.severity === 'error');
+  return { ...judgement, findings, outcome: judgement.outcome === 'failed' && !failed ? 'passed' : judgement.outcome };
+}
+
+/** Old-style variations (schema-valid body and query changes) as coverage items. */
+export function fromVariations(variations: Variation[]): CoverageItem[] {
+  return variations.map((v) => ({ label: v.label, valid: true, ...(v.body !== undefined ? { body: v.body } : {}), ...(v.query ? { query: v.query } : {}) }));
+}

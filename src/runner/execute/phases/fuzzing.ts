@@ -1,0 +1,43 @@
+/**
+ * The fuzzing phase of one operation (execute/fuzz.ts): random schema-valid requests drawn by fast-check;
+ * every answer is judged (response conformance: a server error, an undocumented status, an answer that does
+ * not match its schema), a server error is shrunk, and each finding is shown with the smallest request that
+ * showed it, after a replay alone.
+ */
+import type { CaseResult } from '../../model.ts';
+import { describeRequest } from '../../plan/arbitraries.ts';
+import { DEFAULT_FUZZ_EXAMPLES } from '../../plan/cases.ts';
+import type { CaseRun } from '../case-run.ts';
+import type { CallRequest } from '../request-builder.ts';
+import type { Session } from '../session.ts';
+import { replayed } from './replay.ts';
+
+export async function runFuzzingPhase(session: Session, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }): Promise<CaseResult> {
+  const { op } = run;
+  // fast-check is loaded only when a fuzzing case runs (start-up stays lean).
+  const { fuzzOperation } = await import('../fuzz.ts');
+  let sent = 0;
+  const fuzz = await fuzzOperation(op, request, {
+    seed: `${session.config.seed}:${op.operationId}`,
+    numRuns: session.config.fuzzExamples ?? DEFAULT_FUZZ_EXAMPLES,
+    send: async (r) => {
+      const call = () => run.send(op, {
+        auth: request.auth ?? 'valid',
+        pathParams: r.pathParams,
+        query: r.query,
+        headers: r.headers,
+        cookies: r.cookies,
+        ...(r.body !== undefined ? { body: r.body } : {}),
+        ...(r.contentType ? { contentType: r.contentType } : {}),
+      }, { intent: true });
+      const exchange = await call();
+      sent++;
+      if (exchange.response !== undefined || exchange.error?.kind === 'timeout') run.judgeResponse(exchange, { coverage: { label: `fuzzing: ${describeRequest(r, request)}`, sent } });
+      return exchange;
+    },
+  });
+  if (fuzz.error) return { ...run.result(), outcome: 'errored', errorMessage: fuzz.error };
+  if (fuzz.sent === 0) return run.skipped('no fuzzing request was sent');
+  if (run.evidence.size === 0 && fuzz.unanswered) return { ...run.result(), outcome: 'errored', errorMessage: fuzz.unanswered.error?.message ?? 'no response' };
+  return replayed(session, run, run.result({ evidenceOnly: true }));
+}

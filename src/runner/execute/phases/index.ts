@@ -1,0 +1,112 @@
+/**
+ * Which requests a case sends, by phase:
+ *  - examples: presence, the positive request (and its media types, the examples' own cases), the auth matrix
+ *    and the negative cases: one request each, judged with its intent;
+ *  - coverage: the deterministic classes of inputs that break servers, then boundary variation (coverage.ts);
+ *  - fuzzing: random schema-valid requests, shrunk on a failure (fuzzing.ts);
+ *  - stateful: update persisted, use after delete, created record readable, ownership (stateful.ts).
+ * A case waits on a record of the run only when its check is about that record (positive, stateful); the
+ * others take a record the run has where one is at hand, else values from the pool or of the parameter's type.
+ */
+import type { CaseResult } from '../../model.ts';
+import { FUZZ_CASE, pathParamNames } from '../../plan/cases.ts';
+import { secretFieldValues } from '../flow-secrets.ts';
+import { judge } from '../judge.ts';
+import { ATTEMPTS, combineAttempts, repeatPolicy } from '../repeat.ts';
+import type { CallRequest } from '../request-builder.ts';
+import type { Session } from '../session.ts';
+import { Skip } from '../skip.ts';
+import { resolveTemplates } from '../templates.ts';
+import type { CaseRun } from '../case-run.ts';
+import { runCoveragePhase } from './coverage-phase.ts';
+import { runFuzzingPhase } from './fuzzing.ts';
+import { runPresence } from './presence.ts';
+import { runCreatedReadable, runLifecycle, runOwnership } from './stateful.ts';
+
+const UNVERIFIED = 'answered like an unknown route; presence unverified';
+
+/** Cases that need no record of their own: they take one the run has, else any value. */
+const ANY_RECORD = new Set(['auth', 'negative', 'coverage']);
+
+export async function runPhase(session: Session, run: CaseRun, secrets: string[]): Promise<CaseResult> {
+  const { planned, op } = run;
+  const omitted = planned.omits;
+  if (omitted?.in === 'header' && session.config.client?.headers.some((h) => h.name.toLowerCase() === omitted.name.toLowerCase())) {
+    return run.skipped(`the header ${omitted.name} goes with every request (-H), so it cannot be left out`);
+  }
+  const probe = await session.probe(op, planned);
+  if (planned.kind === 'presence') return runPresence(session, run, probe);
+  const presence = probe.response ? (await session.presenceOf(op, probe)).state : undefined;
+  if (presence === 'missing') return run.skipped('the operation is missing from the deployment (see its presence case)');
+  // Served or not, no one can tell (presence unverified): its answers that look like an unknown route's show
+  // nothing of the operation, so the phases that judge many of them do not run.
+  if (presence === 'unverified' && planned.kind === 'coverage') return run.skipped(UNVERIFIED);
+  try {
+    return await runRequests(session, run, secrets, presence);
+  } catch (error) {
+    // No record could be had, and the route answers like an unknown one: that is what the case shows.
+    if (error instanceof Skip && presence === 'unverified' && (error.kind === 'setup-failed' || error.kind === 'no-producer')) throw new Skip(error.kind, UNVERIFIED);
+    throw error;
+  }
+}
+
+async function runRequests(session: Session, run: CaseRun, secrets: string[], presence: string | undefined): Promise<CaseResult> {
+  const { planned, op } = run;
+  if (planned.expectation === 'ownership') return runOwnership(session, run);
+
+  const steps = await session.runSetup(planned.request.setup, run);
+  const scope = session.scope(steps, secrets);
+  const ids = await recordIds(session, run);
+  const pathParams = { ...session.pathValues(op, planned.kind), ...ids, ...planned.request.pathParams };
+  const body = await resolveTemplates(planned.request.body, scope);
+  const query = (await resolveTemplates(planned.request.query, scope)) as Record<string, unknown>;
+  // A positive call sends the real secret in its secret fields (a negative one sends a wrong value).
+  if (planned.kind === 'positive') secrets.push(...secretFieldValues(body, session.profileOf(op).secretFields ?? []));
+  const request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> } = {
+    pathParams,
+    query,
+    body,
+    auth: planned.request.auth,
+    ...(planned.request.rawBody ? { rawBody: planned.request.rawBody } : {}),
+    ...(planned.request.headers ? { headers: planned.request.headers } : {}),
+    ...(planned.request.cookies ? { cookies: planned.request.cookies } : {}),
+    ...(planned.request.contentType ? { contentType: planned.request.contentType } : {}),
+  };
+  if (planned.expectation === 'created-readable') return runCreatedReadable(session, run, request);
+  if (planned.kind === 'lifecycle') return runLifecycle(session, run, request);
+  if (planned.kind === 'coverage') return planned.name === FUZZ_CASE ? runFuzzingPhase(session, run, request) : runCoveragePhase(session, run, request);
+
+  // The examples phase: one request, judged with what it means.
+  const exchange = await run.send(op, request, { intent: true });
+  if (presence === 'unverified' && (await session.looksUnknown(op, exchange))) return run.skipped(UNVERIFIED);
+  const judged = run.judgeIntent(exchange, { secrets, caseExchanges: run.exchanges });
+  const first = run.result();
+  if (planned.kind !== 'positive') return first;
+  // Identical calls that disagree make the operation flaky (the counts are reported).
+  const policy = repeatPolicy(op, session.profileOf(op));
+  if (policy === 'never' || judged.outcome === 'missing' || judged.outcome === 'errored' || (policy === 'on-failure' && judged.outcome !== 'failed')) return first;
+  const attempts: CaseResult[] = [first];
+  while (attempts.length < ATTEMPTS) {
+    const again = await session.call(op, request);
+    run.exchanges.push(again);
+    const verdict = judge({ operation: op, exchange: again, ...session.judgeInput(op), intent: planned.expectation, expect: planned.expect, secrets, caseExchanges: run.exchanges });
+    attempts.push({ ...first, outcome: verdict.outcome, checks: verdict.checks, findings: verdict.findings });
+  }
+  return { ...combineAttempts(attempts), exchanges: run.exchanges };
+}
+
+/**
+ * The records a case's path names: a record the run makes for the positive and stateful cases (they are about
+ * it); for auth, negative and coverage cases one the run has made where it can be had, else none (their path
+ * values then come from the pool or the parameter's type: they never wait on a create that failed).
+ */
+async function recordIds(session: Session, run: CaseRun): Promise<Record<string, string>> {
+  const { planned, op } = run;
+  if (planned.fixture === 'none' || pathParamNames(op).length === 0) return {};
+  try {
+    return await session.fixture(op, planned.fixture === 'fresh', run);
+  } catch (error) {
+    if (error instanceof Skip && ANY_RECORD.has(planned.kind)) return {};
+    throw error;
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The presence case: the operation's route, asked with values no deployment acts on (a malformed JSON body, a
+ * DELETE's ids no record has). Missing only with proof: an answer that cannot be told from the deployment's
+ * answer to an unknown route proves the route unknown only when the request named a record known to exist
+ * (Session.presenceOf); without one, the operation is present but unverified, a warning.
+ */
+import type { CaseResult, Exchange } from '../../model.ts';
+import type { CaseRun } from '../case-run.ts';
+import type { Session } from '../session.ts';
+
+export async function runPresence(session: Session, run: CaseRun, probe: Exchange): Promise<CaseResult> {
+  const { op } = run;
+  run.exchanges.push(probe);
+  if (!probe.response) {
+    run.judgeIntent(probe);
+    return run.result();
+  }
+  const presence = await session.presenceOf(op, probe);
+  if (presence.state === 'missing') {
+    run.judgeIntent(probe, { unknownRoute: await session.unknownRoute(op) });
+    return run.result();
+  }
+  // Served: its answer is judged as any answer is. Unverified: it may be the gateway's, so it shows nothing of
+  // the operation beyond the warning.
+  if (presence.state === 'present') run.judgeResponse(probe);
+  if (presence.state === 'present') run.evidence.add(probe, { outcome: 'passed', checks: [{ id: 'operation-present', status: 'passed' }], findings: [] });
+  if (presence.state === 'unverified') {
+    run.evidence.add(probe, {
+      outcome: 'passed',
+      checks: [{ id: 'operation-present', status: 'warning' }],
+      findings: [
+        {
+          check: 'operation-present',
+          severity: 'warning',
+          operationId: op.operationId,
+          method: op.method,
+          path: op.path,
+          message: `present but unverified: ${presence.why}.`,
+          expected: 'the route is served',
+          actual: probe.response.status,
+          specLocation: `${op.specFile}#${op.pointer}`,
+        },
+      ],
+    });
+  }
+  return run.result();
+}

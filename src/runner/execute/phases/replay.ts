@@ -1,0 +1,30 @@
+/**
+ * A finding from a generated request (coverage, fuzzing) is replayed alone before it is reported: the same
+ * request is sent once more and judged. When the replay does not fail the same way, the finding says so and
+ * the case is flaky (it depends on order or concurrency), with the counts.
+ */
+import type { CaseResult, Exchange } from '../../model.ts';
+import type { CaseRun } from '../case-run.ts';
+import { judge } from '../judge.ts';
+import type { Session } from '../session.ts';
+
+const NOT_REPRODUCED = 'did not fail when sent again alone: depends on order or concurrency';
+
+export async function replayed(session: Session, run: CaseRun, result: CaseResult): Promise<CaseResult> {
+  if (result.outcome !== 'failed') return result;
+  const shown: Exchange | undefined = run.evidence.firstFailing();
+  const origin = shown ? run.requestOf(shown) : undefined;
+  if (!shown || !origin || origin.op.operationId !== run.op.operationId) return result;
+  const again = await session.call(origin.op, origin.request);
+  const first = result.findings.find((f) => f.severity === 'error');
+  const verdict = judge({ operation: run.op, exchange: again, ...session.judgeInput(run.op), ...(first?.check === 'negative-data-rejected' ? { intent: 'rejected' as const } : {}) });
+  const reproduced = verdict.findings.some((f) => f.severity === 'error' && f.check === first?.check) || (again.response === undefined && again.error?.kind !== 'timeout');
+  if (reproduced) return result;
+  return {
+    ...result,
+    outcome: 'flaky',
+    flaky: { attempts: 2, failed: 1 },
+    findings: result.findings.map((f) => (f === first ? { ...f, message: `${f.message} It ${NOT_REPRODUCED}.` } : f)),
+    exchanges: [...result.exchanges, again],
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * Turns a request of an operation (path, query, header and cookie values, a body, which credentials) into
+ * what goes on the wire: the URL under the service's base URL, the headers, the credentials in the
+ * operation's own security schemes (else the profile's header), and the body encoded in its media type.
+ */
+import { randomBytes } from 'node:crypto';
+import { authorization, changedToken, truncatedToken } from '../http/auth-variants.ts';
+import type { Operation, RecordedRequest } from '../model.ts';
+import type { RequestPlan } from '../plan/cases.ts';
+import { encodeBody } from '../plan/parameters.ts';
+import type { Profile } from '../spec/profile.ts';
+
+/** One request of an operation, as a case or phase means it (values, not yet encoded). */
+export interface CallRequest {
+  pathParams?: Record<string, string>;
+  query?: Record<string, unknown>;
+  body?: unknown;
+  /** A body sent as is (malformed JSON, a foreign media type), with `contentType` as its content type. */
+  rawBody?: string;
+  /** Send no body at all, whatever the operation declares. */
+  noBody?: boolean;
+  auth?: RequestPlan['auth'];
+  headers?: Record<string, string>;
+  cookies?: Record<string, string>;
+  /** The media type of the body (one the operation declares, or any with rawBody). */
+  contentType?: string;
+}
+
+export interface BuilderSettings {
+  baseUrls: Record<string, string>;
+  runId: string;
+  /** The run's token (read each time: a token command may refresh it). */
+  token(): string;
+  profileOf(op: Operation): Profile;
+}
+
+export class RequestBuilder {
+  constructor(private readonly settings: BuilderSettings) {}
+
+  url(op: Operation, pathParams: Record<string, string>, query: Record<string, unknown> = {}): string {
+    const base = this.settings.baseUrls[op.service];
+    if (!base) throw new Error(`No base URL for service ${op.service}.`);
+    const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(pathParams[name] ?? ''));
+    const search = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) {
+      if (v === undefined) continue;
+      for (const item of Array.isArray(v) ? v : [v]) search.append(k, typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item));
+    }
+    const qs = search.toString();
+    return `${base.replace(/\/+$/, '')}${path}${qs ? `?${qs}` : ''}`;
+  }
+
+  /** Accept, content type and (without schemes of the operation's own) the profile's credential header. */
+  headers(auth: RequestPlan['auth'], hasBody: boolean, op: Operation): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (hasBody) headers['content-type'] = 'application/json';
+    if (op.auth && op.auth.length > 0) return headers; // the operation's own schemes: see credentials()
+    const value = authorization(auth, this.settings.token());
+    if (value !== undefined) headers[this.settings.profileOf(op).auth.header.toLowerCase()] = value;
+    return headers;
+  }
+
+  /**
+   * Credentials in the operation's own security schemes: bearer and basic in Authorization (basic takes the
+   * token as user:password), apiKey in its header, query parameter or cookie. 'none' sends nothing.
+   */
+  credentials(op: Operation, auth: RequestPlan['auth']): { headers: Record<string, string>; query: Record<string, string>; cookies: Record<string, string> } {
+    const out = { headers: {} as Record<string, string>, query: {} as Record<string, string>, cookies: {} as Record<string, string> };
+    if (auth === 'none') return out;
+    const token = this.settings.token();
+    // The same refused credentials as for the profile's header (http/auth-variants.ts), in each scheme.
+    const secret =
+      auth === 'valid' ? token
+      : auth === 'malformed' ? 'not a valid credential'
+      : auth === 'truncated' ? truncatedToken(token)
+      : auth === 'changed' ? changedToken(token)
+      : auth === 'empty' ? ''
+      : randomBytes(24).toString('hex');
+    for (const scheme of op.auth ?? []) {
+      if (scheme.kind === 'bearer') {
+        const value = authorization(auth, token);
+        if (value !== undefined) out.headers['authorization'] = value;
+      } else if (scheme.kind === 'basic') {
+        out.headers['authorization'] = auth === 'malformed' ? 'Basic not-base64!' : `Basic ${Buffer.from(secret.includes(':') ? secret : `${secret}:`).toString('base64')}`;
+      } else if (scheme.kind !== 'apiKey') continue;
+      else if (scheme.in === 'header') out.headers[scheme.parameter.toLowerCase()] = secret;
+      else if (scheme.in === 'query') out.query[scheme.parameter] = secret;
+      else out.cookies[scheme.parameter] = secret;
+    }
+    return out;
+  }
+
+  /** The request as sent: method, URL, headers and body text. */
+  build(op: Operation, request: CallRequest): Pick<RecordedRequest, 'method' | 'url' | 'headers'> & { body?: string } {
+    const media = request.contentType ? (op.requestBodies ?? []).find((b) => b.contentType === request.contentType) : op.requestBody;
+    const encoded =
+      request.noBody || request.rawBody !== undefined || request.body === undefined
+        ? undefined
+        : encodeBody(request.body, media?.contentType ?? 'application/json', media?.schema ?? {}, this.settings.runId);
+    const body = request.noBody ? undefined : (request.rawBody ?? encoded?.body);
+    const auth = request.auth ?? 'valid';
+    const credentials = this.credentials(op, auth);
+    const headers = { ...(request.headers ?? {}), ...this.headers(auth, body !== undefined, op), ...credentials.headers };
+    if (encoded && body !== undefined) headers['content-type'] = encoded.contentType;
+    else if (request.rawBody !== undefined && request.contentType) headers['content-type'] = request.contentType;
+    const cookies = { ...(request.cookies ?? {}), ...credentials.cookies };
+    if (Object.keys(cookies).length > 0) headers['cookie'] = Object.entries(cookies).map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('; ');
+    return {
+      method: op.method,
+      url: this.url(op, request.pathParams ?? {}, { ...(request.query ?? {}), ...credentials.query }),
+      headers,
+      ...(body !== undefined ? { body } : {}),
+    };
+  }
+}
