@@ -101,9 +101,9 @@ export async function startApp(start: AppStart): Promise<App> {
 }
 
 /** The engine against an app: its description, its base URL, the given seed, the passed exchanges kept. */
-export async function runEngine(app: App, seed = 1): Promise<RunResults> {
+export async function runEngine(app: App, seed = 1, extra: string[] = []): Promise<RunResults> {
   const run = await runCli(
-    ['--spec', app.spec, '--base-url', app.url, '--token', 'real-apps-token', '--allow-irreversible', '--quiet', '--seed', String(seed), '--keep-passed-exchanges', '--timeout', '60000'],
+    ['--spec', app.spec, '--base-url', app.url, '--token', 'real-apps-token', '--allow-irreversible', '--quiet', '--seed', String(seed), '--keep-passed-exchanges', '--timeout', '60000', ...extra],
     { killAfterMs: RUN_TIMEOUT - 20_000 },
   );
   return requireResults(run);
