@@ -4,86 +4,29 @@
  * 127.0.0.1 with their own published OpenAPI description (/openapi.json). Each app's true findings were
  * verified by hand with curl; the run must report them and nothing else.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Finding, RunResults } from '../../src/runner/model.ts';
-import { allFindings, removeTemps, requireResults, ROOT, runCli, tempDir } from './support.ts';
-
-const VENVS = join(ROOT, '.venv-real-apps');
-const RUN_TIMEOUT = 300_000;
+import type { RunResults } from '../../src/runner/model.ts';
+import { ensureInstalled, found, RUN_TIMEOUT, startApp, VENVS, type App } from './real-apps-support.ts';
+import { removeTemps, requireResults, runCli, tempDir } from './support.ts';
 
 afterAll(removeTemps);
 
-/** Installs the apps when they are not there yet; returns why they cannot be had, or undefined. */
-function ensureInstalled(): string | undefined {
-  if (existsSync(join(VENVS, 'items/.complete')) && existsSync(join(VENVS, 'calculator/.complete'))) return undefined;
-  const python = spawnSync('python3', ['-m', 'venv', '--help'], { stdio: 'ignore' });
-  if (python.status !== 0) return 'python3 with venv is not installed (.ci/run installs python3-venv)';
-  const install = spawnSync('bash', [join(ROOT, 'test/real-apps/install.sh'), VENVS], { stdio: 'pipe', timeout: 600_000 });
-  return install.status === 0 ? undefined : `could not install the example apps from PyPI: ${String(install.stderr).trim().split('\n').at(-1)}`;
-}
-
-const unavailable = ensureInstalled();
+const unavailable = ensureInstalled(['items', 'calculator']);
 if (unavailable) {
   if (process.env['CI']) throw new Error(`real applications: ${unavailable}`);
   console.warn(`skipping the real-application tests: ${unavailable}`);
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-interface App {
-  url: string;
-  spec: string;
-  stop(): Promise<void>;
-}
-
-/** Starts an app with uvicorn on 127.0.0.1 and saves the description it publishes. */
-async function startApp(venv: string, module: string): Promise<App> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(join(VENVS, venv, 'bin/python'), ['-m', 'uvicorn', module, '--host', '127.0.0.1', '--port', String(port)], {
+/** Starts an app with uvicorn on 127.0.0.1 and saves the description it publishes (/openapi.json). */
+async function startUvicorn(venv: string, module: string): Promise<App> {
+  return startApp({
+    name: venv,
+    command: join(VENVS, venv, 'bin/python'),
+    args: (port) => ['-m', 'uvicorn', module, '--host', '127.0.0.1', '--port', String(port)],
     cwd: await tempDir(),
-    stdio: 'ignore',
+    spec: { served: '/openapi.json' },
   });
-  const url = `http://127.0.0.1:${port}`;
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      const res = await request(`${url}/openapi.json`);
-      const text = await res.body.text();
-      if (res.statusCode === 200) {
-        const spec = join(await tempDir(), `${venv}.openapi.json`);
-        await writeFile(spec, text);
-        return { url, spec, stop };
-      }
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline || child.exitCode !== null) {
-      await stop();
-      throw new Error(`${module} did not start`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 async function runAgainst(app: App): Promise<RunResults> {
@@ -92,23 +35,11 @@ async function runAgainst(app: App): Promise<RunResults> {
   return requireResults(run);
 }
 
-/** "<operationId> <check>" of every error finding of the contract's own operations (scenario suites aside). */
-function found(results: RunResults): string[] {
-  const ops = new Set(results.operations.filter((o) => o.method !== null).map((o) => o.operationId));
-  return [
-    ...new Set(
-      allFindings(results)
-        .filter((f: Finding) => f.severity === 'error' && ops.has(f.operationId))
-        .map((f) => `${f.operationId} ${f.check}`),
-    ),
-  ].sort();
-}
-
 describe.skipIf(unavailable !== undefined)('real applications', () => {
   describe('calculator (calculadora-fastapi-paulo-lopes 0.1.6)', () => {
     let results: RunResults;
     beforeAll(async () => {
-      const app = await startApp('calculator', 'app.main:app');
+      const app = await startUvicorn('calculator', 'app.main:app');
       try {
         results = await runAgainst(app);
       } finally {
@@ -167,7 +98,7 @@ describe.skipIf(unavailable !== undefined)('real applications', () => {
   describe('item store (fastapi-example-server 0.1.1)', () => {
     let results: RunResults;
     beforeAll(async () => {
-      const app = await startApp('items', 'fastapi_example_server.main:app');
+      const app = await startUvicorn('items', 'fastapi_example_server.main:app');
       try {
         results = await runAgainst(app);
       } finally {
