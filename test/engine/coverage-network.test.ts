@@ -48,13 +48,14 @@ function server(mode: { overflows: boolean; alwaysDrops: boolean }) {
   const seen = new Set<string>();
   let dropped = 0;
   const handler = (req: IncomingMessage, res: ServerResponse, text: string) => {
+    if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return json(res, 422, { detail: 'JSON only' });
     let body: { a?: unknown; b?: unknown } = {};
     try {
       body = JSON.parse(text) as typeof body;
     } catch {
       return json(res, 422, { detail: 'not JSON' });
     }
-    const { a, b } = body;
+    const { a, b } = body ?? {};
     if (typeof a !== 'number' || typeof b !== 'number') return json(res, 422, { detail: 'a and b are numbers' });
     const plain = a === 2 && b === 3;
     if (!plain && ((mode.alwaysDrops && a < 0) || !seen.has(text))) {

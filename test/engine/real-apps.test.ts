@@ -133,13 +133,17 @@ describe.skipIf(unavailable !== undefined)('real applications', () => {
         'patch_item_items__id__patch response-schema-conformance',
         // curl /items/123456 -> 404 {"message":"Item with ID [123456] not found or invalid"}: 404 is not documented.
         'get_item_items__id__get status-code-conformance',
+        // curl -X PATCH -H 'content-type: application/json' -d '{"name":null,"price":1}' /items/1 -> 500
+        // (the coverage phase's null for a field that is not nullable); the 500 is not documented either.
+        'patch_item_items__id__patch not-a-server-error',
+        'patch_item_items__id__patch status-code-conformance',
       ]);
       const findings = found(results);
       expect(findings.filter((f) => !allowed.has(f))).toEqual([]);
       expect(findings).toContain('post_item_items__post negative-data-rejected');
       expect(findings).toContain('get_item_items__id__get status-code-conformance');
       expect(findings).toContain('patch_item_items__id__patch negative-data-rejected');
-      expect(findings.some((f) => f.endsWith('not-a-server-error'))).toBe(false);
+      expect(findings).toContain('patch_item_items__id__patch not-a-server-error');
     });
   });
 });

@@ -122,6 +122,12 @@ describe('toCurl', () => {
     expect(toCurl({ method: 'HEAD', url: 'http://h/x', headers: {} })).toBe(`curl -g --head 'http://h/x'`);
   });
 
+  test('a POST, PUT or PATCH without a body says Content-Length: 0, as the HTTP client sent it (some servers answer it differently)', () => {
+    expect(toCurl({ method: 'POST', url: 'http://h/x', headers: {} })).toBe(`curl -g -X POST 'http://h/x' -H 'content-length: 0'`);
+    expect(toCurl({ method: 'PATCH', url: 'http://h/x', headers: {} })).toBe(`curl -g -X PATCH 'http://h/x' -H 'content-length: 0'`);
+    expect(toCurl({ method: 'DELETE', url: 'http://h/x', headers: {} })).toBe(`curl -g -X DELETE 'http://h/x'`);
+  });
+
   test('content-length and hop-by-hop headers are left to curl', () => {
     expect(toCurl({ method: 'POST', url: 'http://h/x', headers: { 'content-length': '2', connection: 'keep-alive', 'content-type': 'text/plain' }, body: 'ab' })).toBe(
       `curl -g -X POST 'http://h/x' -H 'content-type: text/plain' --data-raw 'ab'`,

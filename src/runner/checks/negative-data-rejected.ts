@@ -11,7 +11,8 @@ export const negativeDataRejected: Check = {
     if (status >= 500) return []; // not-a-server-error reports it
     const documents400 = ctx.operation.responses.some((r) => r.status === '400');
     if (status < 400) {
-      return [finding(ctx, 'negative-data-rejected', 'error', `Invalid input was accepted with ${status}.`, { expected: documents400 && !ctx.anyClientError ? 400 : '4xx', actual: status })];
+      const what = ctx.coverage ? ` (${ctx.coverage.label})` : '';
+      return [finding(ctx, 'negative-data-rejected', 'error', `Invalid input was accepted with ${status}${what}.`, { expected: documents400 && !ctx.anyClientError ? 400 : '4xx', actual: status })];
     }
     if (ctx.anyClientError) return [];
     // Without a platform rule that invalid input is 400, a rejection the operation documents (e.g. 422 beside

@@ -10,7 +10,7 @@ export const notAServerError: Check = {
     if (status < 500) return [];
     if (ctx.coverage) {
       return [
-        finding(ctx, 'not-a-server-error', 'error', `The deployment answered ${status}, a server error, to a schema-valid request (${ctx.coverage.label}; smallest failing request of ${ctx.coverage.sent} sent).`, {
+        finding(ctx, 'not-a-server-error', 'error', `The deployment answered ${status}, a server error, to ${ctx.expectation === 'rejected' ? 'an invalid request' : 'a schema-valid request'} (${ctx.coverage.label}; smallest failing request of ${ctx.coverage.sent} sent).`, {
           expected: '< 500',
           actual: status,
         }),

@@ -109,14 +109,16 @@ export function groupAcrossCases(cases: CaseResult[]): CaseResult[] {
   const key = (f: Finding) => [f.check, f.severity, f.specLocation ?? '', f.schemaErrors?.[0]?.schemaPath ?? '', f.schemaErrors?.[0]?.instancePath ?? '', f.check === 'status-code-conformance' ? JSON.stringify(f.actual) : ''].join('\u0000');
   const out = cases.map((c) => {
     if (c.findings.length === 0) return c;
+    // A case of many requests (coverage, fuzzing) keeps its own account of a defect: its smallest request.
+    const single = c.kind !== 'coverage';
     const findings = c.findings.map((f) => {
       // A timeout stays with each case it ended: that case's request got no answer, so its intent never ran.
       if (f.waived || f.check === 'response-timeout' || CHECKS.get(f.check)?.scope !== 'response') return f;
       const k = key(f);
       const shown = first.get(k);
-      if (!shown) {
+      if (!shown || !single) {
         const own = { ...f };
-        first.set(k, { finding: own, caseName: c.name });
+        if (!shown) first.set(k, { finding: own, caseName: c.name });
         counts.set(own, f.count ?? 1);
         return own;
       }

@@ -54,6 +54,10 @@ export function toCurl(request: RecordedRequest): string {
       args.push('-H', shellQuote(`${name}: ${value}`));
     }
   }
+  if (!hasBody && (request.method === 'POST' || request.method === 'PUT' || request.method === 'PATCH')) {
+    // The HTTP client says "no body" with Content-Length: 0 on these methods; curl would send no length at all.
+    args.push('-H', shellQuote('content-length: 0'));
+  }
   if (hasBody) {
     // Without a recorded content-type, stop curl from adding application/x-www-form-urlencoded.
     if (!Object.keys(request.headers).some((name) => name.toLowerCase() === 'content-type')) args.push('-H', shellQuote('Content-Type:'));
