@@ -92,7 +92,7 @@ export class CaseRun {
     const { evidenceOnly, ...rest } = over;
     const outcome = this.mainError !== undefined && !this.evidence.failing ? 'errored' : this.evidence.outcome();
     const errorMessage = outcome === 'errored' ? (this.mainError ?? this.evidence.errorMessage) : undefined;
-    const exchanges = evidenceOnly && this.evidence.failing ? this.evidence.evidence(this.exchanges) : this.exchanges;
+    const exchanges = evidenceOnly && this.evidence.failing ? this.evidence.evidence() : this.exchanges;
     return {
       name: this.planned.name,
       kind: this.planned.kind,

@@ -152,6 +152,8 @@ interface Group {
   finding: Finding;
   exchange: Exchange;
   count: number;
+  /** When its exchange was judged (to show the evidence in the order it was sent). */
+  seq: number;
 }
 
 /**
@@ -180,12 +182,13 @@ export class Evidence {
     for (const f of judgement.findings) {
       const key = defectKey(f, exchange.response?.status);
       const group = this.groups.get(key);
-      if (!group) this.groups.set(key, { finding: f, exchange, count: 1 });
+      if (!group) this.groups.set(key, { finding: f, exchange, count: 1, seq: this.judged });
       else {
         group.count++;
         if (requestSize(exchange) < requestSize(group.exchange)) {
           group.finding = f;
           group.exchange = exchange;
+          group.seq = this.judged;
         }
       }
     }
@@ -206,10 +209,9 @@ export class Evidence {
     return out.sort((a, b) => severityRank(a) - severityRank(b));
   }
 
-  /** The exchanges that show the findings (the smallest request of each), in the order they were sent. */
-  evidence(order: readonly Exchange[]): Exchange[] {
-    const shown = new Set([...this.groups.values()].map((g) => g.exchange));
-    return order.filter((e) => shown.has(e));
+  /** The exchanges that show the findings (the smallest request of each), in the order they were judged. */
+  evidence(): Exchange[] {
+    return [...new Set([...this.groups.values()].sort((a, b) => a.seq - b.seq).map((g) => g.exchange))];
   }
 
   /** The exchange that shows the first error (the one a reproduction replays), if any. */

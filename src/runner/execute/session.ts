@@ -1,3 +1,4 @@
+import { capRecorded } from '../report/assemble.ts';
 import { randomBytes } from 'node:crypto';
 import { routeUnknown } from '../checks/operation-present.ts';
 import { SchemaValidator } from '../checks/schema.ts';
@@ -75,7 +76,7 @@ export class Session implements CaseHost {
   private readonly created = new CreatedRecords();
   private readonly byId: Map<string, Operation>;
   /** What operations answered to calls made by other operations' cases (setup calls, reads, clean-up). */
-  private readonly sideEvidence = new Map<string, { evidence: Evidence; exchanges: Exchange[]; started: number }>();
+  private readonly sideEvidence = new Map<string, { evidence: Evidence; started: number }>();
 
   private constructor(
     readonly config: RunConfig,
@@ -195,9 +196,9 @@ export class Session implements CaseHost {
     const judgement = judge({ operation: op, exchange, ...this.judgeInput(op) });
     if (!judgement.findings.some((f) => f.severity === 'error' || f.severity === 'warning')) return;
     let entry = this.sideEvidence.get(op.operationId);
-    if (!entry) this.sideEvidence.set(op.operationId, (entry = { evidence: new Evidence(), exchanges: [], started: performance.now() }));
-    entry.evidence.add(exchange, judgement);
-    if (entry.exchanges.length < 50) entry.exchanges.push(exchange);
+    if (!entry) this.sideEvidence.set(op.operationId, (entry = { evidence: new Evidence(), started: performance.now() }));
+    // Kept to the end of the run: only as much of the exchange as a report shows (one per defect).
+    entry.evidence.add(capRecorded(exchange), judgement);
   }
 
   /**
@@ -206,7 +207,7 @@ export class Session implements CaseHost {
    */
   sideCases(): Array<[string, CaseResult]> {
     const out: Array<[string, CaseResult]> = [];
-    for (const [operationId, { evidence, exchanges, started }] of this.sideEvidence) {
+    for (const [operationId, { evidence, started }] of this.sideEvidence) {
       const presence = this.presenceState.get(operationId);
       if (presence === 'missing' || presence === 'unverified') continue;
       out.push([
@@ -217,7 +218,7 @@ export class Session implements CaseHost {
           outcome: evidence.outcome(),
           checks: evidence.checkResults(),
           findings: evidence.findings(),
-          exchanges: evidence.evidence(exchanges),
+          exchanges: evidence.evidence(),
           durationMs: Math.round(performance.now() - started),
         },
       ]);

@@ -107,7 +107,7 @@ export function recordedLength(text: string): number {
 }
 
 /** The exchange with its bodies cut to what the reports keep (the same object when nothing is cut). */
-function capRecorded(e: Exchange): Exchange {
+export function capRecorded(e: Exchange): Exchange {
   const requestBody = e.request.body;
   const requestKept = requestBody === undefined ? 0 : recordedLength(requestBody);
   const responseKept = e.response ? recordedLength(e.response.body) : 0;

@@ -81,8 +81,11 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
     sent++;
     return run.send(op, request, { intent: true, keep: false });
   };
+  // Only the evidence of a defect (kept by the judge) and the last exchange stay with the case: a phase of a
+  // hundred requests holds no more than that in memory.
+  let last: Exchange | undefined;
   const judgeItem = (exchange: Exchange, item: CoverageItem, label: string): Judgement => {
-    run.exchanges.push(exchange);
+    last = exchange;
     if (exchange.response === undefined && exchange.error?.kind !== 'timeout') {
       run.unanswered(exchange);
       return { outcome: 'errored', checks: [], findings: [] };
@@ -117,6 +120,7 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
       }
     }
   }
+  if (last) run.exchanges.push(last);
   return { sent, failing };
 }
 

@@ -29,13 +29,16 @@ export async function runFuzzingPhase(session: Session, run: CaseRun, request: C
         cookies: r.cookies,
         ...(r.body !== undefined ? { body: r.body } : {}),
         ...(r.contentType ? { contentType: r.contentType } : {}),
-      }, { intent: true });
+      }, { intent: true, keep: false });
       const exchange = await call();
       sent++;
       if (exchange.response !== undefined || exchange.error?.kind === 'timeout') run.judgeResponse(exchange, { coverage: { label: `fuzzing: ${describeRequest(r, request)}`, sent } });
       return exchange;
     },
   });
+  // The case keeps the evidence of its defects (the judge's) and its last exchange, not every draw.
+  const shownLast = fuzz.unanswered ?? fuzz.last;
+  if (shownLast) run.exchanges.push(shownLast);
   if (fuzz.error) return { ...run.result(), outcome: 'errored', errorMessage: fuzz.error };
   if (fuzz.sent === 0) return run.skipped('no fuzzing request was sent');
   if (run.evidence.size === 0 && fuzz.unanswered) return { ...run.result(), outcome: 'errored', errorMessage: fuzz.unanswered.error?.message ?? 'no response' };
