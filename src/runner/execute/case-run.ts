@@ -5,6 +5,7 @@
  * finding of it (Session.side). The call the case is about is judged again with its intent (`judgeIntent`).
  */
 import { CHECKS } from '../checks/registry.ts';
+import { toCurl } from '../report/curl.ts';
 import type { CaseResult, Exchange, Operation, SkipKind } from '../model.ts';
 import type { PlannedCase } from '../plan/cases.ts';
 import { Evidence, judge, type JudgeInput, type Judgement } from './judge.ts';
@@ -93,6 +94,8 @@ export class CaseRun {
     const outcome = this.mainError !== undefined && !this.evidence.failing ? 'errored' : this.evidence.outcome();
     const errorMessage = outcome === 'errored' ? (this.mainError ?? this.evidence.errorMessage) : undefined;
     const exchanges = evidenceOnly && this.evidence.failing ? this.evidence.evidence() : this.exchanges;
+    // A case of many requests reproduces the request behind its first error, not its last request.
+    const shown = evidenceOnly ? this.evidence.firstFailing() : undefined;
     return {
       name: this.planned.name,
       kind: this.planned.kind,
@@ -103,6 +106,7 @@ export class CaseRun {
       exchanges,
       durationMs: Math.round(performance.now() - this.started),
       ...(this.exchanges.some((e) => e.retries?.length) ? { retried: true } : {}),
+      ...(shown ? { curl: toCurl(shown.request) } : {}),
       ...rest,
     };
   }

@@ -203,10 +203,14 @@ export class Evidence {
     return this.missing || [...this.groups.values()].some((g) => g.finding.severity === 'error');
   }
 
-  /** The findings, each with its count; errors first. */
+  /** The groups, errors first and among them server errors first, else in the order they were seen. */
+  private ordered(): Group[] {
+    return [...this.groups.values()].sort((a, b) => severityRank(a.finding) - severityRank(b.finding) || serverErrorFirst(a.finding) - serverErrorFirst(b.finding));
+  }
+
+  /** The findings, each with its count; errors first (server errors first among them). */
   findings(): Finding[] {
-    const out = [...this.groups.values()].map((g) => (g.count > 1 ? counted(g.finding, g.count) : g.finding));
-    return out.sort((a, b) => severityRank(a) - severityRank(b));
+    return this.ordered().map((g) => (g.count > 1 ? counted(g.finding, g.count) : g.finding));
   }
 
   /** The exchanges that show the findings (the smallest request of each), in the order they were judged. */
@@ -216,7 +220,7 @@ export class Evidence {
 
   /** The exchange that shows the first error (the one a reproduction replays), if any. */
   firstFailing(): Exchange | undefined {
-    return [...this.groups.values()].find((g) => g.finding.severity === 'error')?.exchange;
+    return this.ordered().find((g) => g.finding.severity === 'error')?.exchange;
   }
 
   checkResults(): CheckResult[] {
@@ -234,6 +238,10 @@ export class Evidence {
   get errorMessage(): string | undefined {
     return this.errored;
   }
+}
+
+function serverErrorFirst(f: Finding): number {
+  return f.check === 'not-a-server-error' ? 0 : 1;
 }
 
 function severityRank(f: Finding): number {

@@ -491,7 +491,10 @@ export class Session implements CaseHost {
     redactFlowSecrets(result.exchanges, secrets);
     if (result.outcome === 'failed' || result.outcome === 'flaky') this.failedOperations.add(planned.operationId);
     // The chain is built from the redacted exchanges, so the script carries no flow secret either.
-    return withReproduction(result, this.created, `${planned.operationId} › ${planned.name}`);
+    const reproduced = withReproduction(result, this.created, `${planned.operationId} › ${planned.name}`);
+    // The case waits for the rest of its operation's cases (scheduler): its answers are kept only as far as a
+    // report shows them (the requests whole, for the curl lines).
+    return { ...reproduced, exchanges: reproduced.exchanges.map((e) => (e.response ? { ...e, response: capRecorded({ request: { ...e.request, body: undefined }, response: e.response } as Exchange).response } : e)) };
   }
 
   /**
