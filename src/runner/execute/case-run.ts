@@ -5,6 +5,7 @@
  * finding of it (Session.side). The call the case is about is judged again with its intent (`judgeIntent`).
  */
 import { CHECKS } from '../checks/registry.ts';
+import { capResponse } from '../report/assemble.ts';
 import { toCurl } from '../report/curl.ts';
 import type { CaseResult, Exchange, Operation, SkipKind } from '../model.ts';
 import type { PlannedCase } from '../plan/cases.ts';
@@ -56,7 +57,7 @@ export class CaseRun {
   judgeResponse(exchange: Exchange, extra: Partial<JudgeInput> = {}, adjust: (j: Judgement) => Judgement = (j) => j): Judgement {
     if (this.withIntent.has(exchange) || this.responseJudged.has(exchange)) return { outcome: 'passed', checks: [], findings: [] };
     this.responseJudged.add(exchange);
-    return this.evidence.add(exchange, adjust(judge({ operation: this.op, exchange, ...this.host.judgeInput(this.op), ...extra })));
+    return this.evidence.add(this.kept(exchange), adjust(judge({ operation: this.op, exchange, ...this.host.judgeInput(this.op), ...extra })));
   }
 
   /** The call the case is about, judged with what the case meant (and every response check). */
@@ -72,10 +73,24 @@ export class CaseRun {
       ...extra,
     }));
     if (judgement.outcome === 'errored') this.mainError ??= judgement.errorMessage ?? 'no response';
-    if (!this.responseJudged.has(exchange)) return this.evidence.add(exchange, judgement);
+    if (!this.responseJudged.has(exchange)) return this.evidence.add(this.kept(exchange), judgement);
     // Its response conformance was judged already: only what the intent adds.
     const intentOnly = (id: string) => CHECKS.get(id as never)?.scope === 'intent';
-    return this.evidence.add(exchange, { ...judgement, checks: judgement.checks.filter((c) => intentOnly(c.id)), findings: judgement.findings.filter((f) => intentOnly(f.check)) });
+    return this.evidence.add(this.kept(exchange), { ...judgement, checks: judgement.checks.filter((c) => intentOnly(c.id)), findings: judgement.findings.filter((f) => intentOnly(f.check)) });
+  }
+
+  /**
+   * The exchange as the evidence keeps it: its answer only as far as a report shows it (a case of a hundred
+   * requests against a server answering megabytes holds no more); the request behind it stays known.
+   */
+  private kept(exchange: Exchange): Exchange {
+    if (!exchange.response) return exchange;
+    const response = capResponse(exchange.response);
+    if (response === exchange.response) return exchange;
+    const copy = { ...exchange, response };
+    const origin = this.requests.get(exchange);
+    if (origin) this.requests.set(copy, origin);
+    return copy;
   }
 
   /** A request the case needed got no answer (a network error): the case is errored unless a defect shows. */

@@ -1,4 +1,4 @@
-import { capRecorded } from '../report/assemble.ts';
+import { capRecorded, capResponse } from '../report/assemble.ts';
 import { randomBytes } from 'node:crypto';
 import { routeUnknown } from '../checks/operation-present.ts';
 import { SchemaValidator } from '../checks/schema.ts';
@@ -494,7 +494,7 @@ export class Session implements CaseHost {
     const reproduced = withReproduction(result, this.created, `${planned.operationId} › ${planned.name}`);
     // The case waits for the rest of its operation's cases (scheduler): its answers are kept only as far as a
     // report shows them (the requests whole, for the curl lines).
-    return { ...reproduced, exchanges: reproduced.exchanges.map((e) => (e.response ? { ...e, response: capRecorded({ request: { ...e.request, body: undefined }, response: e.response } as Exchange).response } : e)) };
+    return { ...reproduced, exchanges: reproduced.exchanges.map((e) => (e.response && capResponse(e.response) !== e.response ? { ...e, response: capResponse(e.response) } : e)) };
   }
 
   /**

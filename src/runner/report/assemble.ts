@@ -107,6 +107,14 @@ export function recordedLength(text: string): number {
 }
 
 /** The exchange with its bodies cut to what the reports keep (the same object when nothing is cut). */
+/** A recorded answer with its body cut at RECORDED_BODY_CAP characters of JSON (the same object when it fits). */
+export function capResponse(response: NonNullable<Exchange['response']>): NonNullable<Exchange['response']> {
+  const kept = recordedLength(response.body);
+  if (kept >= response.body.length) return response;
+  const { json: _json, ...rest } = response;
+  return { ...rest, body: response.body.slice(0, kept), truncated: true };
+}
+
 export function capRecorded(e: Exchange): Exchange {
   const requestBody = e.request.body;
   const requestKept = requestBody === undefined ? 0 : recordedLength(requestBody);
