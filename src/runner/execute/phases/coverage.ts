@@ -12,23 +12,13 @@ import { describeVariation, shrinkSteps, type Variation } from '../../plan/cover
 import { responseFor } from '../../spec/load.ts';
 import type { CaseRun } from '../case-run.ts';
 import type { Judgement } from '../judge.ts';
+import type { CoverageRequest } from '../../plan/coverage-classes.ts';
 import type { CallRequest } from '../request-builder.ts';
 
-/** One request of the coverage phase: what it varies, whether it is schema-valid, and its overrides. */
-export interface CoverageItem {
-  label: string;
-  valid: boolean;
-  /** The class of input (e.g. beyond-int64, wrong-type, malformed-json, undeclared-media-type). */
-  class?: string;
-  pathParams?: Record<string, string>;
-  query?: Record<string, unknown>;
-  headers?: Record<string, string>;
-  cookies?: Record<string, string>;
-  body?: unknown;
-  rawBody?: string;
-  contentType?: string;
-  noBody?: true;
-}
+/**
+ * One request of the coverage phase (plan/coverage-classes.ts); a shrinking step has no class of its own.
+ */
+export type CoverageItem = Omit<CoverageRequest, 'class'> & { class?: string };
 
 /**
  * Whether the operation documents how it refuses invalid input (a 4xx other than 401, 403 and 404, a 4XX range
@@ -135,9 +125,4 @@ function softenUnsupportedMedia(op: Operation, exchange: Exchange, judgement: Ju
   const findings = judgement.findings.map(soften);
   const failed = findings.some((f) => f.severity === 'error');
   return { ...judgement, findings, outcome: judgement.outcome === 'failed' && !failed ? 'passed' : judgement.outcome };
-}
-
-/** Old-style variations (schema-valid body and query changes) as coverage items. */
-export function fromVariations(variations: Variation[]): CoverageItem[] {
-  return variations.map((v) => ({ label: v.label, valid: true, ...(v.body !== undefined ? { body: v.body } : {}), ...(v.query ? { query: v.query } : {}) }));
 }
