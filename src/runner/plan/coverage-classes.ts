@@ -2,6 +2,7 @@ import { stringify as losslessStringify } from 'lossless-json';
 import type { JsonSchema, Operation, ParameterSpec } from '../model.ts';
 import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../spec/json-schema.ts';
 import { accepts } from './accepts.ts';
+import type { PositiveRequest } from './arbitraries.ts';
 import { boundaryValues } from './coverage.ts';
 import { formatRow } from './formats.ts';
 import type { Random } from './random.ts';
@@ -85,13 +86,7 @@ export interface CoverageRequest {
   noBody?: true;
 }
 
-export interface PositiveRequest {
-  pathParams: Record<string, string>;
-  query: Record<string, unknown>;
-  headers?: Record<string, string>;
-  cookies?: Record<string, string>;
-  body?: unknown;
-}
+export type { PositiveRequest };
 
 type Verdict = boolean | undefined;
 type Where = ParameterSpec['in'] | 'body';
