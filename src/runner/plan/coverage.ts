@@ -93,69 +93,6 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The variations of one positive request, deterministic for a seed, at most `max`. */
-export function coverageVariations(op: Operation, body: unknown, query: Record<string, unknown>, random: Random, max: number): Variation[] {
-  if (max <= 0) return [];
-  const lists: Variation[][] = [];
-  const lows: Record<string, unknown> = {};
-  const highs: Record<string, unknown> = {};
-  const schema = op.requestBody?.schema;
-  if (schema !== undefined && isRecord(body) && (op.requestBody?.contentType ?? '').includes('json')) {
-    const required = new Set(schemaRequired(schema));
-    for (const [name, prop] of Object.entries(schemaProperties(schema))) {
-      if (isOmitted(prop)) continue;
-      const list: Variation[] = boundaryValues(prop, random).map((value) => ({
-        label: `body.${name} = ${show(value)}`,
-        body: { ...body, [name]: value },
-      }));
-      const numeric = boundaryValues(prop, random).filter((v) => typeof v === 'number');
-      if (numeric.length > 0) {
-        lows[name] = Math.min(...(numeric as number[]));
-        highs[name] = Math.max(...(numeric as number[]));
-      }
-      if (!required.has(name) && name in body) {
-        const { [name]: _left, ...rest } = body;
-        list.push({ label: `body.${name} left out`, body: rest });
-      } else if (!required.has(name) && !(name in body)) {
-        const value = generate(prop, random);
-        if (value !== UNKNOWN && value !== undefined) list.push({ label: `body.${name} present`, body: { ...body, [name]: value } });
-      }
-      lists.push(list);
-    }
-  }
-  for (const param of op.parameters) {
-    if (param.in !== 'query') continue;
-    const list: Variation[] = boundaryValues(param.schema, random)
-      .filter((v) => v !== null)
-      .map((value) => ({ label: `query.${param.name} = ${show(value)}`, query: { ...query, [param.name]: value } }));
-    if (!param.required && param.name in query) {
-      const { [param.name]: _left, ...rest } = query;
-      list.push({ label: `query.${param.name} left out`, query: rest });
-    }
-    lists.push(list);
-  }
-  const combined: Variation[] = [];
-  if (Object.keys(highs).length > 1 && isRecord(body)) {
-    combined.push({ label: `every number at its high end (${Object.keys(highs).join(', ')})`, body: { ...body, ...highs } });
-    combined.push({ label: `every number at its low end (${Object.keys(lows).join(', ')})`, body: { ...body, ...lows } });
-  }
-  // Round robin over the fields, so that a small --max-examples still touches every field.
-  const out: Variation[] = [];
-  const seen = new Set<string>();
-  const push = (v: Variation) => {
-    const key = JSON.stringify([v.body, v.query]);
-    if (seen.has(key) || out.length >= max) return;
-    seen.add(key);
-    out.push(v);
-  };
-  for (let i = 0; out.length < max && lists.some((l) => i < l.length); i++) {
-    for (const list of lists) if (list[i]) push(list[i] as Variation);
-    if (i === 1) combined.forEach(push);
-  }
-  combined.forEach(push);
-  return out;
-}
-
 function show(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
