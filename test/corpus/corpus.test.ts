@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunConfig } from '../../src/runner/execute/config.ts';
 import { Session } from '../../src/runner/execute/session.ts';
 import type { CaseResult, Contract } from '../../src/runner/model.ts';
-import { ContractError } from '../../src/runner/spec/errors.ts';
-import { loadContract } from '../../src/runner/spec/load.ts';
+import { ContractError } from '../../src/runner/description/errors.ts';
+import { loadContract } from '../../src/runner/description/load.ts';
 import { removeTemps, resultsSchemaErrors, ROOT, runCli } from '../engine/support.ts';
 import { corpusDir, readCorpus, type Corpus } from './fetch.ts';
 

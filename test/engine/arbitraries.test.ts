@@ -11,11 +11,11 @@ import type { JsonSchema, Operation } from '../../src/runner/model.ts';
 import { bigintText, describeRequest, requestArbitrary, schemaArbitrary } from '../../src/runner/plan/arbitraries.ts';
 import { hasInputs } from '../../src/runner/plan/fuzz-inputs.ts';
 import { Random } from '../../src/runner/plan/random.ts';
-import { openapi30ToJsonSchema } from '../../src/runner/spec/json-schema.ts';
+import { openapi30ToJsonSchema } from '../../src/runner/description/json-schema.ts';
 import { FUZZ_CASE, planOperation, type PlanOptions } from '../../src/runner/plan/cases.ts';
-import { loadExamples } from '../../src/runner/spec/examples.ts';
-import { loadContract } from '../../src/runner/spec/load.ts';
-import { loadProfile } from '../../src/runner/spec/profile.ts';
+import { loadExamples } from '../../src/runner/description/examples.ts';
+import { loadContract } from '../../src/runner/description/load.ts';
+import { loadProfile } from '../../src/runner/description/profile.ts';
 import { ROOT } from './support.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;

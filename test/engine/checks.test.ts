@@ -8,9 +8,9 @@ import { SchemaValidator } from '../../src/runner/checks/schema.ts';
 import type { CheckContext } from '../../src/runner/checks/types.ts';
 import type { CheckId, Contract, Exchange, HttpMethod, Operation, RecordedResponse, Severity } from '../../src/runner/model.ts';
 import { planOperation, testName, type Expectation_, type OperationPlan, type PlanOptions } from '../../src/runner/plan/cases.ts';
-import { loadExamples, type Examples, type Expectation } from '../../src/runner/spec/examples.ts';
-import { loadContract } from '../../src/runner/spec/load.ts';
-import { loadProfile, type Profile } from '../../src/runner/spec/profile.ts';
+import { loadExamples, type Examples, type Expectation } from '../../src/runner/description/examples.ts';
+import { loadContract } from '../../src/runner/description/load.ts';
+import { loadProfile, type Profile } from '../../src/runner/description/profile.ts';
 import { DESCRIBED, ROOT } from './support.ts';
 
 const SPECS = ['contract/customer-service.openapi.yaml', 'contract/foreign-trade-service.openapi.yaml'].map((f) => `${ROOT}${f}`);

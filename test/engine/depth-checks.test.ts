@@ -16,8 +16,8 @@ import { redactText } from '../../src/runner/http/redact.ts';
 import type { CaseResult, CheckId, Contract, Exchange, Operation, RecordedResponse, Severity } from '../../src/runner/model.ts';
 import type { Expectation_ } from '../../src/runner/plan/cases.ts';
 import { comparableFields, createOf, listOf, notAcceptedOnUpdate, ownerField, readersOfCreated, recordSchema } from '../../src/runner/plan/relations.ts';
-import { loadContract } from '../../src/runner/spec/load.ts';
-import { loadProfile, type Profile } from '../../src/runner/spec/profile.ts';
+import { loadContract } from '../../src/runner/description/load.ts';
+import { loadProfile, type Profile } from '../../src/runner/description/profile.ts';
 import { ROOT } from './support.ts';
 
 const SPECS = ['contract/customer-service.openapi.yaml', 'contract/foreign-trade-service.openapi.yaml'].map((f) => `${ROOT}${f}`);

@@ -13,9 +13,9 @@ import { encodeBody, parameterValues } from '../../src/runner/plan/parameters.ts
 import { Random } from '../../src/runner/plan/random.ts';
 import { createdId, producerFor, readerFor } from '../../src/runner/plan/resources.ts';
 import { generate, narrowRepetitions, patternValue, UNKNOWN } from '../../src/runner/plan/values.ts';
-import { openapi30ToJsonSchema } from '../../src/runner/spec/json-schema.ts';
-import type { Profile } from '../../src/runner/spec/profile.ts';
-import { authSchemesOf, linksOf } from '../../src/runner/spec/request-shapes.ts';
+import { openapi30ToJsonSchema } from '../../src/runner/description/json-schema.ts';
+import type { Profile } from '../../src/runner/description/profile.ts';
+import { authSchemesOf, linksOf } from '../../src/runner/description/request-shapes.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));

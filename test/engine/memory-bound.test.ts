@@ -16,9 +16,9 @@ import type { RunConfig } from '../../src/runner/execute/config.ts';
 import { schedule } from '../../src/runner/execute/scheduler.ts';
 import { Session } from '../../src/runner/execute/session.ts';
 import { planOperation, type OperationPlan } from '../../src/runner/plan/cases.ts';
-import { loadExamples } from '../../src/runner/spec/examples.ts';
-import { loadContract } from '../../src/runner/spec/load.ts';
-import { loadProfiles, profileFor } from '../../src/runner/spec/profiles.ts';
+import { loadExamples } from '../../src/runner/description/examples.ts';
+import { loadContract } from '../../src/runner/description/load.ts';
+import { loadProfiles, profileFor } from '../../src/runner/description/profiles.ts';
 import { syntheticContract } from '../../bench/synthetic-contract.ts';
 import { removeTemps, ROOT, tempDir } from './support.ts';
 

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { afterAll, describe as suite, expect, test } from 'vitest';
 import type { RunResults } from '../../src/runner/model.ts';
 import { planOperation } from '../../src/runner/plan/cases.ts';
-import { loadProfile } from '../../src/runner/spec/profile.ts';
-import { GENERIC_PROFILE } from '../../src/runner/spec/profiles.ts';
-import { describe } from '../../src/runner/spec/load.ts';
+import { loadProfile } from '../../src/runner/description/profile.ts';
+import { GENERIC_PROFILE } from '../../src/runner/description/profiles.ts';
+import { describe } from '../../src/runner/description/load.ts';
 import { json, startHttp } from '../http/servers.ts';
 import { pool, removeTemps, requireResults, resultsSchemaErrors, runCli, tempDir, TOKEN } from './support.ts';
 

@@ -15,7 +15,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, describe, expect, test } from 'vitest';
 import { startReferenceService } from '../../src/reference-service/index.ts';
 import { surelyNeeded } from '../../src/runner/cli/early-probes.ts';
-import { loadDescription } from '../../src/runner/spec/load.ts';
+import { loadDescription } from '../../src/runner/description/load.ts';
 import { BIN, removeTemps, requireResults, ROOT, runCli, tempDir, TOKEN } from './support.ts';
 
 afterAll(removeTemps);
@@ -90,7 +90,7 @@ describe('start-up', () => {
       const run = await loadedSources(['--include', 'address-types', '--base-url', target.customerBaseUrl, '--quiet', '--out', out], { CONFORMANCE_TOKEN: TOKEN, NO_COLOR: '1' });
       expect(run.status, run.stderr).toBe(0);
       expect(run.sources).toContain('src/runner/execute/scheduler.ts');
-      expect(run.sources).toContain('src/runner/spec/load.ts');
+      expect(run.sources).toContain('src/runner/description/load.ts');
       expect(run.sources.filter((s) => /^(node_modules\/(vitest|vite|@vitest|@pact-foundation|yaml)\/|src\/reference-service\/|src\/runner\/pact\/(verify|check|broker))/.test(s))).toEqual([]);
       // undici's pools, proxy agent and request, not its entry point (fetch, WebSocket, EventSource, mocks, caches).
       expect(run.sources).toContain('node_modules/undici/lib/dispatcher/agent.js');

@@ -5,9 +5,9 @@
  */
 import { describe as suite, expect, test } from 'vitest';
 import type { Contract } from '../../src/runner/model.ts';
-import { describe } from '../../src/runner/spec/load.ts';
-import { loadProfile } from '../../src/runner/spec/profile.ts';
-import { GENERIC_PROFILE } from '../../src/runner/spec/profiles.ts';
+import { describe } from '../../src/runner/description/load.ts';
+import { loadProfile } from '../../src/runner/description/profile.ts';
+import { GENERIC_PROFILE } from '../../src/runner/description/profiles.ts';
 import { createdIdsFor, idFromLocation, putCreated, undoOf, undoPathParams } from '../../src/runner/plan/undo.ts';
 
 const ok = { '200': { description: 'ok' } };

@@ -11,8 +11,8 @@ import { SchemaValidator } from '../../src/runner/checks/schema.ts';
 import type { CheckContext } from '../../src/runner/checks/types.ts';
 import { writeOnlyNotReturned } from '../../src/runner/checks/write-only-not-returned.ts';
 import type { JsonSchema, Operation, RunResults } from '../../src/runner/model.ts';
-import { loadProfile } from '../../src/runner/spec/profile.ts';
-import { GENERIC_PROFILE } from '../../src/runner/spec/profiles.ts';
+import { loadProfile } from '../../src/runner/description/profile.ts';
+import { GENERIC_PROFILE } from '../../src/runner/description/profiles.ts';
 import { json, startHttp } from '../http/servers.ts';
 import { pool, removeTemps, requireResults, resultsSchemaErrors, runCli, tempDir, TOKEN } from './support.ts';
 

@@ -13,7 +13,7 @@ import { CappedBody } from '../../src/runner/http/exchange.ts';
 import { routeUnknown } from '../../src/runner/checks/operation-present.ts';
 import { unknownRouteAnswer } from '../../src/runner/execute/unknown-route.ts';
 import type { RecordedResponse } from '../../src/runner/model.ts';
-import type { Profile } from '../../src/runner/spec/profile.ts';
+import type { Profile } from '../../src/runner/description/profile.ts';
 
 const CAP = 1024 * 1024;
 /** What one read of the decoder may add past the cap: zlib hands out its output 16 KiB at a time. */

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { checkPacts } from '../../src/runner/pact/check.ts';
 import { PactInputError } from '../../src/runner/pact/errors.ts';
-import { loadContract } from '../../src/runner/spec/load.ts';
+import { loadContract } from '../../src/runner/description/load.ts';
 import {
   COMMITTED_PACTS,
   committedInteraction,

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PACT_STATES_ROUTE, startReferenceService, type ReferenceService, type Variant } from '../../src/reference-service/index.ts';
 import { pactCliPath } from '../../src/runner/pact/broker.ts';
 import { verifyPacts } from '../../src/runner/pact/verify.ts';
-import { loadContract } from '../../src/runner/spec/load.ts';
+import { loadContract } from '../../src/runner/description/load.ts';
 import { COMMITTED_PACTS, CONTRACT_FILES, ONBOARDING_PACT, REPO_ROOT, TRADE_PACT, tempDir } from './support.ts';
 import { runConformance } from './support-cli.ts';
 

@@ -7,7 +7,7 @@ import { startReferenceService, type Handler, type ReferenceService, type Varian
 import type { PactInteractionResult } from '../../src/runner/model.ts';
 import { PactInputError } from '../../src/runner/pact/errors.ts';
 import { verifyPacts, type VerifyPactsOptions } from '../../src/runner/pact/verify.ts';
-import { loadContract } from '../../src/runner/spec/load.ts';
+import { loadContract } from '../../src/runner/description/load.ts';
 import { startFakeBroker } from './fake-broker.ts';
 import {
   COMMITTED_PACTS,

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { comparableFields, recordSchema } from '../plan/relations.ts';
-import { responseFor } from '../spec/load.ts';
-import type { Profile } from '../spec/profile.ts';
+import { responseFor } from '../description/load.ts';
+import type { Profile } from '../description/profile.ts';
 import type { SchemaValidator } from './schema.ts';
 import { answersAsUnknownRoute } from './operation-present.ts';
 import type { Check, RelatedRead } from './types.ts';

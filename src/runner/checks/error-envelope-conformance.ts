@@ -1,4 +1,4 @@
-import { responseFor } from '../spec/load.ts';
+import { responseFor } from '../description/load.ts';
 import type { Check } from './types.ts';
 import { atPointer, finding } from './types.ts';
 

@@ -1,5 +1,5 @@
 import type { RecordedResponse } from '../model.ts';
-import type { Profile } from '../spec/profile.ts';
+import type { Profile } from '../description/profile.ts';
 import type { Check } from './types.ts';
 import { atPointer, finding, specLocation } from './types.ts';
 

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { responseFor } from '../spec/load.ts';
+import { responseFor } from '../description/load.ts';
 import type { Check } from './types.ts';
 import { atPointer, finding } from './types.ts';
 

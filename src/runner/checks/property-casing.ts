@@ -1,6 +1,6 @@
 import type { JsonSchema } from '../model.ts';
-import { responseFor } from '../spec/load.ts';
-import { schemaProperties } from '../spec/json-schema.ts';
+import { responseFor } from '../description/load.ts';
+import { schemaProperties } from '../description/json-schema.ts';
 import type { Check } from './types.ts';
 import { finding } from './types.ts';
 

@@ -4,7 +4,7 @@ import type { DataValidationCxt } from 'ajv/dist/types/index.js';
 import addFormatsModule from 'ajv-formats';
 import { isSafeNumber, LosslessNumber, parse as parseLossless } from 'lossless-json';
 import type { JsonSchema, ResponseSpec, SchemaErrorDetail } from '../model.ts';
-import { INT64_KEYWORD, resolvePointer, schemaSize, type ValidationDocument } from '../spec/validation-document.ts';
+import { INT64_KEYWORD, resolvePointer, schemaSize, type ValidationDocument } from '../description/validation-document.ts';
 import { isBase64 } from './base64.ts';
 import { schemaFragment } from './schema-fragment.ts';
 

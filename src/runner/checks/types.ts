@@ -1,7 +1,7 @@
 import type { CheckId, Exchange, Finding, Operation, RecordedResponse, Severity } from '../model.ts';
 import type { Expectation_ } from '../plan/cases.ts';
-import type { Expectation } from '../spec/examples.ts';
-import type { Profile } from '../spec/profile.ts';
+import type { Expectation } from '../description/examples.ts';
+import type { Profile } from '../description/profile.ts';
 import type { SchemaValidator } from './schema.ts';
 
 export interface CheckContext {

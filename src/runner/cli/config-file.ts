@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { ValidateFunction } from 'ajv';
-import { InputError } from '../spec/errors.ts';
+import { InputError } from '../description/errors.ts';
 
 export const DEFAULT_CONFIG_FILE = 'conformance.config.yaml';
 
@@ -28,7 +28,7 @@ export interface ConfigFile {
 let validator: ValidateFunction | undefined;
 async function configValidator(): Promise<ValidateFunction> {
   if (!validator) {
-    const [{ Ajv2020 }, schema] = await Promise.all([import('../spec/ajv.ts'), readFile(new URL('./config.schema.json', import.meta.url), 'utf8')]);
+    const [{ Ajv2020 }, schema] = await Promise.all([import('../description/ajv.ts'), readFile(new URL('./config.schema.json', import.meta.url), 'utf8')]);
     validator = new Ajv2020({ allErrors: false, strict: false }).compile(JSON.parse(schema) as object);
   }
   return validator;
@@ -45,7 +45,7 @@ export async function loadConfigFile(named: string | undefined, cwd: string): Pr
     throw new InputError(`config file ${named ?? path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   const shown = named ?? DEFAULT_CONFIG_FILE;
-  const [{ parse }, validate] = await Promise.all([import('../spec/yaml-document.ts'), configValidator()]);
+  const [{ parse }, validate] = await Promise.all([import('../description/yaml-document.ts'), configValidator()]);
   let doc: unknown;
   try {
     doc = parse(text) ?? {};

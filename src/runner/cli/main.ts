@@ -1,7 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { InputError } from '../spec/errors.ts';
+import { InputError } from '../description/errors.ts';
 import { addPactCommands } from './pact.ts';
 import { showConfig } from './show-config.ts';
 import { addRunOptions, resolveOptions, toRunOptions } from './run-options.ts';

@@ -7,7 +7,7 @@ import { InvalidArgumentError } from 'commander';
 import type { BrokerConnection } from '../pact/broker.ts';
 import { PactInputError } from '../pact/errors.ts';
 import type { ServiceApi } from '../pact/states.ts';
-import { InputError } from '../spec/errors.ts';
+import { InputError } from '../description/errors.ts';
 import { baseUrlArgument } from './base-url.ts';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -3,13 +3,13 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import type { RunResults } from '../model.ts';
 import type { BrokerSource } from '../pact/worker-protocol.ts';
-import { InputError } from '../spec/errors.ts';
+import { InputError } from '../description/errors.ts';
 import { baseUrlArgument } from './base-url.ts';
 import type { ReferenceService } from '../../reference-service/index.ts';
 import { addPactWorkflowCommands } from './pact-workflow.ts';
 
 // The implementations load when a command runs: `--help` and the other commands never load them.
-const loadContract = async (specs: string[]) => (await import('../spec/load.ts')).loadContract(specs);
+const loadContract = async (specs: string[]) => (await import('../description/load.ts')).loadContract(specs);
 
 interface PactFlags {
   pacts: string[];
@@ -170,7 +170,7 @@ async function report(
   target: RunResults['target'],
 ): Promise<number> {
   const [{ coverage, loadCatalog }, { exitCodeOf, summarise }, { writeReports }, { isInteractive, renderSummary }] = await Promise.all([
-    import('../spec/catalog.ts'),
+    import('../description/catalog.ts'),
     import('../report/outcomes.ts'),
     import('../report/write.ts'),
     import('../report/console.ts'),

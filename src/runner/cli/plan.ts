@@ -7,10 +7,10 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { matchesSelector, selectOperations } from '../execute/select.ts';
 import { planOperation } from '../plan/cases.ts';
-import { InputError } from '../spec/errors.ts';
-import { loadExamples } from '../spec/examples.ts';
-import { loadContract } from '../spec/load.ts';
-import { loadProfiles, profileFor } from '../spec/profiles.ts';
+import { InputError } from '../description/errors.ts';
+import { loadExamples } from '../description/examples.ts';
+import { loadContract } from '../description/load.ts';
+import { loadProfiles, profileFor } from '../description/profiles.ts';
 import { ROOT } from './paths.ts';
 import type { RunOptions } from './run.ts';
 

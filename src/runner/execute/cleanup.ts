@@ -9,7 +9,7 @@
 import type { Contract, Exchange, LeftBehindRecord, Operation } from '../model.ts';
 import { normalisePath } from '../plan/resources.ts';
 import { createdIdsFor, idFromLocation, putCreated, undoOf, undoPathParams, type Undo } from '../plan/undo.ts';
-import type { Profile } from '../spec/profile.ts';
+import type { Profile } from '../description/profile.ts';
 
 export interface LedgerRecord {
   /** The create and the call that made the record. */

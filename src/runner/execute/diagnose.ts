@@ -11,7 +11,7 @@
 import type { Dispatcher } from 'undici';
 import { request } from '../http/undici.ts';
 import type { Contract, Operation, OperationResult, RunResults } from '../model.ts';
-import type { Profile } from '../spec/profile.ts';
+import type { Profile } from '../description/profile.ts';
 
 const REJECTED = new Set([401, 403]);
 

@@ -10,9 +10,9 @@ import { SchemaCompileError, type SchemaValidator } from '../checks/schema.ts';
 import type { CheckContext, RelatedRead } from '../checks/types.ts';
 import type { CaseOutcome, CaseResult, CheckResult, Exchange, Finding, Operation, RecordedResponse } from '../model.ts';
 import type { Expectation_ } from '../plan/cases.ts';
-import type { Expectation } from '../spec/examples.ts';
-import { responseFor } from '../spec/load.ts';
-import type { Profile } from '../spec/profile.ts';
+import type { Expectation } from '../description/examples.ts';
+import { responseFor } from '../description/load.ts';
+import type { Profile } from '../description/profile.ts';
 
 export type Answered = Exchange & { response: RecordedResponse };
 

@@ -5,7 +5,7 @@
  */
 import { atPointer } from '../checks/types.ts';
 import type { CaseResult, Operation, RecordedResponse } from '../model.ts';
-import { sideEffectOf, type Profile } from '../spec/profile.ts';
+import { sideEffectOf, type Profile } from '../description/profile.ts';
 
 /** Statuses that mean "try again" when the operation documents them (RFC 9110: 408 Request Timeout). */
 const TRANSIENT = new Set([408]);

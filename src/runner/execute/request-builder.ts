@@ -8,7 +8,7 @@ import { authorization, changedToken, truncatedToken } from '../http/auth-varian
 import type { Operation, RecordedRequest } from '../model.ts';
 import type { RequestPlan } from '../plan/cases.ts';
 import { encodeBody } from '../plan/parameters.ts';
-import type { Profile } from '../spec/profile.ts';
+import type { Profile } from '../description/profile.ts';
 
 /** One request of an operation, as a case or phase means it (values, not yet encoded). */
 export interface CallRequest {

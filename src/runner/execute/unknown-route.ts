@@ -1,5 +1,5 @@
 import type { RecordedResponse } from '../model.ts';
-import type { Profile } from '../spec/profile.ts';
+import type { Profile } from '../description/profile.ts';
 
 /** What the session keeps of the answer to a route that surely does not exist: what `routeUnknown` compares. */
 export type UnknownRouteAnswer = Pick<RecordedResponse, 'status' | 'body'>;

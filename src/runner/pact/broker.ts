@@ -11,7 +11,7 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { request } from 'undici';
-import { InputError } from '../spec/errors.ts';
+import { InputError } from '../description/errors.ts';
 
 /** The broker could not be used. One line that names the cause; exit code 2 like any input problem. */
 export class BrokerError extends InputError {

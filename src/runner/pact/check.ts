@@ -17,7 +17,7 @@
  */
 import type { Contract, JsonSchema, Operation, PactInteractionResult, ParameterSpec, ResponseSpec } from '../model.ts';
 import { SchemaValidator } from '../checks/schema.ts';
-import { pointerToken, responseFor } from '../spec/load.ts';
+import { pointerToken, responseFor } from '../description/load.ts';
 import { PactInputError } from './errors.ts';
 import { matchOperation, operationsAtPath } from './match-operation.ts';
 import type { PactBody, PactDocument, PactHttpInteraction } from './pact-file.ts';

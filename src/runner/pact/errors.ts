@@ -1,4 +1,4 @@
-import { InputError } from '../spec/errors.ts';
+import { InputError } from '../description/errors.ts';
 
 /** Bad pact input: no pacts found, an unreadable or malformed pact file, a missing path. One-line message. */
 export class PactInputError extends InputError {

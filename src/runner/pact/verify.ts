@@ -14,7 +14,7 @@ import { fork } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Contract, PactInteractionResult } from '../model.ts';
-import { loadContract } from '../spec/load.ts';
+import { loadContract } from '../description/load.ts';
 import { BrokerError, probeBroker } from './broker.ts';
 import { PactInputError } from './errors.ts';
 import { matchOperation } from './match-operation.ts';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { JsonSchema, Operation } from '../model.ts';
-import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../spec/json-schema.ts';
+import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../description/json-schema.ts';
 import { formatRow } from './formats.ts';
 import { RESERVED_HEADERS } from './fuzz-inputs.ts';
 import { asText } from './parameters.ts';

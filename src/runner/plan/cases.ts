@@ -1,8 +1,8 @@
 import { AUTH_VARIANTS, type InvalidAuth } from '../http/auth-variants.ts';
 import type { CaseKind, Contract, JsonSchema, Operation, SkipKind } from '../model.ts';
-import type { Examples, Expectation, RequestExample, SetupStep } from '../spec/examples.ts';
-import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../spec/json-schema.ts';
-import { isIrreversible, sideEffectOf, type Profile } from '../spec/profile.ts';
+import type { Examples, Expectation, RequestExample, SetupStep } from '../description/examples.ts';
+import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../description/json-schema.ts';
+import { isIrreversible, sideEffectOf, type Profile } from '../description/profile.ts';
 import { Random } from './random.ts';
 import { DEFAULT_MAX_EXAMPLES } from './coverage.ts';
 import { hasInputs } from './fuzz-inputs.ts';

@@ -1,6 +1,6 @@
 import { stringify as losslessStringify } from 'lossless-json';
 import type { JsonSchema, Operation, ParameterSpec } from '../model.ts';
-import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../spec/json-schema.ts';
+import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../description/json-schema.ts';
 import { accepts } from './accepts.ts';
 import type { PositiveRequest } from './arbitraries.ts';
 import { boundaryValues } from './coverage.ts';

@@ -1,5 +1,5 @@
 import type { JsonSchema, Operation } from '../model.ts';
-import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../spec/json-schema.ts';
+import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../description/json-schema.ts';
 import { patternValue, integerRange, isOmitted, numericBounds, generate, UNKNOWN } from './values.ts';
 import type { Random } from './random.ts';
 

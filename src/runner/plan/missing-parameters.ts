@@ -6,7 +6,7 @@
  * Pure: no I/O.
  */
 import type { Operation, ParameterSpec } from '../model.ts';
-import type { Profile } from '../spec/profile.ts';
+import type { Profile } from '../description/profile.ts';
 import type { RequestPlan } from './cases.ts';
 
 /** Headers the client sets on every request, or that OpenAPI ignores as header parameters. */

@@ -1,5 +1,5 @@
 import type { JsonSchema, Operation, ParameterSpec } from '../model.ts';
-import { schemaFormat, schemaProperties, schemaTypes } from '../spec/json-schema.ts';
+import { schemaFormat, schemaProperties, schemaTypes } from '../description/json-schema.ts';
 import type { Random } from './random.ts';
 import { generate, isOmitted, UNKNOWN } from './values.ts';
 

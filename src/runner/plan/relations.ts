@@ -5,9 +5,9 @@
  * can replace it without touching the checks.
  */
 import type { Contract, JsonSchema, Operation } from '../model.ts';
-import { responseFor } from '../spec/load.ts';
+import { responseFor } from '../description/load.ts';
 import { onPath, operationIndex } from './operation-index.ts';
-import { schemaFormat, schemaProperties, schemaTypes } from '../spec/json-schema.ts';
+import { schemaFormat, schemaProperties, schemaTypes } from '../description/json-schema.ts';
 
 /** How a reader serves a created record: its item path, a path nested under it, or its collection's list. */
 export type ReadRole = 'item' | 'nested' | 'list';

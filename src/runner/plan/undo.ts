@@ -11,7 +11,7 @@
  * Pure: no I/O.
  */
 import type { Contract, Operation } from '../model.ts';
-import { sideEffectOf, type Profile } from '../spec/profile.ts';
+import { sideEffectOf, type Profile } from '../description/profile.ts';
 import { at, createdRecords, createsItself, idNames, idText, normalisePath } from './resources.ts';
 
 export interface Undo {

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../model.ts';
-import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../spec/json-schema.ts';
+import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../description/json-schema.ts';
 import RandExp from 'randexp';
 import { formatRow } from './formats.ts';
 import type { Random } from './random.ts';

@@ -15,8 +15,8 @@ import type { Document, LineCounter } from 'yaml';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { RunResults } from '../model.ts';
 import { summarise } from './outcomes.ts';
-import { isKnownValid, rememberValid, validityKey } from '../spec/validity-cache.ts';
-import { parseYaml } from '../spec/yaml-file.ts';
+import { isKnownValid, rememberValid, validityKey } from '../description/validity-cache.ts';
+import { parseYaml } from '../description/yaml-file.ts';
 
 export interface Waiver {
   operationId: string;
@@ -46,13 +46,13 @@ const KEYS = ['operationId', 'check', 'reason', 'expires'] as const;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 // The YAML reader with line positions and the schema validator load only for a file not known to be valid.
-let yaml: typeof import('../spec/yaml-document.ts') | undefined;
+let yaml: typeof import('../description/yaml-document.ts') | undefined;
 
 let validator: ValidateFunction | undefined;
 async function schemaValidator(): Promise<ValidateFunction> {
   if (!validator) {
     const schema = JSON.parse(await readFile(WAIVERS_SCHEMA_URL, 'utf8')) as Record<string, unknown>;
-    const { Ajv2020, addFormats } = await import('../spec/ajv.ts');
+    const { Ajv2020, addFormats } = await import('../description/ajv.ts');
     const ajv = new Ajv2020({ allErrors: true, strict: true });
     addFormats(ajv, ['date']);
     validator = ajv.compile(schema);
@@ -81,7 +81,7 @@ export async function loadWaivers(file: string, options: LoadWaiversOptions = {}
 export async function parseWaivers(text: string, file: string, options: LoadWaiversOptions = {}): Promise<Waiver[]> {
   const known = knownValidWaivers(text, validityKey('waivers', await readFile(WAIVERS_SCHEMA_URL, 'utf8'), text), options);
   if (known) return known;
-  yaml ??= await import('../spec/yaml-document.ts');
+  yaml ??= await import('../description/yaml-document.ts');
   const lineCounter = new yaml.LineCounter();
   const doc = yaml.parseDocument(text, { lineCounter, prettyErrors: false });
   const yamlError = doc.errors[0];

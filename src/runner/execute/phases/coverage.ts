@@ -9,7 +9,7 @@
  */
 import type { Exchange, Finding, Operation } from '../../model.ts';
 import { describeVariation, shrinkSteps, type Variation } from '../../plan/coverage.ts';
-import { responseFor } from '../../spec/load.ts';
+import { responseFor } from '../../description/load.ts';
 import type { CaseRun } from '../case-run.ts';
 import type { Judgement } from '../judge.ts';
 import type { CoverageRequest } from '../../plan/coverage-classes.ts';

@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { loadDescription } from '../../src/runner/spec/load.ts';
+import { loadDescription } from '../../src/runner/description/load.ts';
 
 const files: Record<string, string> = {
   '/specs/api.yaml': `openapi: 3.1.0

@@ -7,9 +7,9 @@ import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { cachedDescription } from '../../src/runner/spec/description-cache.ts';
+import { cachedDescription } from '../../src/runner/description/description-cache.ts';
 import { contractHash } from '../../src/runner/report/run-identity.ts';
-import { loadContract, loadDescription } from '../../src/runner/spec/load.ts';
+import { loadContract, loadDescription } from '../../src/runner/description/load.ts';
 
 let dir: string;
 beforeAll(async () => {

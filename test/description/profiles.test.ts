@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { singleServiceBaseUrl } from '../../src/runner/cli/run.ts';
 import type { Contract } from '../../src/runner/model.ts';
-import { coverage, loadCatalog, notDescribedResults } from '../../src/runner/spec/catalog.ts';
-import { loadContract } from '../../src/runner/spec/load.ts';
-import { loadProfile } from '../../src/runner/spec/profile.ts';
-import { claims, GENERIC_PROFILE, loadProfiles } from '../../src/runner/spec/profiles.ts';
+import { coverage, loadCatalog, notDescribedResults } from '../../src/runner/description/catalog.ts';
+import { loadContract } from '../../src/runner/description/load.ts';
+import { loadProfile } from '../../src/runner/description/profile.ts';
+import { claims, GENERIC_PROFILE, loadProfiles } from '../../src/runner/description/profiles.ts';
 import { ROOT } from '../engine/support.ts';
 
 const PROFILE = join(ROOT, 'contract/profile.yaml');

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { SchemaValidator } from '../../src/runner/checks/schema.ts';
 import type { Contract, ResponseSpec } from '../../src/runner/model.ts';
-import { loadContract } from '../../src/runner/spec/load.ts';
+import { loadContract } from '../../src/runner/description/load.ts';
 
 let dir = '';
 let contract: Contract;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MAX_SCHEMA_NODES, SchemaCompileError, SchemaValidator, unsafeIntegers } from '../../src/runner/checks/schema.ts';
 import type { Contract, ResponseSpec } from '../../src/runner/model.ts';
-import { loadContract } from '../../src/runner/spec/load.ts';
+import { loadContract } from '../../src/runner/description/load.ts';
 import { CONSTRUCTS, constructsContract, UNCOMPILABLE } from './constructs.ts';
 
 let dir = '';
