@@ -20,7 +20,7 @@ export const OUT = join(dist, 'runner', 'cli');
 
 /** The modules run as programs: the CLI, its child-process helper, and the Pact verifier's worker process. */
 const ENTRIES = {
-  main: 'runner/cli/main.ts',
+  main: 'cli.ts',
   children: 'runner/cli/children.ts',
   'verify-worker': 'runner/pact/verify-worker.ts',
 };

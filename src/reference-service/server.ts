@@ -31,6 +31,7 @@ import { ReferenceState, type Operation, type OperationContext } from './state.t
 import type { HandlerRequest, ReferenceService, ReferenceServiceOptions, Reply, Variant } from './types.ts';
 import { createStateChangeHandler, serveStateChange, type StateChangeHandler } from '../runner/pact/state-endpoint.ts';
 import { createServiceApi } from '../runner/pact/states.ts';
+import { PROVIDER_STATES } from '../packs/customer/provider-states.ts';
 
 /** Request bodies larger than this are rejected with 400. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -293,7 +294,7 @@ export async function startReferenceService(opts: ReferenceServiceOptions): Prom
     'customer-service': createServiceApi(`${selfUrl}/customer-service`, opts.token, 30_000),
     'foreign-trade-service': createServiceApi(`${selfUrl}/foreign-trade-service`, opts.token, 30_000),
   };
-  service.pactStates = createStateChangeHandler(apis);
+  service.pactStates = createStateChangeHandler(apis, PROVIDER_STATES);
   let closing: Promise<void> | undefined;
   return {
     url,

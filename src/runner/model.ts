@@ -62,15 +62,15 @@ export interface RequestBodySpec {
 export interface Operation {
   operationId: string;
   method: HttpMethod;
-  /** Path template relative to the server base, e.g. "/address-types/{id}". */
+  /** Path template relative to the server base, e.g. "/orders/{id}". */
   path: string;
-  /** Resource group: the first path segment with its slash ("/address-types"), or the first tag. */
+  /** Resource group: the first path segment with its slash ("/orders"), or the first tag. */
   group: string;
-  /** Id of the service (server) the operation belongs to, e.g. "customer-service". */
+  /** Id of the service (server) the operation belongs to, e.g. "orders". */
   service: string;
   /** Description file the operation comes from (as given by the user). */
   specFile: string;
-  /** JSON pointer of the operation object inside specFile, e.g. "/paths/~1address-types/post". */
+  /** JSON pointer of the operation object inside specFile, e.g. "/paths/~1orders/post". */
   pointer: string;
   parameters: ParameterSpec[];
   requestBody?: RequestBodySpec;
@@ -96,7 +96,7 @@ export interface ServiceSpec {
   title: string;
   version: string;
   openapi: string;
-  /** Server URL template from the description, e.g. "https://{gateway}/customer-service". */
+  /** Server URL template from the description, e.g. "https://{gateway}/orders". */
   serverTemplate: string;
   /** Named component schemas, dereferenced. */
   schemas: Record<string, JsonSchema>;

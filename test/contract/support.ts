@@ -23,10 +23,6 @@ export function readYaml(name: string): unknown {
   return parse(readFileSync(contractPath(name), 'utf8'));
 }
 
-export function readJson(name: string): unknown {
-  return JSON.parse(readFileSync(contractPath(name), 'utf8'));
-}
-
 export function isObj(value: unknown): value is Obj {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -7,12 +7,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { singleServiceBaseUrl } from '../../src/runner/cli/run.ts';
+import { primaryService, withBaseUrl } from '../../src/runner/cli/run.ts';
+import { customerPack } from '../../src/packs/customer/index.ts';
 import type { Contract } from '../../src/runner/model.ts';
 import { coverage, loadCatalog, notDescribedResults } from '../../src/runner/description/catalog.ts';
 import { loadContract } from '../../src/runner/description/load.ts';
 import { loadProfile } from '../../src/runner/description/profile.ts';
-import { claims, GENERIC_PROFILE, loadProfiles } from '../../src/runner/description/profiles.ts';
+import { claims, GENERIC_PROFILE, loadProfiles, profileFor } from '../../src/runner/description/profiles.ts';
 import { ROOT } from '../engine/support.ts';
 
 const PROFILE = join(ROOT, 'contract/profile.yaml');
@@ -66,6 +67,17 @@ test('--profile generic gives every service the generic profile; a profile namin
   expect((await loadProfile(GENERIC_PROFILE)).title).toBe('Generic');
 });
 
+test('the generic profile is the fallback by identity: a platform profile titled "Generic" is not taken for it', async () => {
+  const file = join(dir, 'titled-generic.yaml');
+  const { dump } = await import('js-yaml');
+  await writeFile(file, dump({ ...(await loadProfile(PROFILE)), title: 'Generic', services: ['customer-service'], platform: undefined }, { skipInvalid: true }));
+  const profiles = await loadProfiles(file, { services: [...customer.services, ...foreign.services] });
+  expect(profiles['customer-service']!.statuses.length).toBeGreaterThan(0);
+  // A service the map does not name gets the generic profile (no status table), not the one titled Generic.
+  expect(profileFor(profiles, 'unknown-service').statuses).toEqual([]);
+  expect(profileFor(profiles, 'unknown-service')).toBe(profiles['pet-store']);
+});
+
 test('the catalog counts only the operations of its own services', async () => {
   const catalog = await loadCatalog(join(ROOT, 'contract/catalog.yaml'));
   expect(coverage(catalog, customer, 0)).toMatchObject({ catalogTotal: 287, described: 15, notDescribed: 272 });
@@ -74,8 +86,10 @@ test('the catalog counts only the operations of its own services', async () => {
   expect(notDescribedResults(catalog, customer).length).toBeGreaterThan(0);
 });
 
-test('--base-url names the one service of a single-service contract, and the customer service otherwise', () => {
-  expect(singleServiceBaseUrl({ 'customer-service': 'http://a' }, foreign)).toEqual({ 'pet-store': 'http://a' });
-  expect(singleServiceBaseUrl({ 'customer-service': 'http://a' }, customer)).toEqual({ 'customer-service': 'http://a' });
-  expect(singleServiceBaseUrl({ 'customer-service': 'http://a', 'pet-store': 'http://b' }, foreign)).toEqual({ 'customer-service': 'http://a', 'pet-store': 'http://b' });
+test("--base-url names the one service of a single-service contract, else the pack's primary service, else the first", () => {
+  expect(withBaseUrl({}, 'http://a', primaryService(foreign, []))).toEqual({ 'pet-store': 'http://a' });
+  expect(withBaseUrl({}, 'http://a', primaryService(customer, [customerPack]))).toEqual({ 'customer-service': 'http://a' });
+  expect(primaryService({ services: [{ id: 'b' }, { id: 'c' }] } as never, [])).toBe('b');
+  // An explicit --server for the same service wins.
+  expect(withBaseUrl({ 'pet-store': 'http://b' }, 'http://a', primaryService(foreign, []))).toEqual({ 'pet-store': 'http://b' });
 });

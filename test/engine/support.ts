@@ -279,7 +279,7 @@ export function readStoredResults(text: string): RunResults {
 }
 
 /**
- * Where results.json departs from contract/results.schema.json (ajv, JSON Schema 2020-12): empty when valid.
+ * Where results.json departs from src/runner/schemas/results.schema.json (ajv, JSON Schema 2020-12): empty when valid.
  * Results read with readStoredResults are checked as they were on disk.
  */
 export function resultsSchemaErrors(results: unknown): string[] {
@@ -287,7 +287,7 @@ export function resultsSchemaErrors(results: unknown): string[] {
   if (!resultsValidator) {
     const ajv = new Ajv2020({ allErrors: true, strict: true });
     addFormats(ajv, ['date-time', 'date']);
-    resultsValidator = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'contract/results.schema.json'), 'utf8')) as Record<string, unknown>);
+    resultsValidator = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'src/runner/schemas/results.schema.json'), 'utf8')) as Record<string, unknown>);
   }
   if (resultsValidator(results)) return [];
   return (resultsValidator.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);

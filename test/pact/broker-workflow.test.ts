@@ -13,6 +13,7 @@ import { verifyPacts } from '../../src/runner/pact/verify.ts';
 import { startFakeBroker, type FakeBroker } from './fake-broker.ts';
 import { COMMITTED_PACTS, committedInteraction, ONBOARDING_PACT, readPact, tempDir, TRADE_PACT, writePact } from './support.ts';
 import { cleanEnv, runConformance } from './support-cli.ts';
+import { customerPack } from '../../src/packs/customer/index.ts';
 
 const BROKER_TOKEN = `broker-${Math.random().toString(36).slice(2)}-secret`;
 
@@ -84,8 +85,8 @@ describe('publish → verify from the broker → can-i-deploy (the CLI, as a pip
       const svc = await startReferenceService({ token: 'reference-token', port: 0 });
       try {
         const result = await verifyPacts({
-          customerBaseUrl: svc.customerBaseUrl,
-          foreignTradeBaseUrl: svc.foreignTradeBaseUrl,
+          baseUrls: { 'customer-service': svc.customerBaseUrl, 'foreign-trade-service': svc.foreignTradeBaseUrl },
+          packs: [customerPack],
           token: 'reference-token',
           broker: {
             url: broker.url,
@@ -177,8 +178,8 @@ describe('broker failures: one line naming the cause', () => {
     try {
       const verify = (url: string, token?: string) =>
         verifyPacts({
-          customerBaseUrl: svc.customerBaseUrl,
-          foreignTradeBaseUrl: svc.foreignTradeBaseUrl,
+          baseUrls: { 'customer-service': svc.customerBaseUrl, 'foreign-trade-service': svc.foreignTradeBaseUrl },
+          packs: [customerPack],
           token: 'reference-token',
           broker: { url, ...(token ? { token } : {}) },
         }).then(

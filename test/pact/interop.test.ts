@@ -22,6 +22,7 @@ import { verifyPacts } from '../../src/runner/pact/verify.ts';
 import { loadContract } from '../../src/runner/description/load.ts';
 import { COMMITTED_PACTS, CONTRACT_FILES, ONBOARDING_PACT, REPO_ROOT, TRADE_PACT, tempDir } from './support.ts';
 import { runConformance } from './support-cli.ts';
+import { customerPack } from '../../src/packs/customer/index.ts';
 
 const TOKEN = `pact-interop-${Math.random().toString(36).slice(2)}-secret`;
 const contract = await loadContract(CONTRACT_FILES);
@@ -56,8 +57,8 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): 
 async function toolVerdicts(svc: ReferenceService): Promise<Verdicts> {
   const result = await verifyPacts({
     pacts: [COMMITTED_PACTS],
-    customerBaseUrl: svc.customerBaseUrl,
-    foreignTradeBaseUrl: svc.foreignTradeBaseUrl,
+    baseUrls: { 'customer-service': svc.customerBaseUrl, 'foreign-trade-service': svc.foreignTradeBaseUrl },
+    packs: [customerPack],
     token: TOKEN,
     contract,
     stateChangeUrl: (provider) => `${svc.url}${PACT_STATES_ROUTE}/${provider}`,

@@ -136,7 +136,7 @@ describe('conformance pact states', () => {
   test('without a base URL or a token: one line, exit 2', async () => {
     const noUrl = await runConformance(['pact', 'states'], cleanEnv({ CONFORMANCE_TOKEN: TOKEN }));
     expect(noUrl.code).toBe(2);
-    expect(noUrl.stderr.trim().split('\n')).toEqual([expect.stringContaining('pact states needs --base-url')]);
+    expect(noUrl.stderr.trim().split('\n')).toEqual([expect.stringContaining('pact states needs the providers\' base URLs: --base-url')]);
     const noToken = await runConformance(['pact', 'states', '--base-url', 'http://127.0.0.1:9/customer-service']);
     expect(noToken.code).toBe(2);
     expect(noToken.stderr.trim()).toBe('conformance: no bearer token: set CONFORMANCE_TOKEN (or pass --token)');

@@ -19,6 +19,7 @@ import {
   tempDir,
   writePact,
 } from './support.ts';
+import { customerPack } from '../../src/packs/customer/index.ts';
 
 const TOKEN = `pact-verify-${Math.random().toString(36).slice(2)}-secret`;
 const contract = await loadContract(CONTRACT_FILES);
@@ -33,7 +34,7 @@ async function withService<T>(variant: Variant | undefined, fn: (svc: ReferenceS
 }
 
 function options(svc: ReferenceService, extra: Partial<VerifyPactsOptions> = {}): VerifyPactsOptions {
-  return { customerBaseUrl: svc.customerBaseUrl, foreignTradeBaseUrl: svc.foreignTradeBaseUrl, token: TOKEN, contract, ...extra };
+  return { baseUrls: { 'customer-service': svc.customerBaseUrl, 'foreign-trade-service': svc.foreignTradeBaseUrl }, packs: [customerPack], token: TOKEN, contract, ...extra };
 }
 
 const byOutcome = (results: PactInteractionResult[], outcome: PactInteractionResult['outcome']) =>
@@ -209,7 +210,7 @@ describe('verifyPacts: input', () => {
   test('no pacts is a PactInputError unless allowNoPacts', async () => {
     const tmp = await tempDir('pact-empty');
     try {
-      const opts = { customerBaseUrl: 'http://127.0.0.1:9', foreignTradeBaseUrl: 'http://127.0.0.1:9', token: TOKEN, contract };
+      const opts = { baseUrls: { 'customer-service': 'http://127.0.0.1:9', 'foreign-trade-service': 'http://127.0.0.1:9' }, packs: [customerPack], token: TOKEN, contract };
       const error = await verifyPacts({ ...opts, pacts: [tmp.dir] }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(PactInputError);
       expect((error as Error).message).toMatch(/^no pacts found in .*pact-empty/);
@@ -226,7 +227,7 @@ describe('verifyPacts: input', () => {
     try {
       const file = `${tmp.dir}/notes.json`;
       await import('node:fs/promises').then((fs) => fs.writeFile(file, '{"hello": "world"}'));
-      const error = await verifyPacts({ customerBaseUrl: 'http://127.0.0.1:9', foreignTradeBaseUrl: 'http://127.0.0.1:9', token: TOKEN, pacts: [file] }).catch((e: unknown) => e);
+      const error = await verifyPacts({ baseUrls: { 'customer-service': 'http://127.0.0.1:9', 'foreign-trade-service': 'http://127.0.0.1:9' }, packs: [customerPack], token: TOKEN, pacts: [file] }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(PactInputError);
       expect((error as Error).message).toBe(`${file}: not a pact file (consumer.name and provider.name are required)`);
     } finally {
@@ -257,8 +258,8 @@ describe('verifyPacts: input', () => {
     const file = await writePact(tmp.dir, 'trade', 'trade-finance-back-office', 'foreign-trade-service', [generate]);
     const result = await verifyPacts({
       pacts: [file],
-      customerBaseUrl: 'http://127.0.0.1:9/customer-service',
-      foreignTradeBaseUrl: 'http://127.0.0.1:9/foreign-trade-service',
+      baseUrls: { 'customer-service': 'http://127.0.0.1:9/customer-service', 'foreign-trade-service': 'http://127.0.0.1:9/foreign-trade-service' },
+      packs: [customerPack],
       token: TOKEN,
       contract,
       timeoutMs: 2_000,

@@ -174,8 +174,8 @@ describe('writeReports and readResultsDir', () => {
   });
 });
 
-describe('contract/results.schema.json', () => {
-  const schemaUrl = new URL('../../contract/results.schema.json', import.meta.url);
+describe('src/runner/schemas/results.schema.json', () => {
+  const schemaUrl = new URL('../../src/runner/schemas/results.schema.json', import.meta.url);
 
   test('is a valid JSON Schema 2020-12 that the written results.json satisfies', async () => {
     const ajv = new Ajv2020({ allErrors: true, strict: true });

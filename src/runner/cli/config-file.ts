@@ -25,17 +25,21 @@ export interface ConfigFile {
 }
 
 /** The schema's validator, compiled when a config file is first read (a run without one never loads ajv). */
-let validator: ValidateFunction | undefined;
-async function configValidator(): Promise<ValidateFunction> {
-  if (!validator) {
-    const [{ Ajv2020 }, schema] = await Promise.all([import('../description/ajv.ts'), readFile(new URL('./config.schema.json', import.meta.url), 'utf8')]);
-    validator = new Ajv2020({ allErrors: false, strict: false }).compile(JSON.parse(schema) as object);
+let validator: { keys: string; validate: ValidateFunction } | undefined;
+async function configValidator(urlKeys: readonly string[]): Promise<ValidateFunction> {
+  const keys = urlKeys.join(',');
+  if (validator?.keys !== keys) {
+    const [{ Ajv2020 }, text] = await Promise.all([import('../description/ajv.ts'), readFile(new URL('./config.schema.json', import.meta.url), 'utf8')]);
+    // The base-URL options packs add are keys too (e.g. a pack's --orders-base-url: ordersBaseUrl).
+    const schema = JSON.parse(text) as { properties: Record<string, unknown> };
+    for (const key of urlKeys) schema.properties[key] ??= { $ref: '#/$defs/url' };
+    validator = { keys, validate: new Ajv2020({ allErrors: false, strict: false }).compile(schema) };
   }
-  return validator;
+  return validator.validate;
 }
 
 /** Loads the named file, or conformance.config.yaml in cwd when present; undefined when there is none. */
-export async function loadConfigFile(named: string | undefined, cwd: string): Promise<ConfigFile | undefined> {
+export async function loadConfigFile(named: string | undefined, cwd: string, urlKeys: readonly string[] = []): Promise<ConfigFile | undefined> {
   const path = resolve(cwd, named ?? DEFAULT_CONFIG_FILE);
   let text: string;
   try {
@@ -45,7 +49,7 @@ export async function loadConfigFile(named: string | undefined, cwd: string): Pr
     throw new InputError(`config file ${named ?? path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   const shown = named ?? DEFAULT_CONFIG_FILE;
-  const [{ parse }, validate] = await Promise.all([import('../description/yaml-document.ts'), configValidator()]);
+  const [{ parse }, validate] = await Promise.all([import('../description/yaml-document.ts'), configValidator(urlKeys)]);
   let doc: unknown;
   try {
     doc = parse(text) ?? {};

@@ -5,7 +5,9 @@ import { InputError } from '../description/errors.ts';
 import { addPactCommands } from './pact.ts';
 import { showConfig } from './show-config.ts';
 import { addRunOptions, resolveOptions, toRunOptions } from './run-options.ts';
-import { DEFAULT_SPECS, ROOT } from './paths.ts';
+import type { Pack } from '../pack.ts';
+import { addPackOption, packArguments } from './pack-options.ts';
+import { ROOT } from './paths.ts';
 
 const fromRoot = (p: string) => resolve(ROOT, p);
 const VERSION = (JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { version: string }).version;
@@ -14,9 +16,9 @@ const VERSION = (JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as {
 export const EXIT = { conformant: 0, notConformant: 1, couldNotRun: 2 } as const;
 
 /** Builds the command line. `setExit` receives the exit code; nothing here calls process.exit. */
-export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => void): Command {
+export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => void, packs: readonly Pack[] = []): Command {
   const program = new Command('conformance')
-    .description('Contract tests and conformance checks for the Customer domain service and the foreign-trade service.')
+    .description(`Contract tests and conformance checks for any OpenAPI 3.0/3.1 description${packs.length > 0 ? ` (packs: ${packs.map((p) => `${p.name}, ${p.title}`).join('; ')})` : ''}.`)
     .version(VERSION, '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
@@ -25,9 +27,9 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
   const run = program
     .command('run', { isDefault: true })
     .description('Run every described operation against a deployment (the default command; with no base URL: the embedded reference service).');
-  addRunOptions(run).action(async (_flags: unknown, cmd: Command) => {
+  addRunOptions(run, packs).action(async (_flags: unknown, cmd: Command) => {
     const { flags } = await resolveOptions(cmd, env);
-    const options = toRunOptions(flags, env);
+    const options = toRunOptions(flags, env, packs);
     if (flags.dryRun) {
       const { printPlan } = await import('./plan.ts');
       await printPlan(options, (line) => process.stdout.write(`${line}\n`));
@@ -43,17 +45,17 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
   const plan = program
     .command('plan')
     .description('Print every case a run with these options would send, and why each skipped one would not run; sends nothing.');
-  addRunOptions(plan).action(async (_flags: unknown, cmd: Command) => {
+  addRunOptions(plan, packs).action(async (_flags: unknown, cmd: Command) => {
     const { flags } = await resolveOptions(cmd, env);
     const { printPlan } = await import('./plan.ts');
-    await printPlan(toRunOptions(flags, env), (line) => process.stdout.write(`${line}\n`));
+    await printPlan(toRunOptions(flags, env, packs), (line) => process.stdout.write(`${line}\n`));
     setExit(0);
   });
 
   const config = program
     .command('config')
     .description('Print the effective options (flags > environment > config file > defaults) and where each comes from; secrets masked.');
-  addRunOptions(config).action(async (_flags: unknown, cmd: Command) => {
+  addRunOptions(config, packs).action(async (_flags: unknown, cmd: Command) => {
     process.stdout.write(showConfig(await resolveOptions(cmd, env)));
     setExit(0);
   });
@@ -78,7 +80,8 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
       setExit(exitCodeOf(merged.verdict));
     });
 
-  addPactCommands(program, { specs: DEFAULT_SPECS.map(fromRoot), catalog: fromRoot('contract/catalog.yaml') }, env, setExit);
+  addPactCommands(program, packs, env, setExit);
+  addPackOption(program);
   program.addHelpText('after', HELP_FOOTER);
   run.addHelpText('after', HELP_FOOTER);
   return program;
@@ -105,13 +108,13 @@ Environment:
 
 Examples:
   $ conformance                                         # everything, against the embedded reference service
-  $ CONFORMANCE_TOKEN=… conformance --base-url https://gw.example/customer-service \\
-      --foreign-trade-base-url https://gw.example/foreign-trade-service --proxy http://proxy:3128 -H 'X-Tenant:acme'
-  $ conformance plan --read-only --include '/address-types/*'   # what would run and what would be skipped, sending nothing
+  $ CONFORMANCE_TOKEN=… conformance --spec orders.openapi.yaml --base-url https://gw.example/orders \\
+      --proxy http://proxy:3128 -H 'X-Tenant:acme'
+  $ conformance plan --read-only --include '/orders/*'   # what would run and what would be skipped, sending nothing
 `;
 
 /** Runs the CLI and returns the exit code. Bad input is one line on stderr and exit 2, never a stack trace. */
-export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, installed: readonly Pack[] = []): Promise<number> {
   // Output piped into `head` and the like: a closed pipe ends the output, not the process with a stack trace.
   for (const stream of [process.stdout, process.stderr]) {
     if (stream.listenerCount('error') > 0) continue;
@@ -122,8 +125,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   env['PACT_DO_NOT_TRACK'] ??= 'true';
   process.env['PACT_DO_NOT_TRACK'] ??= 'true';
   let code = 0;
-  const program = buildProgram(env, (c) => (code = c));
   try {
+    // Packs named with --pack add options, so they load before the command line is defined.
+    const named = packArguments(argv);
+    const packs = named.length > 0 ? [...installed, ...(await (await import('../pack.ts')).loadPackModules(named))] : installed;
+    const program = buildProgram(env, (c) => (code = c), packs);
     await program.parseAsync(argv, { from: 'user' });
     return code;
   } catch (error) {

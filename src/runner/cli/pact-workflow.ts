@@ -9,6 +9,8 @@ import { PactInputError } from '../pact/errors.ts';
 import type { ServiceApi } from '../pact/states.ts';
 import { InputError } from '../description/errors.ts';
 import { baseUrlArgument } from './base-url.ts';
+import { chosenPacks, type Pack } from '../pack.ts';
+import { addPackBaseUrlOptions, packBaseUrls } from './pack-options.ts';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -50,29 +52,37 @@ function connection(flags: BrokerFlags, env: NodeJS.ProcessEnv): BrokerConnectio
   return { url, ...(token ? { token } : {}), ...(username ? { username } : {}), ...(password ? { password } : {}) };
 }
 
-export function addPactWorkflowCommands(pact: Command, env: NodeJS.ProcessEnv, setExit: (code: number) => void): void {
-  pact
+export function addPactWorkflowCommands(pact: Command, packs: readonly Pack[], env: NodeJS.ProcessEnv, setExit: (code: number) => void): void {
+  const defaultPacts = chosenPacks(packs).flatMap((p) => (p.pacts ? [p.pacts] : []));
+  addPackBaseUrlOptions(pact
     .command('states')
-    .description('Serve the provider-state change endpoint (Pact convention) in front of a deployment, for any Pact verifier.')
+    .description('Serve the provider-state change endpoint (Pact convention) in front of a deployment, for any Pact verifier.'), packs)
     .option('--port <n>', 'port to listen on (0: a free port)', port, 0)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--base-url <url>', 'customer-service base URL', baseUrlArgument)
-    .option('--foreign-trade-base-url <url>', 'foreign-trade-service base URL', baseUrlArgument)
+    .option('--base-url <url>', "base URL of the pack's main provider", baseUrlArgument)
+    .option('--server <id=url>', 'base URL of any provider (repeatable)', (value: string, previous: Record<string, string>) => {
+      const at = value.indexOf('=');
+      if (at < 1) throw new InvalidArgumentError('--server takes <provider>=<url>');
+      return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
+    }, {})
     .option('--token <token>', 'bearer token for the deployment (prefer CONFORMANCE_TOKEN)')
     .option('--timeout <ms>', 'timeout of each call to the deployment', (v) => Number(v), 30_000)
-    .action(async (flags: { port: number; host: string; baseUrl?: string; foreignTradeBaseUrl?: string; token?: string; timeout: number }) => {
+    .action(async (flags: { port: number; host: string; baseUrl?: string; server: Record<string, string>; token?: string; timeout: number } & Record<string, unknown>) => {
       const token = flags.token ?? env['CONFORMANCE_TOKEN'];
-      if (!flags.baseUrl && !flags.foreignTradeBaseUrl) {
-        throw new InputError('pact states needs --base-url and/or --foreign-trade-base-url (the reference service serves its own at /__reference/pact-states)');
+      const primary = packs.find((p) => p.primaryService)?.primaryService;
+      const baseUrls: Record<string, string> = { ...packBaseUrls(flags, packs), ...flags.server };
+      if (flags.baseUrl && primary) baseUrls[primary] ??= flags.baseUrl;
+      if (Object.keys(baseUrls).length === 0) {
+        throw new InputError(`pact states needs the providers' base URLs: --base-url${packs.flatMap((p) => p.baseUrlOptions ?? []).map((o) => `, ${o.flag}`).join('')} or --server <id>=<url>`);
       }
       if (!token) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token)');
       const [{ createServiceApi }, { startStateChangeServer }] = await Promise.all([import('../pact/states.ts'), import('../pact/state-endpoint.ts')]);
       const apis: Record<string, ServiceApi & { close(): Promise<void> }> = {};
-      if (flags.baseUrl) apis['customer-service'] = createServiceApi(flags.baseUrl, token, flags.timeout);
-      if (flags.foreignTradeBaseUrl) apis['foreign-trade-service'] = createServiceApi(flags.foreignTradeBaseUrl, token, flags.timeout);
+      for (const [provider, url] of Object.entries(baseUrls)) apis[provider] = createServiceApi(url, token, flags.timeout);
+      const states = Object.assign({}, ...(await Promise.all(packs.map(async (p) => (await p.providerStates?.()) ?? {}))));
       let server;
       try {
-        server = await startStateChangeServer(apis, { port: flags.port, host: flags.host });
+        server = await startStateChangeServer(apis, states, { port: flags.port, host: flags.host });
       } catch (error) {
         throw new InputError(`cannot listen on ${flags.host}:${flags.port}: ${(error as Error).message}`);
       }
@@ -91,12 +101,12 @@ export function addPactWorkflowCommands(pact: Command, env: NodeJS.ProcessEnv, s
   pact
     .command('convert')
     .description('Write pact files in Pact specification 3 for verifiers that read only V3 (fromProviderState injection kept).')
-    .argument('[pacts...]', 'pact files or directories (default contract/pacts)')
+    .argument('[pacts...]', "pact files or directories (default: the packs' pacts)")
     .requiredOption('--out <dir>', 'directory to write the V3 pact files to')
     .action(async (sources: string[], flags: { out: string }) => {
-      const loaded = await readPactSources(sources.length > 0 ? sources : ['contract/pacts']);
+      const loaded = await readPactSources(sources.length > 0 ? sources : defaultPacts);
       const files = loaded.filter((p) => p.kind === 'file');
-      if (files.length === 0) throw new PactInputError(`no pact files in ${sources.length > 0 ? sources.join(', ') : 'contract/pacts'}`);
+      if (files.length === 0) throw new PactInputError(`no pact files in ${(sources.length > 0 ? sources : defaultPacts).join(', ') || '(none given)'}`);
       await mkdir(flags.out, { recursive: true });
       const { pactToV3 } = await import('../pact/spec-v3.ts');
       for (const file of files) {
@@ -113,7 +123,7 @@ export function addPactWorkflowCommands(pact: Command, env: NodeJS.ProcessEnv, s
     pact
       .command('publish')
       .description('Publish consumer pacts to a Pact Broker.')
-      .argument('[pacts...]', 'pact files or directories (default contract/pacts)'),
+      .argument('[pacts...]', "pact files or directories (default: the packs' pacts)"),
   )
     .requiredOption('--consumer-app-version <version>', 'the consumer version the pacts belong to (e.g. the git SHA)')
     .option('--branch <branch>', 'the consumer version\'s branch')
@@ -122,9 +132,9 @@ export function addPactWorkflowCommands(pact: Command, env: NodeJS.ProcessEnv, s
     .action(async (sources: string[], flags: BrokerFlags & { consumerAppVersion: string; branch?: string; tag: string[]; buildUrl?: string }) => {
       const target = connection(flags, env);
       const { publishPacts } = await broker();
-      const loaded = await readPactSources(sources.length > 0 ? sources : ['contract/pacts']);
+      const loaded = await readPactSources(sources.length > 0 ? sources : defaultPacts);
       const files = loaded.filter((p) => p.kind === 'file').map((p) => p.location);
-      if (files.length === 0) throw new PactInputError(`no pact files in ${sources.length > 0 ? sources.join(', ') : 'contract/pacts'}`);
+      if (files.length === 0) throw new PactInputError(`no pact files in ${(sources.length > 0 ? sources : defaultPacts).join(', ') || '(none given)'}`);
       await publishPacts({
         broker: target,
         files,

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { toolIdentity } from './paths.ts';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import type { RunResults } from '../model.ts';
 import type { BrokerSource } from '../pact/worker-protocol.ts';
 import { InputError } from '../description/errors.ts';
 import { baseUrlArgument } from './base-url.ts';
-import type { ReferenceService } from '../../reference-service/index.ts';
+import { defaultContracts, fromPacks, packsFor, type Pack, type PackReference } from '../pack.ts';
+import { addPackBaseUrlOptions, packBaseUrls } from './pack-options.ts';
 import { addPactWorkflowCommands } from './pact-workflow.ts';
 
 // The implementations load when a command runs: `--help` and the other commands never load them.
@@ -15,11 +17,11 @@ interface PactFlags {
   pacts: string[];
   allowNoPacts?: boolean;
   spec: string[];
-  catalog: string;
+  catalog?: string;
   out: string;
+  server?: Record<string, string>;
   quiet?: boolean;
   baseUrl?: string;
-  foreignTradeBaseUrl?: string;
   token?: string;
   timeout: number;
   brokerUrl?: string;
@@ -50,14 +52,15 @@ function jsonArray(value: string): unknown[] {
 }
 
 /** `conformance pact verify|check`: consumer pacts against a deployment, or against the OpenAPI contract. */
-export function addPactCommands(program: Command, defaults: { specs: string[]; catalog: string }, env: NodeJS.ProcessEnv, setExit: (code: number) => void): void {
+export function addPactCommands(program: Command, packs: readonly Pack[], env: NodeJS.ProcessEnv, setExit: (code: number) => void): void {
+  const defaults = { specs: defaultContracts(packs), packs };
   const pact = program.command('pact').description('Consumer-driven contracts (Pact).');
   const common = (cmd: Command) =>
     cmd
-      .option('--pacts <dir|file|url>', 'pact sources (repeatable; default contract/pacts)', collect, [])
+      .option('--pacts <dir|file|url>', "pact sources (repeatable; default: the packs' pacts)", collect, [])
       .option('--allow-no-pacts', 'finding no pact is not an error')
-      .option('--spec <file|url>', 'OpenAPI descriptions (repeatable; default contract/*.openapi.yaml)', collect, [])
-      .option('--catalog <file>', 'operation catalog', defaults.catalog)
+      .option('--spec <file|url>', "OpenAPI descriptions (repeatable; default: the packs' contracts)", collect, [])
+      .option('--catalog <file>', "operation catalog (default: the pack's, for its contracts)")
       .option('--out <dir>', 'report directory', 'reports')
       .option('--quiet', 'print only the summary');
 
@@ -66,14 +69,15 @@ export function addPactCommands(program: Command, defaults: { specs: string[]; c
       const contract = await loadContract(flags.spec.length ? flags.spec : defaults.specs);
       const started = new Date();
       const { checkPacts } = await import('../pact/check.ts');
-      const result = await checkPacts({ contract, ...(flags.pacts.length ? { pacts: flags.pacts } : {}), allowNoPacts: flags.allowNoPacts ?? false });
+      const pacts = flags.pacts.length ? flags.pacts : packsFor(packs, contract.services).flatMap((p) => (p.pacts ? [p.pacts] : []));
+      const result = await checkPacts({ contract, pacts, allowNoPacts: flags.allowNoPacts ?? false });
       setExit(await report(flags, defaults, { mode: 'check', interactions: result.interactions }, started, { embedded: false, services: [] }));
     },
   );
 
-  common(pact.command('verify').description('Verify every pact against a provider deployment (default: the embedded reference service).'))
-    .option('--base-url <url>', 'customer-service base URL', baseUrlArgument)
-    .option('--foreign-trade-base-url <url>', 'foreign-trade-service base URL', baseUrlArgument)
+  addPackBaseUrlOptions(common(pact.command('verify').description("Verify every pact against a provider deployment (default: the pack's reference deployment).")), packs)
+    .option('--base-url <url>', "base URL of the pack's main provider (or the contract's only service)", baseUrlArgument)
+    .option('--server <id=url>', 'base URL of any provider (repeatable)', serverArgument, {})
     .option('--token <token>', 'bearer token (prefer CONFORMANCE_TOKEN)')
     .option('--timeout <ms>', 'timeout of each request', (v) => Number(v), 30_000)
     .option('--broker-url <url>', 'Pact Broker to fetch pacts from')
@@ -86,29 +90,31 @@ export function addPactCommands(program: Command, defaults: { specs: string[]; c
     .option('--publish-verification-results', 'publish the results to the broker')
     .option('--provider-version <version>', 'provider version to publish with')
     .option('--provider-branch <branch>', 'provider branch to publish with')
-    .option('--allow-irreversible', 'needed against a deployment: pacts replay calls that cannot be undone (OTP, reference numbers)')
+    .option('--allow-irreversible', 'needed against a deployment: pacts replay calls that may not be undone')
     .option('--state-change-url <url>', 'provider-state change endpoint to use (default: the reference service\'s, or one started for the run)')
     .action(async (flags: PactFlags & { allowIrreversible?: boolean }) => {
-      let embedded: ReferenceService | undefined;
-      let statesRoute = '';
+      let embedded: PackReference | undefined;
       let token = flags.token ?? env['CONFORMANCE_TOKEN'];
-      let customerBaseUrl = flags.baseUrl;
-      let foreignTradeBaseUrl = flags.foreignTradeBaseUrl;
-      if (!customerBaseUrl && !foreignTradeBaseUrl) {
+      const contract = await loadContract(flags.spec.length ? flags.spec : defaults.specs);
+      const applying = packsFor(packs, contract.services);
+      const primary = contract.services.length === 1 ? contract.services[0]?.id : fromPacks(applying, 'primaryService');
+      let baseUrls: Record<string, string> = { ...packBaseUrls(flags as unknown as Record<string, unknown>, packs), ...(flags.server ?? {}) };
+      if (flags.baseUrl) {
+        if (!primary) throw new InputError('--base-url: the contract has several services: name each with --server <id>=<url>');
+        baseUrls[primary] ??= flags.baseUrl;
+      }
+      if (Object.keys(baseUrls).length === 0) {
+        const reference = applying.find((p) => p.startReference);
+        if (!reference) throw new InputError('pact verify needs base URLs (--base-url, --server <id>=<url>): no reference deployment serves this contract');
         token = randomBytes(24).toString('base64url');
-        const reference = await import('../../reference-service/index.ts');
-        embedded = await reference.startReferenceService({ token });
-        statesRoute = reference.PACT_STATES_ROUTE;
-        customerBaseUrl = embedded.customerBaseUrl;
-        foreignTradeBaseUrl = embedded.foreignTradeBaseUrl;
+        embedded = await reference.startReference!({ token });
+        baseUrls = { ...embedded.baseUrls };
       }
       try {
-        if (!customerBaseUrl || !foreignTradeBaseUrl) throw new InputError('pact verify needs both --base-url and --foreign-trade-base-url (or neither, for the embedded reference service)');
         if (!token) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token)');
         if (!embedded && !flags.allowIrreversible) {
-          throw new InputError('pact verify replays consumer calls that cannot be undone (sending an OTP, generating reference numbers): pass --allow-irreversible to run them against this deployment');
+          throw new InputError('pact verify replays consumer calls that may not be undone: pass --allow-irreversible to run them against this deployment');
         }
-        const contract = await loadContract(flags.spec.length ? flags.spec : defaults.specs);
         if (flags.publishVerificationResults && !flags.providerVersion) throw new InputError('--publish-verification-results needs --provider-version');
         const broker: BrokerSource | undefined = flags.brokerUrl
           ? {
@@ -128,8 +134,8 @@ export function addPactCommands(program: Command, defaults: { specs: string[]; c
         const { verifyPacts } = await import('../pact/verify.ts');
         const result = await verifyPacts({
           ...(flags.pacts.length ? { pacts: flags.pacts } : {}),
-          customerBaseUrl,
-          foreignTradeBaseUrl,
+          baseUrls,
+          packs: applying,
           token,
           allowNoPacts: flags.allowNoPacts ?? false,
           timeoutMs: flags.timeout,
@@ -137,17 +143,14 @@ export function addPactCommands(program: Command, defaults: { specs: string[]; c
           ...(broker ? { broker } : {}),
           ...(flags.stateChangeUrl
             ? { stateChangeUrl: flags.stateChangeUrl }
-            : embedded
-              ? { stateChangeUrl: (provider: string) => `${embedded?.url ?? ''}${statesRoute}/${encodeURIComponent(provider)}` }
+            : embedded?.stateChangeUrl
+              ? { stateChangeUrl: embedded.stateChangeUrl }
               : {}),
         });
         for (const warning of result.warnings) process.stderr.write(`conformance: warning: ${warning}\n`);
         const target = {
           embedded: embedded !== undefined,
-          services: [
-            { id: 'customer-service', baseUrl: customerBaseUrl },
-            { id: 'foreign-trade-service', baseUrl: foreignTradeBaseUrl },
-          ],
+          services: Object.entries(baseUrls).map(([id, baseUrl]) => ({ id, baseUrl })),
         };
         setExit(await report(flags, defaults, { mode: 'verify', interactions: result.interactions }, started, target));
       } finally {
@@ -155,7 +158,7 @@ export function addPactCommands(program: Command, defaults: { specs: string[]; c
       }
     });
 
-  addPactWorkflowCommands(pact, env, setExit);
+  addPactWorkflowCommands(pact, packs, env, setExit);
 }
 
 function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
@@ -164,7 +167,7 @@ function optional<K extends string>(key: K, value: string | undefined): Partial<
 
 async function report(
   flags: PactFlags,
-  defaults: { specs: string[]; catalog: string },
+  defaults: { specs: string[]; packs: readonly Pack[] },
   pact: NonNullable<RunResults['pact']>,
   started: Date,
   target: RunResults['target'],
@@ -176,12 +179,14 @@ async function report(
     import('../report/console.ts'),
   ]);
   const contract = await loadContract(flags.spec.length ? flags.spec : defaults.specs);
-  const catalog = await loadCatalog(flags.catalog);
+  // The catalog counts only where it applies: the pack's, for the pack's contracts.
+  const catalogFile = flags.catalog ?? fromPacks(packsFor(defaults.packs, contract.services), 'catalog');
+  const catalog = catalogFile ? await loadCatalog(catalogFile) : undefined;
   const finished = new Date();
   const first = contract.services[0];
   const results = summarise({
     schemaVersion: 2,
-    tool: { name: 'customer-service-conformance', version: '0.1.0' },
+    tool: toolIdentity(),
     contract: { title: first?.title ?? '', version: first?.version ?? '', files: contract.services.map((s) => s.file) },
     target,
     startedAt: started.toISOString(),
@@ -207,3 +212,10 @@ async function report(
   // One verdict everywhere: a failed interaction is exit 1, an errored one (tool or network) exit 2.
   return exitCodeOf(results.verdict);
 }
+
+function serverArgument(value: string, previous: Record<string, string>): Record<string, string> {
+  const at = value.indexOf('=');
+  if (at < 1) throw new InvalidArgumentError('--server takes <provider>=<url>');
+  return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
+}
+

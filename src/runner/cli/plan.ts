@@ -11,7 +11,8 @@ import { InputError } from '../description/errors.ts';
 import { loadExamples } from '../description/examples.ts';
 import { loadContract } from '../description/load.ts';
 import { loadProfiles, profileFor } from '../description/profiles.ts';
-import { ROOT } from './paths.ts';
+import picomatch from 'picomatch';
+import { fromPacks, packsFor, type Pack } from '../pack.ts';
 import type { RunOptions } from './run.ts';
 
 export interface PlanSummary {
@@ -36,15 +37,32 @@ export function suiteFiles(dir: string): string[] {
   return out;
 }
 
+/** A pack's scenario suite files (its globs under its root). */
+function packSuiteFiles(pack: Pack): string[] {
+  if (!pack.suites) return [];
+  const { root, include, exclude = [] } = pack.suites;
+  const wanted = picomatch(include);
+  const unwanted = picomatch(exclude.length > 0 ? exclude : ['!**']);
+  // Walk only below each glob's fixed leading folders (suites/scenarios/ of suites/scenarios/**/*.test.ts).
+  const bases = [...new Set(include.map((g) => g.split('/').filter((_, i, all) => all.slice(0, i + 1).every((seg) => !/[*?[\]{}!]/.test(seg))).join('/')))];
+  const found = [...new Set(bases.flatMap((b) => { try { return suiteFiles(join(root, b)); } catch { return []; } }))];
+  return found.filter((f) => {
+    const rel = relative(root, f).replace(/\\/g, '/');
+    return !rel.startsWith('node_modules/') && wanted(rel) && !(exclude.length > 0 && unwanted(rel));
+  });
+}
+
 export async function printPlan(options: RunOptions, write: (line: string) => void): Promise<PlanSummary> {
-  const [contract, examples] = await Promise.all([loadContract(options.specs), loadExamples(options.examples)]);
-  const profiles = await loadProfiles(options.profile, contract);
+  const contract = await loadContract(options.specs);
+  const applying = packsFor(options.packs ?? [], contract.services);
+  const examples = await loadExamples(options.examples ?? fromPacks(applying, 'examples'));
+  const profiles = await loadProfiles(options.profile ?? fromPacks(applying, 'profile') ?? 'generic', contract);
   for (const pattern of [...options.include, ...options.exclude]) {
     if (!contract.operations.some((o) => matchesSelector(o, pattern))) {
       throw new InputError(`--include/--exclude "${pattern}" names no operation of the contract`);
     }
   }
-  const embedded = Object.keys(options.servers).length === 0;
+  const embedded = Object.keys(options.servers).length === 0 && options.baseUrl === undefined;
   const planOptions = planOptionsOf({ ...options, allowIrreversible: embedded || options.allowIrreversible, otpSource: embedded || options.otpSourceUrl !== undefined });
   const selected = selectOperations(contract.operations, options);
   const chosen = new Set(selected.map((o) => o.operationId));
@@ -74,9 +92,9 @@ export async function printPlan(options: RunOptions, write: (line: string) => vo
     for (const op of leftOut) lines.push(`  ${op.operationId}  ${op.method} ${op.path}`);
   }
   const scenarios = options.include.length === 0 && options.exclude.length === 0 && (!options.shard || options.shard.index === 1);
-  const suites = [join(ROOT, 'suites/scenarios'), ...(options.suites ?? [])];
-  lines.push(scenarios ? 'scenario suites:' : 'scenario suites: none (they run only without --include/--exclude and in shard 1)');
-  if (scenarios) for (const dir of suites) for (const f of suiteFiles(dir)) lines.push(`  ${relative(process.cwd(), f) || f}`);
+  const files = [...applying.flatMap(packSuiteFiles), ...(options.suites ?? []).flatMap((dir) => suiteFiles(dir))];
+  lines.push(scenarios ? (files.length > 0 ? 'scenario suites:' : 'scenario suites: none apply to this contract') : 'scenario suites: none (they run only without --include/--exclude and in shard 1)');
+  if (scenarios) for (const f of files) lines.push(`  ${relative(process.cwd(), f) || f}`);
   write(
     `Plan: ${summary.operations} operation(s), ${summary.cases} case(s): ${summary.cases - summary.skipped} would run, ${summary.skipped} would be skipped; ` +
       `${summary.leftOut} operation(s) not selected. Nothing was sent.`,

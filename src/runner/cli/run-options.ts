@@ -9,10 +9,10 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { defaultClientOptions, parseHeader, parseRate, proxySettings, type ClientOptions } from '../http/client-options.ts';
 import { baseUrlArgument, baseUrlProblem } from './base-url.ts';
 import { loadConfigFile, type ConfigFile } from './config-file.ts';
-import { DEFAULT_SPECS, ROOT } from './paths.ts';
+import { defaultContracts, type Pack } from '../pack.ts';
+import { addPackBaseUrlOptions, packBaseUrls } from './pack-options.ts';
 import type { RunOptions } from './run.ts';
 
-const fromRoot = (p: string) => resolve(ROOT, p);
 
 export function positiveInt(name: string) {
   return (value: string): number => {
@@ -61,7 +61,7 @@ function parseShard(value: string): { index: number; count: number } {
 
 function parseServer(value: string, previous: Record<string, string> | undefined): Record<string, string> {
   const at = value.indexOf('=');
-  if (at < 1) throw new InvalidArgumentError('--server takes <service-id>=<url>, e.g. customer-service=https://gw/customer-service');
+  if (at < 1) throw new InvalidArgumentError('--server takes <service-id>=<url>, e.g. orders=https://gw/orders');
   const bad = baseUrlProblem(value.slice(at + 1));
   if (bad) throw new InvalidArgumentError(`--server ${value.slice(0, at)}: ${bad}`);
   return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
@@ -87,8 +87,8 @@ function rate(value: string): number {
 
 export interface RunFlags {
   config?: string;
+  pack?: string[];
   baseUrl?: string;
-  foreignTradeBaseUrl?: string;
   server?: Record<string, string>;
   token?: string;
   tokenCommand?: string;
@@ -132,11 +132,10 @@ export interface RunFlags {
 export const SECRET_OPTIONS = new Set(['token']);
 
 /** Adds the run options to a command. */
-export function addRunOptions(cmd: Command): Command {
-  return cmd
+export function addRunOptions(cmd: Command, packs: readonly Pack[] = []): Command {
+  return addPackBaseUrlOptions(cmd, packs)
     .option('--config <file>', 'config file (default: conformance.config.yaml in the working directory, when present)')
-    .option('--base-url <url>', 'customer-service base URL, e.g. https://gw.example/customer-service (or the one service of a single-service --spec)', baseUrlArgument)
-    .option('--foreign-trade-base-url <url>', 'foreign-trade-service base URL', baseUrlArgument)
+    .option('--base-url <url>', "base URL of the contract's service, e.g. https://gw.example/orders (with several services: the pack's main one, else the first)", baseUrlArgument)
     .option('--server <id=url>', 'base URL of any service of the contract (repeatable)', parseServer)
     .option('--token <token>', 'bearer token (prefer CONFORMANCE_TOKEN; never printed)')
     .option('--token-command <cmd>', 'shell command printing a bearer token (or JSON {access_token, expires_in}); run again when the token is rejected or about to expire')
@@ -149,19 +148,19 @@ export function addRunOptions(cmd: Command): Command {
     .option('--insecure', 'accept any server certificate')
     .option('--retries <n>', 'resend idempotent requests after a network error up to n times', nonNegativeInt('--retries'), 0)
     .option('--rate-limit <n/s>', 'at most n requests per second (or n/m per minute); a 429 always waits its Retry-After', rate)
-    .option('--spec <file|url>', 'OpenAPI 3.0/3.1 description (repeatable; default: the bundled contract/*.openapi.yaml)', collect)
+    .option('--spec <file|url>', "OpenAPI 3.0/3.1 description (repeatable; default: the contracts of the packs named with --pack, else of the installed packs)", collect)
     .option('--suites <dir>', 'also run the scenario suites (*.test.ts) in this directory (repeatable)', collect)
-    .option('--profile <file|generic>', "platform profile (default: the bundled contract/profile.yaml): applies to the services it claims, the generic profile to the others ('generic': to all)")
-    .option('--examples <file>', 'request examples (default: the bundled contract/examples.yaml)')
-    .option('--catalog <file>', 'operation catalog (default: the bundled contract/catalog.yaml)')
-    .option('--waivers <file>', 'known deviations (default: the bundled contract/waivers.yaml)')
+    .option('--profile <file|generic>', "platform profile (default: the profile of the pack the contract belongs to): applies to the services it claims, the generic profile to the others ('generic': to all)")
+    .option('--examples <file>', "request examples (default: the pack's, for the pack's contracts)")
+    .option('--catalog <file>', "operation catalog (default: the pack's, for the pack's contracts)")
+    .option('--waivers <file>', "known deviations (default: the pack's, for the pack's contracts)")
     .option('--timeout <ms>', 'timeout of each request', positiveInt('--timeout'), 10_000)
     .option('--concurrency <n>', 'requests in flight at once', positiveInt('--concurrency'), 8)
-    .option('--include <selectors>', 'only these operations: operationId, group, service, tag:NAME, method (GET), path glob (/address-types/*) (repeatable, comma-separated)', collect)
+    .option('--include <selectors>', 'only these operations: operationId, group, service, tag:NAME, method (GET), path glob (/orders/*) (repeatable, comma-separated)', collect)
     .option('--exclude <selectors>', 'leave out these operations (same selectors as --include)', collect)
     .option('--max-failures <n>', 'stop running cases once n operations have failed', positiveInt('--max-failures'))
     .option('--read-only', 'only safe methods and negative probes that must be rejected')
-    .option('--allow-irreversible', 'also run calls whose side effects cannot be undone (OTP, reference numbers, users, caches)')
+    .option('--allow-irreversible', 'also run calls whose side effects cannot be undone (as the profile classes them, e.g. one-time passwords, counters)')
     .option('--otp-source-url <url>', 'URL template with {transactionId} that answers the one-time password')
     .option('--out <dir>', 'report directory', 'reports')
     .option('--seed <n>', 'seed of the generated requests', positiveInt('--seed'), 1)
@@ -197,7 +196,9 @@ export async function resolveOptions(cmd: Command, env: NodeJS.ProcessEnv, cwd =
   const sources: Record<string, Source> = {};
   const given = (key: string) => cmd.getOptionValueSource(key) === 'cli';
   const configPath = cmd.getOptionValue('config') ?? env[envName('config')];
-  const file = await loadConfigFile(configPath, cwd);
+  // Keys of the URL options packs added (they are not in config.schema.json).
+  const urlKeys = cmd.options.filter((o) => o.long?.endsWith('-base-url') && o.long !== '--base-url').map((o) => o.attributeName());
+  const file = await loadConfigFile(configPath, cwd, urlKeys);
   for (const option of cmd.options) {
     const key = option.attributeName();
     if (given(key)) {
@@ -268,18 +269,18 @@ export function clientOptions(flags: RunFlags, env: NodeJS.ProcessEnv, runId: st
 }
 
 /** RunOptions for runConformance from the resolved flags. */
-export function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv): RunOptions {
-  const servers: Record<string, string> = { ...flags.server };
-  if (flags.baseUrl) servers['customer-service'] = flags.baseUrl;
-  if (flags.foreignTradeBaseUrl) servers['foreign-trade-service'] = flags.foreignTradeBaseUrl;
+export function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv, packs: readonly Pack[] = []): RunOptions {
+  const servers: Record<string, string> = { ...packBaseUrls(flags as unknown as Record<string, unknown>, packs), ...flags.server };
   const token = flags.token ?? env['CONFORMANCE_TOKEN'];
   const runId = `conf${Date.now().toString(36)}`;
   return {
-    specs: flags.spec?.length ? flags.spec : DEFAULT_SPECS.map(fromRoot),
-    profile: flags.profile ?? fromRoot('contract/profile.yaml'),
-    examples: flags.examples ?? fromRoot('contract/examples.yaml'),
-    catalog: flags.catalog ?? fromRoot('contract/catalog.yaml'),
-    waivers: flags.waivers ?? fromRoot('contract/waivers.yaml'),
+    specs: flags.spec?.length ? flags.spec : defaultContracts(packs),
+    packs,
+    ...(flags.profile ? { profile: flags.profile } : {}),
+    ...(flags.examples ? { examples: flags.examples } : {}),
+    ...(flags.catalog ? { catalog: flags.catalog } : {}),
+    ...(flags.waivers ? { waivers: flags.waivers } : {}),
+    ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}),
     servers,
     ...(token ? { token } : {}),
     timeoutMs: flags.timeout,

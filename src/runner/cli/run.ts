@@ -28,20 +28,26 @@ import { InputError } from '../description/errors.ts';
 import { loadExamples } from '../description/examples.ts';
 import { loadContract, loadDescription, describe as describeApi } from '../description/load.ts';
 import { loadProfiles, profileFor } from '../description/profiles.ts';
-import type { ReferenceService } from '../../reference-service/index.ts';
+import { baseUrlOptionOf, fromPacks, packsFor, type Pack, type PackReference } from '../pack.ts';
 import { later, ReachabilityProbes, surelyNeeded } from './early-probes.ts';
-import { ROOT } from './paths.ts';
+import { ROOT, toolIdentity } from './paths.ts';
 import { baseUrlProblem } from './base-url.ts';
 
-export { DEFAULT_SPECS, ROOT } from './paths.ts';
+export { ROOT } from './paths.ts';
 
 export interface RunOptions {
   specs: string[];
-  profile: string;
-  examples: string;
+  /** The packs the run may draw on (src/runner/pack.ts): only those whose services the contract holds apply. */
+  packs?: readonly Pack[];
+  /** Profile file or 'generic' (default: the profile of the pack that applies, else the generic one). */
+  profile?: string;
+  /** Examples, catalog, waivers (default: the applying pack's, else none). */
+  examples?: string;
   catalog?: string;
   waivers?: string;
-  /** Base URL per service id; empty: start the embedded reference service. */
+  /** --base-url: the contract's only service, else the applying pack's primary one, else the contract's first. */
+  baseUrl?: string;
+  /** Base URL per service id. No base URL at all: the applying pack's reference deployment. */
   servers: Record<string, string>;
   token?: string;
   timeoutMs: number;
@@ -84,7 +90,7 @@ export interface RunOutcome {
   message?: string;
 }
 
-const TOOL = { name: 'customer-service-conformance', version: '0.1.0' };
+const TOOL = toolIdentity();
 
 /** Runs the conformance suites against a deployment (or the embedded reference service) and writes reports. */
 export async function runConformance(options: RunOptions): Promise<RunOutcome> {
@@ -92,11 +98,16 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   const stderr = options.stderr ?? process.stderr;
   // What can be judged without the contract is judged before it loads (a malformed base URL, no token), and the
   // reachability probe of each target the run surely needs leaves meanwhile (cli/early-probes.ts).
-  const given = Object.keys(options.servers).length > 0;
+  const packs = options.packs ?? [];
+  const given = Object.keys(options.servers).length > 0 || options.baseUrl !== undefined;
   if (given) {
+    if (options.baseUrl !== undefined) {
+      const bad = baseUrlProblem(options.baseUrl);
+      if (bad) throw new InputError(`--base-url: ${bad}`);
+    }
     for (const [id, url] of Object.entries(options.servers)) {
       const bad = baseUrlProblem(url);
-      if (bad) throw new InputError(`${BASE_URL_OPTIONS[id] ?? `--server ${id}`}: ${bad}`);
+      if (bad) throw new InputError(`${baseUrlOptionOf(packs, id, undefined)}: ${bad}`);
     }
     if (!options.token && !options.client?.tokenCommand) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token or --token-command)');
   }
@@ -104,8 +115,8 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   const client: ClientOptions | undefined =
     !given && options.client ? { ...options.client, httpProxy: '', httpsProxy: '', tokenCommand: undefined } as ClientOptions : options.client;
   if (client && client.tokenCommand === undefined) delete client.tokenCommand;
-  let embedded: ReferenceService | undefined;
-  let starting: Promise<ReferenceService> | undefined;
+  let embedded: PackReference | undefined;
+  let starting: Promise<PackReference> | undefined;
   let dispatcher: Dispatcher | undefined;
   let spool: CaseSpool | undefined;
   const config0RunId = options.runId ?? `conf${Date.now().toString(36)}`;
@@ -114,29 +125,31 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     const probes = new ReachabilityProbes((url) => assertReachable(url, options.timeoutMs, dispatcher!, probeHeaders(client, config0RunId)));
     const embeddedToken = given ? undefined : randomBytes(24).toString('base64url');
     let fromCommand: Promise<string> | undefined;
+    // The pack whose default contract this is (no --spec) is known before the contract loads.
+    const owner = packs.find((p) => p.startReference && (p.contracts ?? []).length > 0 && (p.contracts ?? []).every((c) => options.specs.includes(c)));
     if (given) {
       for (const [id, url] of Object.entries(options.servers)) if (surelyNeeded(id, options)) probes.start(url);
+      if (options.baseUrl !== undefined && options.include.length === 0 && options.exclude.length === 0) probes.start(options.baseUrl);
       if (!options.token && client?.tokenCommand) fromCommand = later(initialToken(client.tokenCommand));
-    } else {
-      // No base URL: the embedded reference service starts while the contract loads (closed below if unused).
-      starting = later(
-        import('../../reference-service/index.ts').then(async ({ startReferenceService }) => {
-          const service = await startReferenceService({ token: embeddedToken! });
-          probes.start(service.customerBaseUrl);
-          probes.start(service.foreignTradeBaseUrl);
-          return service;
-        }),
-      );
+    } else if (owner) {
+      // No base URL: the pack's reference deployment starts while the contract loads (closed below if unused).
+      starting = later(startReference(owner, embeddedToken!, probes));
     }
 
     // The local inputs are read and judged before the probes' answers are looked at: a missing file, bad YAML, a
     // Swagger 2.0 file or a dangling $ref is said as such whatever the network does (an unreachable target only
     // once everything local is right). The probes are under way meanwhile.
     const contract = await loadContract(options.specs);
-    const profiles = await loadProfiles(options.profile, contract);
-    const examples = await loadExamples(options.examples);
-    const catalog: Catalog | undefined = options.catalog ? await loadCatalog(options.catalog) : undefined;
-    const waivers: Waiver[] = options.waivers ? await loadWaivers(options.waivers, { knownChecks: [...CHECKS.keys(), 'response-timeout'] }) : [];
+    // A pack applies only to its own contracts: nothing of it shows in a run of another description.
+    const applying = packsFor(packs, contract.services);
+    const profileFile = options.profile ?? fromPacks(applying, 'profile') ?? 'generic';
+    const examplesFile = options.examples ?? fromPacks(applying, 'examples');
+    const catalogFile = options.catalog ?? fromPacks(applying, 'catalog');
+    const waiversFile = options.waivers ?? fromPacks(applying, 'waivers');
+    const profiles = await loadProfiles(profileFile, contract);
+    const examples = await loadExamples(examplesFile);
+    const catalog: Catalog | undefined = catalogFile ? await loadCatalog(catalogFile) : undefined;
+    const waivers: Waiver[] = waiversFile ? await loadWaivers(waiversFile, { knownChecks: [...CHECKS.keys(), 'response-timeout'] }) : [];
     const baseline = options.baseline ? await (await import('../report/baseline-file.ts')).readBaseline(options.baseline) : undefined;
     // A deployment description on disk is a local input too; one behind a URL is fetched once the target answered.
     const localDeploymentDiff = options.deploymentSpec && !/^https?:\/\//i.test(options.deploymentSpec) ? await diffDeployment(contract, options.deploymentSpec) : undefined;
@@ -147,22 +160,24 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     }
 
     let token = options.token;
-    let servers = singleServiceBaseUrl(options.servers, contract);
+    const primary = primaryService(contract, applying);
+    let servers = withBaseUrl(options.servers, options.baseUrl, primary);
     let otpSourceUrl = options.otpSourceUrl;
     let allowIrreversible = options.allowIrreversible;
-    if (!given && !contract.services.some((s) => s.id === 'customer-service' || s.id === 'foreign-trade-service')) {
-      throw new InputError('no base URL: pass --base-url <url> (or --server <id>=<url>); the embedded reference service serves only the Customer contract');
+    const reference = owner ?? applying.find((p) => p.startReference);
+    if (!given && !reference) {
+      throw new InputError('no base URL: pass --base-url <url> (or --server <id>=<url>); no reference deployment serves this contract');
     }
     if (!given) {
-      embedded = await starting!;
+      embedded = await (starting ?? startReference(reference!, embeddedToken!, probes));
       token = embeddedToken;
-      servers = { 'customer-service': embedded.customerBaseUrl, 'foreign-trade-service': embedded.foreignTradeBaseUrl };
-      otpSourceUrl ??= `${embedded.url}/__reference/otp/{transactionId}`;
+      servers = { ...embedded.baseUrls };
+      if (embedded.otpSourceUrl) otpSourceUrl ??= embedded.otpSourceUrl;
       allowIrreversible = true;
     }
     if (!token && fromCommand) token = await fromCommand;
     if (!token) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token or --token-command)');
-    // Only the services the selection touches need a base URL (--include customer-service runs alone).
+    // Only the services the selection touches need a base URL (--include <service> runs alone).
     const needed = contract.services.filter((s) =>
       contract.operations.some(
         (o) =>
@@ -173,17 +188,20 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     );
     for (const service of needed) {
       if (!servers[service.id]) {
-        throw new InputError(`no base URL for service "${service.id}": pass --server ${service.id}=<url> (or --base-url / --foreign-trade-base-url)`);
+        const named = baseUrlOptionOf(applying, service.id, undefined);
+        throw new InputError(`no base URL for service "${service.id}": pass --server ${service.id}=<url>${named.startsWith('--server') ? '' : ` (or ${named})`}${service.id === primary ? ' (or --base-url)' : ''}`);
       }
     }
     const unknown = Object.keys(servers).filter((id) => !contract.services.some((s) => s.id === id));
     if (unknown.length > 0) throw new InputError(`--server names no service of the contract: ${unknown.join(', ')}`);
     await Promise.all(needed.map((s) => probes.result(servers[s.id]!)));
 
+    const otpFields = fromPacks(applying, 'otpFields');
     const config: RunConfig = {
       contractFiles: options.specs,
-      profileFile: options.profile,
-      examplesFile: options.examples,
+      profileFile: profileFile,
+      ...(examplesFile ? { examplesFile } : {}),
+      ...(otpFields ? { otpFields } : {}),
       baseUrls: servers,
       token,
       timeoutMs: options.timeoutMs,
@@ -272,9 +290,14 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       },
     });
     // Scenario suites (vitest) only in a full, unsharded selection; vitest is loaded only then.
+    // Only the suites of the packs that apply, and the user's own; no suite, no worker.
     const scenarios = options.include.length === 0 && options.exclude.length === 0 && (!options.shard || options.shard.index === 1);
-    const scenarioRun: ScenarioRun | undefined = scenarios
-      ? runScenarios({ root: ROOT, config, contract, include: ['suites/**/*.test.ts', ...(options.suites ?? []).map((d) => `${d.replace(/\\/g, '/')}/**/*.test.{ts,js,mjs}`)] })
+    const suiteGlobs = [
+      ...applying.flatMap((p) => (p.suites ? p.suites.include.map((g) => `${p.suites!.root.replace(/\\/g, '/').replace(/\/?$/, '/')}${g}`) : [])),
+      ...(options.suites ?? []).map((d) => `${d.replace(/\\/g, '/')}/**/*.test.{ts,js,mjs}`),
+    ];
+    const scenarioRun: ScenarioRun | undefined = scenarios && suiteGlobs.length > 0
+      ? runScenarios({ root: ROOT, config, contract, include: suiteGlobs, exclude: applying.flatMap((p) => p.suites?.exclude ?? []) })
       : undefined;
 
     let interrupted = false;
@@ -410,20 +433,26 @@ function buildResults(input: {
   return results;
 }
 
-/**
- * `--base-url` names the customer service; for a contract with one service that is not it, the base URL is that
- * service's. (Other services are named with --server <id>=<url>.)
- */
-export function singleServiceBaseUrl(servers: Record<string, string>, contract: Pick<Contract, 'services'>): Record<string, string> {
-  const only = contract.services.length === 1 ? contract.services[0]?.id : undefined;
-  const base = servers['customer-service'];
-  if (!only || only === 'customer-service' || base === undefined || servers[only] !== undefined) return servers;
-  const { ['customer-service']: _moved, ...rest } = servers;
-  return { ...rest, [only]: base };
+/** The service `--base-url` names: the contract's only one, else the applying pack's primary one, else the first. */
+export function primaryService(contract: Pick<Contract, 'services'>, applying: readonly Pack[]): string | undefined {
+  if (contract.services.length === 1) return contract.services[0]?.id;
+  const declared = applying.map((p) => p.primaryService).find((id) => id !== undefined && contract.services.some((s) => s.id === id));
+  return declared ?? contract.services[0]?.id;
 }
 
-/** The option that gives each service's base URL (any other service's: --server <id>=<url>). */
-const BASE_URL_OPTIONS: Record<string, string> = { 'customer-service': '--base-url', 'foreign-trade-service': '--foreign-trade-base-url' };
+/** The base URLs per service with `--base-url` given to the primary service (an explicit --server wins). */
+export function withBaseUrl(servers: Record<string, string>, baseUrl: string | undefined, primary: string | undefined): Record<string, string> {
+  if (baseUrl === undefined || primary === undefined || servers[primary] !== undefined) return servers;
+  return { ...servers, [primary]: baseUrl };
+}
+
+/** Starts a pack's reference deployment and probes each of its base URLs meanwhile. */
+async function startReference(pack: Pack, token: string, probes: ReachabilityProbes): Promise<PackReference> {
+  const service = await pack.startReference!({ token });
+  for (const url of Object.values(service.baseUrls)) probes.start(url);
+  return service;
+}
+
 
 function parseBaseUrl(baseUrl: string): URL {
   try {

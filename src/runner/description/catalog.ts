@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import type { Contract, CoverageSummary, HttpMethod, OperationResult } from '../model.ts';
 import { readValidatedYaml } from './yaml-file.ts';
 
@@ -23,7 +22,8 @@ export interface Catalog {
   }>;
 }
 
-export const CATALOG_SCHEMA = fileURLToPath(new URL('../../../contract/catalog.schema.json', import.meta.url));
+export { CATALOG_SCHEMA } from '../schemas/index.ts';
+import { CATALOG_SCHEMA } from '../schemas/index.ts';
 
 export function loadCatalog(file: string): Promise<Catalog> {
   return readValidatedYaml<Catalog>(file, CATALOG_SCHEMA);

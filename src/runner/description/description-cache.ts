@@ -6,7 +6,7 @@
  * instead of doing that work again: about 1.5 s of CPU at 2,770 operations, 0.1 s for the bundled contract. A changed
  * byte in any of its files is a miss, and only a description that passed validation is kept. The key also holds
  * the V8 version (the serialization format) and the reference parser's version (what dereferencing builds). Kept
- * beside the validation verdicts in node_modules/.cache/customer-service-conformance/descriptions/; any failure to
+ * beside the validation verdicts in node_modules/.cache/conformance/descriptions/; any failure to
  * read or write it just means no cache, and CONFORMANCE_NO_CACHE turns it off.
  */
 import { createHash } from 'node:crypto';
@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import refParser from '@apidevtools/json-schema-ref-parser/package.json' with { type: 'json' };
 
 const VERSION = `v2 v8-${process.versions.v8} ref-parser-${refParser.version}`;
-const DIR = fileURLToPath(new URL('../../../node_modules/.cache/customer-service-conformance/descriptions/', import.meta.url));
+const DIR = fileURLToPath(new URL('../../../node_modules/.cache/conformance/descriptions/', import.meta.url));
 /** Descriptions remembered at most (the least recently written go first). */
 const MAX_ENTRIES = 40;
 

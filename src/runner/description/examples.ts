@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { readValidatedYaml } from './yaml-file.ts';
 
 export interface SetupStep {
@@ -32,8 +31,11 @@ export interface Examples {
   operations: Record<string, OperationExamples>;
 }
 
-export const EXAMPLES_SCHEMA = fileURLToPath(new URL('../../../contract/examples.schema.json', import.meta.url));
+export { EXAMPLES_SCHEMA } from '../schemas/index.ts';
+import { EXAMPLES_SCHEMA } from '../schemas/index.ts';
 
-export function loadExamples(file: string): Promise<Examples> {
+export function loadExamples(file: string | undefined): Promise<Examples> {
+  // No examples file: every request is generated from the contract.
+  if (file === undefined) return Promise.resolve({ operations: {} });
   return readValidatedYaml<Examples>(file, EXAMPLES_SCHEMA);
 }

@@ -1,7 +1,6 @@
-import { fileURLToPath } from 'node:url';
 import { readValidatedYaml } from './yaml-file.ts';
 
-/** contract/profile.yaml: the service's rules as data (its JSON Schema is contract/profile.schema.json). */
+/** contract/profile.yaml: the service's rules as data (its JSON Schema is src/runner/schemas/profile.schema.json). */
 export interface Profile {
   title: string;
   contractVersion: string;
@@ -14,10 +13,11 @@ export interface Profile {
   unknownCode: 'warning' | 'error' | 'info';
   operationCodes?: Array<{ operation: string; status: number; code: string; meaning?: string }>;
   auth: {
-    scheme: 'bearer';
+    /** Header of the bearer token for an operation that declares no security scheme of its own. */
     header: string;
     rejectStatuses: number[];
     otherRejectionSeverity: 'warning' | 'error' | 'info';
+    /** Error code of the platform's refusal of the caller's IP address (a configuration problem, never a defect). */
     ipDeniedCode?: string;
   };
   createShape: {
@@ -28,12 +28,12 @@ export interface Profile {
   missing: { gatewayStatuses: number[] };
   sideEffects: Array<{ operation: string; class: 'reversible' | 'irreversible' | 'mutating'; undo?: string; effect: string }>;
   propertyCasing?: { caseSensitive: boolean; mismatchSeverity: 'warning' | 'error' | 'info' };
-  anomalies?: Array<{ id: string; operation: string; message: string }>;
   /** Request fields whose values are secrets a flow verifies: no response of the case may carry them. */
   secretFields?: string[];
 }
 
-export const PROFILE_SCHEMA = fileURLToPath(new URL('../../../contract/profile.schema.json', import.meta.url));
+export { PROFILE_SCHEMA } from '../schemas/index.ts';
+import { PROFILE_SCHEMA } from '../schemas/index.ts';
 
 export function loadProfile(file: string): Promise<Profile> {
   return readValidatedYaml<Profile>(file, PROFILE_SCHEMA);

@@ -1,9 +1,8 @@
-import { fileURLToPath } from 'node:url';
 import type { Contract, ServiceSpec } from '../model.ts';
 import { loadProfile, type Profile } from './profile.ts';
 
-/** The profile of a contract that belongs to no known platform (no envelope, no side-effect table). */
-export const GENERIC_PROFILE = fileURLToPath(new URL('../../../contract/generic-profile.yaml', import.meta.url));
+export { GENERIC_PROFILE } from '../schemas/index.ts';
+import { GENERIC_PROFILE } from '../schemas/index.ts';
 
 /** The profile each service of the contract is judged by, by service id. */
 export type Profiles = Record<string, Profile>;
@@ -21,12 +20,17 @@ export function claims(profile: Profile, service: Pick<ServiceSpec, 'id' | 'plat
 export async function loadProfiles(selection: string, contract: Pick<Contract, 'services'>): Promise<Profiles> {
   const generic = await loadProfile(GENERIC_PROFILE);
   const chosen = selection === 'generic' ? generic : await loadProfile(selection);
-  return Object.fromEntries(contract.services.map((s) => [s.id, claims(chosen, s) ? chosen : generic]));
+  const profiles: Profiles = Object.fromEntries(contract.services.map((s) => [s.id, claims(chosen, s) ? chosen : generic]));
+  FALLBACK.set(profiles, generic);
+  return profiles;
 }
+
+/** The generic profile loaded with each map: the profile of a service the map does not name (by identity, not title). */
+const FALLBACK = new WeakMap<Profiles, Profile>();
 
 /** The profile of a service (the generic one for a service the map does not know). */
 export function profileFor(profiles: Profiles, serviceId: string): Profile {
-  const profile = profiles[serviceId] ?? Object.values(profiles).find((p) => p.title === 'Generic') ?? Object.values(profiles)[0];
+  const profile = profiles[serviceId] ?? FALLBACK.get(profiles) ?? Object.values(profiles)[0];
   if (!profile) throw new Error(`no profile for service ${serviceId}`);
   return profile;
 }

@@ -2,7 +2,7 @@
  * Remembers which inputs already passed validation, by the SHA-256 of their exact content (and of the schema
  * they were checked against), so a run does not compile the OpenAPI meta-schema and the data schemas again
  * for files it has seen: a changed byte is a new key and is validated afresh. Kept in
- * node_modules/.cache/customer-service-conformance/ (any failure to read or write it just means no cache).
+ * node_modules/.cache/conformance/ (any failure to read or write it just means no cache).
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const VERSION = 'v1';
-const DIR = fileURLToPath(new URL('../../../node_modules/.cache/customer-service-conformance/', import.meta.url));
+const DIR = fileURLToPath(new URL('../../../node_modules/.cache/conformance/', import.meta.url));
 const FILE = join(DIR, 'validated.json');
 const MAX_KEYS = 500;
 

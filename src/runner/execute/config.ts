@@ -4,7 +4,9 @@ import type { ClientOptions } from '../http/client-options.ts';
 export interface RunConfig {
   contractFiles: string[];
   profileFile: string;
-  examplesFile: string;
+  examplesFile?: string;
+  /** Fields of the OTP source's JSON answer holding the one-time password (from the pack that applies). */
+  otpFields?: readonly string[];
   /** Base URL per service id of the contract. */
   baseUrls: Record<string, string>;
   /** The bearer token. Lives only in memory; every recorded exchange is redacted. */

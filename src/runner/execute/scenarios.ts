@@ -1,5 +1,5 @@
 /**
- * Scenario suites (every test file under suites/ but the Pact consumers) run in vitest, loaded only when a run selects them. Their case results
+ * Scenario suites (the test files of the packs that apply, and the user's own) run in vitest, loaded only when a run selects them. Their case results
  * come back per operationId, to be joined with the generated cases into one results model.
  */
 import type { CaseResult, Contract } from '../model.ts';
@@ -11,7 +11,7 @@ export interface ScenarioRun {
   readonly done: Promise<{ cases: Map<string, CaseResult[]>; errors: string[]; interrupted: boolean }>;
 }
 
-export function runScenarios(input: { root: string; config: RunConfig; contract: Contract; include: string[] }): ScenarioRun {
+export function runScenarios(input: { root: string; config: RunConfig; contract: Contract; include: string[]; exclude?: string[] }): ScenarioRun {
   let cancelled = false;
   let cancel: () => void = () => undefined;
   const done = (async () => {
@@ -43,7 +43,7 @@ export function runScenarios(input: { root: string; config: RunConfig; contract:
         root: input.root,
         watch: false,
         include: input.include,
-        exclude: ['suites/pact/**', 'suites/generated/**', '**/node_modules/**'],
+        exclude: [...(input.exclude ?? []), '**/node_modules/**'],
         reporters: [collector],
         provide: { conformance: input.config },
         maxConcurrency: input.config.concurrency,

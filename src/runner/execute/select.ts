@@ -21,7 +21,7 @@ const METHODS = /^(GET|PUT|POST|DELETE|PATCH|HEAD|OPTIONS|TRACE)$/i;
 
 /**
  * An --include/--exclude selector: an operationId, a group (with or without its slash), a service, an HTTP
- * method (GET), a path glob (`/address-types/*`, `**` spans segments), or an explicit `operation:`, `group:`,
+ * method (GET), a path glob (`/orders/*`, `**` spans segments), or an explicit `operation:`, `group:`,
  * `service:`, `tag:`, `method:` or `path:` prefix.
  */
 export function matchesSelector(op: Selectable, pattern: string): boolean {

@@ -444,11 +444,7 @@ export class Session implements CaseHost {
       url: template.replace('{transactionId}', encodeURIComponent(transactionId)),
       headers: { accept: 'application/json', ...credentialHeader(this.profile, this.config.token) },
     });
-    const json = exchange.response?.json;
-    const value =
-      typeof json === 'object' && json !== null
-        ? ((json as Record<string, unknown>)['oneTimePassword'] ?? (json as Record<string, unknown>)['otp'])
-        : exchange.response?.body.trim();
+    const value = otpValueOf(exchange.response?.json, exchange.response?.body, this.config.otpFields ?? []);
     if (!is2xx(exchange) || typeof value !== 'string' || value === '') {
       throw new Skip('otp-source', `the OTP source answered ${exchange.response?.status ?? exchange.error?.message} with no one-time password`);
     }
@@ -561,3 +557,16 @@ export class Session implements CaseHost {
 }
 
 export type { Finding };
+
+/**
+ * The one-time password in an OTP source's answer: plain text, a JSON string, the first of the pack's named
+ * fields (RunConfig.otpFields), or the only string field of a JSON object.
+ */
+export function otpValueOf(json: unknown, body: string | undefined, fields: readonly string[]): unknown {
+  if (typeof json === 'string') return json;
+  if (typeof json !== 'object' || json === null) return json === undefined ? body?.trim() : undefined;
+  const record = json as Record<string, unknown>;
+  for (const field of fields) if (record[field] !== undefined) return record[field];
+  const strings = Object.values(record).filter((v) => typeof v === 'string');
+  return strings.length === 1 ? strings[0] : undefined;
+}

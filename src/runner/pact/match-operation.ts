@@ -2,7 +2,7 @@
  * Maps a pact interaction's method and path onto a contract operation. Path templates are matched segment
  * by segment: a literal segment must be equal, a `{name}` segment takes any one non-empty segment (its
  * percent-decoded value is returned as the path parameter). Literal matches win over templated ones, so
- * "/address-types/fields" would prefer a literal route over "/address-types/{id}".
+ * "/orders/latest" would prefer a literal route over "/orders/{id}".
  */
 import type { Contract, Operation } from '../model.ts';
 

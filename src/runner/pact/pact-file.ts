@@ -206,7 +206,7 @@ function bodyOf(part: Obj, v4: boolean, headers: Record<string, string[]>): Pact
   return { ...(headerType ? { contentType: headerType } : {}), content, json };
 }
 
-/** "GET /address-types/{id}" style label of an interaction's request. */
+/** "GET /orders/{id}" style label of an interaction's request. */
 export function requestLabel(interaction: PactHttpInteraction): string {
   return `${interaction.request.method} ${interaction.request.path}`;
 }

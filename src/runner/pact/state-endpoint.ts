@@ -5,7 +5,7 @@
  *   POST <url>   {"state": "<name>", "params": {...}, "action": "setup" | "teardown"}
  *
  * setup answers 200 with a JSON object of the values to inject (`fromProviderState` expressions such as
- * `${addressTypeId}` take them); teardown answers 200 `{}`. An unknown state or a failed setup answers
+ * `${orderId}` take them); teardown answers 200 `{}`. An unknown state or a failed setup answers
  * 500 `{"error": "<one line>"}`, which every verifier reports as a failure of that interaction. A request
  * without a state (an interaction that names none) answers 200 `{}`. Verifiers that send the state as query
  * parameters (`--state-change-as-query`) are understood too.
@@ -15,7 +15,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PROVIDER_STATES, StateChangeError, type JsonMap, type ProviderStateHandler, type ServiceApi } from './states.ts';
+import { StateChangeError, type JsonMap, type ProviderStateHandler, type ProviderStates, type ServiceApi } from './states.ts';
 
 /** The path the state-change endpoint answers on (and `<path>/<provider>` to restrict it to one provider). */
 export const STATE_CHANGE_PATH = '/pact-states';
@@ -54,10 +54,10 @@ export function parseStateChange(body: unknown, query?: URLSearchParams): StateC
  * The state handlers of every provider that has an API here, looked up by state name. `apis` maps a
  * provider id (the pact's provider name) to the API its states are set up through.
  */
-export function createStateChangeHandler(apis: Record<string, ServiceApi>): StateChangeHandler {
+export function createStateChangeHandler(apis: Record<string, ServiceApi>, states: ProviderStates): StateChangeHandler {
   const byProvider = new Map<string, Map<string, ProviderStateHandler>>();
   for (const [provider, api] of Object.entries(apis)) {
-    const make = PROVIDER_STATES[provider];
+    const make = states[provider];
     if (make) byProvider.set(provider, new Map(Object.entries(make(api))));
   }
   return async (change, provider) => {
@@ -141,9 +141,10 @@ export interface StateChangeServer {
 /** Starts a stand-alone state-change endpoint (127.0.0.1 and a free port unless given). */
 export async function startStateChangeServer(
   apis: Record<string, ServiceApi>,
+  states: ProviderStates,
   opts: { port?: number; host?: string } = {},
 ): Promise<StateChangeServer> {
-  const handler = createStateChangeHandler(apis);
+  const handler = createStateChangeHandler(apis, states);
   const server: Server = createServer((req, res) => {
     void (async () => {
       let reply: { status: number; body: JsonMap; allow?: string } | undefined;

@@ -1,12 +1,11 @@
 /**
  * Provider states: what each state a consumer names means, set up through the service's own API with the
  * run's token, and torn down afterwards. Keys are the exact state strings consumers write in their pacts;
- * each handler's setup returns the values consumers inject with `fromProviderState` (e.g. `${addressTypeId}`).
+ * each handler's setup returns the values consumers inject with `fromProviderState`. A pack gives the handlers
+ * of its providers (Pack.providerStates); this module has what every handler needs.
  *
- * Records the interactions themselves create (a consumer's "create an address type" needs no state) are
- * recorded from the responses and deleted again (see CREATED_RECORDS and the ledger in verify-worker.ts).
- *
- * The table in suites/pact/README.md lists the same states; keep both in step.
+ * Records the interactions themselves create are recorded from the responses and deleted again (the ledger in
+ * verify-worker.ts, with the DELETE plan/undo.ts derives from the contract).
  */
 import { createdIds } from '../execute/created.ts';
 import { HttpClient } from '../http/client.ts';
@@ -23,6 +22,9 @@ export interface ProviderStateHandler {
 }
 
 export type ProviderStateHandlers = Record<string, ProviderStateHandler>;
+
+/** State handlers per provider name (a pack's Pack.providerStates). */
+export type ProviderStates = Record<string, (api: ServiceApi) => ProviderStateHandlers>;
 
 export interface ServiceApi {
   /** Calls the service (path relative to its base URL) with the run's bearer token. */
@@ -62,40 +64,52 @@ export function createServiceApi(baseUrl: string, token: string, timeoutMs: numb
   };
 }
 
-function errorCode(json: unknown): string | undefined {
+/** The `error.code` of a platform-style error body, if any. */
+export function errorCode(json: unknown): string | undefined {
   const error = (json as { error?: { code?: unknown } } | undefined)?.error;
   return typeof error?.code === 'string' ? error.code : undefined;
 }
 
-function describeFailure(method: string, path: string, status: number, json: unknown): string {
+/** "POST /things answered 400 SOME_CODE": a failed state call, never with the token. */
+export function describeFailure(method: string, path: string, status: number, json: unknown): string {
   const code = errorCode(json);
   return `${method} ${path} answered ${status}${code ? ` ${code}` : ''}`;
 }
 
-async function create(api: ServiceApi, path: string, body: unknown, what: string): Promise<string> {
+/** Whether a DELETE's answer means the record is gone (by default 404 or 410). */
+export type RecordGone = (status: number, json: unknown) => boolean;
+export const GONE_BY_STATUS: RecordGone = (status) => status === 404 || status === 410;
+
+/** Answers that also mean "already gone" (a pack's: a platform that answers 400 with a not-found code). */
+export interface GoneAnswer {
+  status: number;
+  /** The `error.code` the answer carries. */
+  code?: string;
+}
+
+export function goneBy(answers: readonly GoneAnswer[] = []): RecordGone {
+  return (status, json) => GONE_BY_STATUS(status, json) || answers.some((a) => a.status === status && (a.code === undefined || a.code === errorCode(json)));
+}
+
+/** Deletes; a record already gone is fine: the interaction may have deleted it. */
+export async function deleteIfPresent(api: ServiceApi, path: string, gone: RecordGone = GONE_BY_STATUS): Promise<void> {
+  const res = await api.call('DELETE', path);
+  if ((res.status >= 200 && res.status < 300) || gone(res.status, res.json)) return;
+  throw new StateChangeError(`could not clean up: ${describeFailure('DELETE', path, res.status, res.json)}`);
+}
+
+/** Creates a record with a POST and returns its id (from any answer holding one), or fails naming the call. */
+export async function createRecord(api: ServiceApi, path: string, body: unknown, what: string): Promise<string> {
   const res = await api.call('POST', path, body);
-  const id = res.status === 200 ? createdIds(res.json)[0] : undefined;
+  const id = res.status >= 200 && res.status < 300 ? createdIds(res.json)[0] : undefined;
   if (id === undefined) {
-    throw new StateChangeError(
-      `could not create ${what}: ${describeFailure('POST', path, res.status, res.json)}${res.status === 200 ? ' without an id' : ''}`,
-    );
+    throw new StateChangeError(`could not create ${what}: ${describeFailure('POST', path, res.status, res.json)}${res.status < 300 ? ' without an id' : ''}`);
   }
   return id;
 }
 
-/** Deletes; a record already gone (400 ERR_PLAT_4, or 404) is fine: the interaction may have deleted it. */
-export async function deleteIfPresent(api: ServiceApi, path: string): Promise<void> {
-  const res = await api.call('DELETE', path);
-  if (res.status === 200 || res.status === 404 || (res.status === 400 && errorCode(res.json) === 'ERR_PLAT_4')) return;
-  throw new StateChangeError(`could not clean up: ${describeFailure('DELETE', path, res.status, res.json)}`);
-}
-
-function uniqueCode(): string {
-  return `PACT-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`.toUpperCase();
-}
-
 /** A stack per state: setup pushes what it created, teardown pops it (interactions run one at a time). */
-function stateWith<T>(
+export function stateWith<T>(
   setup: (params: JsonMap) => Promise<{ created: T; inject: JsonMap }>,
   teardown: (created: T) => Promise<void>,
 ): ProviderStateHandler {
@@ -112,81 +126,3 @@ function stateWith<T>(
     },
   };
 }
-
-/** customer-service states. */
-export function customerServiceStates(api: ServiceApi): ProviderStateHandlers {
-  const createType = () =>
-    create(api, '/address-types', { code: uniqueCode(), name: 'Pact provider state' }, 'an address type');
-  return {
-    'an address type exists': stateWith(
-      async () => {
-        const addressTypeId = await createType();
-        return { created: { addressTypeId }, inject: { addressTypeId } };
-      },
-      async ({ addressTypeId }) => deleteIfPresent(api, `/address-types/${addressTypeId}`),
-    ),
-    'an address type with a field exists': stateWith(
-      async () => {
-        const addressTypeId = await createType();
-        const fieldId = await create(
-          api,
-          `/address-types/${addressTypeId}/fields`,
-          { fieldKey: 'street', isMandatory: true, sequenceNumber: 1, isVisible: true },
-          'an address type field',
-        ).catch(async (error: unknown) => {
-          await deleteIfPresent(api, `/address-types/${addressTypeId}`);
-          throw error;
-        });
-        return { created: { addressTypeId, fieldId }, inject: { addressTypeId, fieldId } };
-      },
-      async ({ addressTypeId, fieldId }) => {
-        await deleteIfPresent(api, `/address-types/${addressTypeId}/fields/${fieldId}`);
-        await deleteIfPresent(api, `/address-types/${addressTypeId}`);
-      },
-    ),
-  };
-}
-
-/** foreign-trade-service states. Generating a reference number cannot be undone (the counter advances). */
-export function foreignTradeServiceStates(api: ServiceApi): ProviderStateHandlers {
-  return {
-    'a reference number was generated': stateWith(
-      async () => {
-        const path = '/reference-numbers/generate';
-        const res = await api.call('POST', path, { direction: 'IMPORT', isDomestic: false, transactionType: 'LC' });
-        const lastReference = (res.json as { LastReference?: unknown } | undefined)?.LastReference;
-        if (res.status !== 200 || typeof lastReference !== 'string') {
-          throw new StateChangeError(`could not generate a reference number: ${describeFailure('POST', path, res.status, res.json)}`);
-        }
-        return { created: lastReference, inject: { lastReference } };
-      },
-      async () => undefined,
-    ),
-  };
-}
-
-/** State handlers by provider name (the pact's provider.name, which is the contract's x-service-id). */
-export const PROVIDER_STATES: Record<string, (api: ServiceApi) => ProviderStateHandlers> = {
-  'customer-service': customerServiceStates,
-  'foreign-trade-service': foreignTradeServiceStates,
-};
-
-/** Records an interaction creates, and how to delete each (path relative to the service base). */
-export interface CreatedRecordRule {
-  method: string;
-  /** Path template of the create operation. */
-  template: RegExp;
-  /** Path of the delete for one created id; `match` is the template match of the create's path. */
-  undo: (match: RegExpExecArray, id: string) => string;
-}
-
-export const CREATED_RECORDS: Record<string, CreatedRecordRule[]> = {
-  'customer-service': [
-    { method: 'POST', template: /^\/address-types\/?$/, undo: (_m, id) => `/address-types/${id}` },
-    {
-      method: 'POST',
-      template: /^\/address-types\/([^/]+)\/fields\/?$/,
-      undo: (m, id) => `/address-types/${m[1] ?? ''}/fields/${id}`,
-    },
-  ],
-};

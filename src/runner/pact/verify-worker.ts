@@ -19,8 +19,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Verifier, type VerifierOptions } from '@pact-foundation/pact';
 import { request as undiciRequest } from 'undici';
 import { parseStateChange, type StateChangeRequest } from './state-endpoint.ts';
-import { CREATED_RECORDS, createServiceApi, createdIds, deleteIfPresent, type JsonMap, type ServiceApi } from './states.ts';
-import type { StateFailure, WorkerRequest, WorkerResponse, WorkerRun, WorkerRunResult } from './worker-protocol.ts';
+import type { Operation } from '../model.ts';
+import { undoPathParams } from '../plan/undo.ts';
+import { createServiceApi, createdIds, deleteIfPresent, goneBy, type JsonMap, type RecordGone, type ServiceApi } from './states.ts';
+import type { CreatedRecordRule, StateFailure, WorkerRequest, WorkerResponse, WorkerRun, WorkerRunResult } from './worker-protocol.ts';
 
 const STATE_SETUP_PATH = '/_pactSetup';
 
@@ -43,23 +45,32 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-async function drainLedger(api: ServiceApi, ledger: Ledger): Promise<void> {
+async function drainLedger(api: ServiceApi, ledger: Ledger, gone: RecordGone): Promise<void> {
   while (ledger.pending.length > 0) {
     const path = ledger.pending.pop() ?? '';
     try {
-      await deleteIfPresent(api, path);
+      await deleteIfPresent(api, path, gone);
     } catch (error) {
       ledger.problems.push(`${path}: ${(error as Error).message}`);
     }
   }
 }
 
-/** Notes the ids a create answered with (200), so teardown can delete them. */
-function recordCreated(provider: string, req: FilterRequest, res: ServerResponse, ledger: Ledger): void {
+/** The DELETE path of a record a create made: the created id and the create's own path values put in. */
+function undoPath(rule: CreatedRecordRule, match: RegExpExecArray, id: string): string {
+  const names = [...rule.createPath.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? '');
+  const createParams = Object.fromEntries(names.map((n, i) => [n, match[i + 1] ?? '']));
+  const values = undoPathParams({ path: rule.createPath } as Operation, { path: rule.deletePath } as Operation, rule.idParam, createParams, id);
+  return rule.deletePath.replace(/\{([^}]+)\}/g, (_, name: string) => values[name] ?? '');
+}
+
+/** Notes the ids a create answered with (2xx), so teardown can delete them. */
+function recordCreated(rules: readonly CreatedRecordRule[], req: FilterRequest, res: ServerResponse, ledger: Ledger): void {
   const path = (req.url ?? '').split('?')[0] ?? '';
-  const rule = (CREATED_RECORDS[provider] ?? []).find((r) => r.method === req.method && r.template.test(path));
-  const match = rule ? rule.template.exec(path) : null;
+  let match: RegExpExecArray | null = null;
+  const rule = rules.find((r) => r.method === req.method && (match = new RegExp(r.pattern).exec(path)) !== null);
   if (!rule || !match) return;
+  const matched: RegExpExecArray = match;
   const chunks: Buffer[] = [];
   const write = res.write.bind(res) as (...args: unknown[]) => boolean;
   const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
@@ -73,10 +84,10 @@ function recordCreated(provider: string, req: FilterRequest, res: ServerResponse
   };
   (res as { end: (...args: unknown[]) => ServerResponse }).end = (...args: unknown[]) => {
     if (typeof args[0] !== 'function') keep(args[0]);
-    if (res.statusCode === 200) {
+    if (res.statusCode >= 200 && res.statusCode < 300) {
       try {
         for (const id of createdIds(JSON.parse(Buffer.concat(chunks).toString('utf8')))) {
-          ledger.pending.push(rule.undo(match, encodeURIComponent(id)));
+          ledger.pending.push(undoPath(rule, matched, encodeURIComponent(id)));
         }
       } catch {
         // not JSON: nothing was created that we can name
@@ -123,13 +134,13 @@ function createRequestFilter(
     const path = req.path ?? (req.url ?? '').split('?')[0];
     if (path !== STATE_SETUP_PATH) {
       req.headers['authorization'] = `Bearer ${request.token}`;
-      recordCreated(request.provider, req, res, ledger);
+      recordCreated(request.createdRecords, req, res, ledger);
       next();
       return;
     }
     const change = parseStateChange(req.body);
     void (async () => {
-      if (change.action === 'teardown') await drainLedger(api, ledger);
+      if (change.action === 'teardown') await drainLedger(api, ledger, goneBy(request.goneAnswers));
       if (change.state === '') {
         sendJson(res, 200, {});
         return;
@@ -201,7 +212,7 @@ export async function runWorker(request: WorkerRequest): Promise<WorkerResponse>
     } catch (error) {
       report = reportOf(error);
     }
-    await drainLedger(api, ledger);
+    await drainLedger(api, ledger, goneBy(request.goneAnswers));
     runs.push({ id: run.id, ...report, durationMs: Math.round(performance.now() - started) });
   }
   await api.close();

@@ -2,8 +2,8 @@
  * Provider verification: replays every consumer's pact against the running services and reports each
  * interaction.
  *
- * Pacts are grouped by provider (pact `provider.name`): customer-service is verified against
- * customerBaseUrl, foreign-trade-service against foreignTradeBaseUrl. Each provider runs in its own child
+ * Pacts are grouped by provider (pact `provider.name`, a service id of the contract), each verified against its
+ * base URL (`baseUrls`). Provider states come from the packs (Pack.providerStates). Each provider runs in its own child
  * process (verify-worker.ts) with pact-js's Verifier, one verifier run per pact file (or one for the broker),
  * so results can be attributed to a pact file and consumer without guessing. Per-interaction results come
  * from the verifier's JSON report (see verifier-results.ts).
@@ -15,13 +15,16 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Contract, PactInteractionResult } from '../model.ts';
 import { loadContract } from '../description/load.ts';
+import { loadProfiles, profileFor } from '../description/profiles.ts';
+import { defaultContracts, fromPacks, packsFor, type Pack } from '../pack.ts';
+import { undoOf } from '../plan/undo.ts';
 import { BrokerError, probeBroker } from './broker.ts';
 import { PactInputError } from './errors.ts';
 import { matchOperation } from './match-operation.ts';
 import type { PactHttpInteraction } from './pact-file.ts';
 import { readPactSources, type LoadedPact } from './sources.ts';
 import { startStateChangeServer, type StateChangeServer } from './state-endpoint.ts';
-import { createServiceApi } from './states.ts';
+import { createServiceApi, type ProviderStates } from './states.ts';
 import {
   interactionLabel,
   mapMismatch,
@@ -34,6 +37,7 @@ import type {
   BrokerSource,
   StateFailure,
   VerifierLogLevel,
+  CreatedRecordRule,
   WorkerRequest,
   WorkerResponse,
   WorkerRun,
@@ -43,10 +47,12 @@ import type {
 export type { BrokerSource, VerifierLogLevel } from './worker-protocol.ts';
 
 export interface VerifyPactsOptions {
-  /** Pact directories, files or URLs. Default ['contract/pacts'] (none when a broker is given). */
+  /** Pact directories, files or URLs. Default: the packs' pacts (none when a broker is given). */
   pacts?: string[];
-  customerBaseUrl: string;
-  foreignTradeBaseUrl: string;
+  /** Base URL per provider (service id). */
+  baseUrls: Record<string, string>;
+  /** Packs that give the default contract and pacts, provider states and "already gone" answers. */
+  packs?: readonly Pack[];
   /** Bearer token sent to the services (replaces the Authorization header of every pact request). */
   token: string;
   /** No pacts found is an empty result instead of a PactInputError. */
@@ -57,7 +63,7 @@ export interface VerifyPactsOptions {
   timeoutMs?: number;
   /** Log level of the verifier (default 'warn'). 'trace' is not offered: it logs the broker credentials. */
   logLevel?: VerifierLogLevel;
-  /** Contract to map interactions onto operations; default: contract/*.openapi.yaml of this repository. */
+  /** Contract to map interactions onto operations; default: the packs' contracts. */
   contract?: Contract;
   /**
    * The provider-state change endpoint (Pact convention, see state-endpoint.ts). Default: one is started
@@ -76,17 +82,14 @@ export interface VerifyPactsResult {
   warnings: string[];
 }
 
-const DEFAULT_PACTS = ['contract/pacts'];
-const DEFAULT_CONTRACT = ['customer-service.openapi.yaml', 'foreign-trade-service.openapi.yaml'].map((f) =>
-  fileURLToPath(new URL(`../../../contract/${f}`, import.meta.url)),
-);
 // Compiled (dist/*.js): the compiled worker, run as is; from the TypeScript sources: the .ts worker through tsx.
 const COMPILED = import.meta.url.endsWith('.js');
 const WORKER = fileURLToPath(new URL(COMPILED ? './verify-worker.js' : './verify-worker.ts', import.meta.url));
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 export async function verifyPacts(opts: VerifyPactsOptions): Promise<VerifyPactsResult> {
-  const sources = opts.pacts ?? (opts.broker ? [] : DEFAULT_PACTS);
+  const packs = opts.packs ?? [];
+  const sources = opts.pacts ?? (opts.broker ? [] : packs.flatMap((p) => (p.pacts ? [p.pacts] : [])));
   const broker = opts.broker;
   const auth = broker ? { ...pick(broker, ['token', 'username', 'password'] as const) } : {};
   if (broker) {
@@ -101,11 +104,12 @@ export async function verifyPacts(opts: VerifyPactsOptions): Promise<VerifyPacts
       `no pacts found in ${sources.length > 0 ? sources.join(', ') : '(no sources given)'}: give pact files, directories or URLs with --pacts, or a broker with --broker-url`,
     );
   }
-  const contract = opts.contract ?? (await loadContract(DEFAULT_CONTRACT).catch(() => undefined));
-  const baseUrls: Record<string, string> = {
-    'customer-service': opts.customerBaseUrl,
-    'foreign-trade-service': opts.foreignTradeBaseUrl,
-  };
+  const contract = opts.contract ?? (defaultContracts(packs).length > 0 ? await loadContract(defaultContracts(packs)).catch(() => undefined) : undefined);
+  const baseUrls = opts.baseUrls;
+  const applying = contract ? packsFor(packs, contract.services) : [...packs];
+  const states: ProviderStates = Object.assign({}, ...(await Promise.all(applying.map(async (p) => (await p.providerStates?.()) ?? {}))));
+  const created = contract ? await createdRecordRules(contract, fromPacks(applying, 'profile')) : [];
+  const goneAnswers = applying.flatMap((p) => p.goneAnswers ?? []);
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const logLevel = opts.logLevel ?? 'warn';
   let stateServer: StateChangeServer | undefined;
@@ -113,11 +117,11 @@ export async function verifyPacts(opts: VerifyPactsOptions): Promise<VerifyPacts
   try {
     let stateChangeUrl = opts.stateChangeUrl;
     if (stateChangeUrl === undefined) {
-      const server = await startStateChangeServer(Object.fromEntries(apis));
+      const server = await startStateChangeServer(Object.fromEntries(apis), states);
       stateServer = server;
       stateChangeUrl = (provider) => `${server.url}/${encodeURIComponent(provider)}`;
     }
-    return await verifyWith(opts, loaded, contract, baseUrls, broker, { timeoutMs, logLevel, stateChangeUrl });
+    return await verifyWith(opts, loaded, contract, baseUrls, broker, { timeoutMs, logLevel, stateChangeUrl, created, goneAnswers });
   } finally {
     await stateServer?.close();
     await Promise.all(apis.map(([, api]) => api.close()));
@@ -130,7 +134,7 @@ async function verifyWith(
   contract: Contract | undefined,
   baseUrls: Record<string, string>,
   broker: BrokerSource | undefined,
-  run: { timeoutMs: number; logLevel: VerifierLogLevel; stateChangeUrl: string | ((provider: string) => string) },
+  run: { timeoutMs: number; logLevel: VerifierLogLevel; stateChangeUrl: string | ((provider: string) => string); created: Array<CreatedRecordRule & { service: string }>; goneAnswers: WorkerRequest['goneAnswers'] },
 ): Promise<VerifyPactsResult> {
   const { timeoutMs, logLevel, stateChangeUrl } = run;
 
@@ -154,7 +158,8 @@ async function verifyWith(
     if (runs.length === 0) continue;
     const interactionCount = pacts.reduce((n, p) => n + p.pact.interactions.length, 0);
     const stateUrl = typeof stateChangeUrl === 'string' ? stateChangeUrl : stateChangeUrl(provider);
-    jobs.push({ request: { provider, baseUrl, token: opts.token, timeoutMs, logLevel, stateChangeUrl: stateUrl, runs }, files, ...(brokerRunId ? { brokerRunId } : {}), interactionCount });
+    const createdRecords = run.created.filter((r) => r.service === provider).map(({ service: _service, ...rule }) => rule);
+    jobs.push({ request: { provider, baseUrl, token: opts.token, timeoutMs, logLevel, stateChangeUrl: stateUrl, runs, createdRecords, goneAnswers: run.goneAnswers }, files, ...(brokerRunId ? { brokerRunId } : {}), interactionCount });
   }
 
   // Pacts for a provider this suite has no base URL for.
@@ -197,9 +202,23 @@ async function verifyWith(
   }
 
   if (broker && interactions.length === 0 && loaded.length === 0 && !opts.allowNoPacts) {
-    throw new PactInputError(`no pacts found at the broker ${broker.url} for customer-service or foreign-trade-service`);
+    throw new PactInputError(`no pacts found at the broker ${broker.url} for ${Object.keys(baseUrls).join(' or ')}`);
   }
   return { mode: 'verify', interactions, output: outputs.join('\n'), warnings };
+}
+
+/** Every create of the contract whose records a DELETE removes (plan/undo.ts), as rules the worker applies. */
+async function createdRecordRules(contract: Contract, profileFile: string | undefined): Promise<Array<CreatedRecordRule & { service: string }>> {
+  const profiles = await loadProfiles(profileFile ?? 'generic', contract);
+  const rules: Array<CreatedRecordRule & { service: string }> = [];
+  for (const op of contract.operations) {
+    if (op.method !== 'POST' && op.method !== 'PUT') continue;
+    const undo = undoOf(contract, profileFor(profiles, op.service), op);
+    if (!undo?.delete || !undo.idParam) continue;
+    const pattern = `^${op.path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('([^/]+)').replace(/\/$/, '')}/?$`;
+    rules.push({ service: op.service, method: op.method, pattern, createPath: op.path, deletePath: undo.delete.path, idParam: undo.idParam });
+  }
+  return rules;
 }
 
 function pick<T extends object, K extends keyof T>(obj: T, keys: readonly K[]): Partial<Pick<T, K>> {

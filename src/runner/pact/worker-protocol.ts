@@ -34,6 +34,21 @@ export interface WorkerRequest {
   /** The provider-state change endpoint (Pact convention) every state setup and teardown goes to. */
   stateChangeUrl: string;
   runs: WorkerRun[];
+  /** Creates whose records are deleted at the interaction's teardown (derived from the contract, plan/undo.ts). */
+  createdRecords: CreatedRecordRule[];
+  /** DELETE answers that mean "already gone", besides 404 and 410 (the pack's). */
+  goneAnswers: Array<{ status: number; code?: string }>;
+}
+
+/** A create (method, path pattern) and the DELETE that removes what it created. */
+export interface CreatedRecordRule {
+  method: string;
+  /** Regular expression source matching the create's path (relative to the base URL), one group per parameter. */
+  pattern: string;
+  createPath: string;
+  deletePath: string;
+  /** The DELETE's path parameter that takes the created id. */
+  idParam: string;
 }
 
 /** A provider-state change that did not succeed. */

@@ -26,7 +26,7 @@ export async function readBaseline(path: string): Promise<RunResults> {
   const results = data as Partial<RunResults> | null;
   if (!READABLE_SCHEMA_VERSIONS.includes(results?.schemaVersion as number) || !Array.isArray(results?.operations)) {
     throw new ResultsInputError(
-      `--baseline ${path}: not a results.json of schemaVersion ${READABLE_SCHEMA_VERSIONS.join(' or ')} (see ${join('contract', 'results.schema.json')})`,
+      `--baseline ${path}: not a results.json of schemaVersion ${READABLE_SCHEMA_VERSIONS.join(' or ')} (see src/runner/schemas/results.schema.json)`,
     );
   }
   return expandResults(results);

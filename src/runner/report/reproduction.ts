@@ -26,7 +26,7 @@ export interface ChainStep {
 export interface ReproductionOptions {
   /** One line: what the run found (e.g. "response-schema-conformance: ... must be boolean"). */
   finding?: string;
-  /** Title line, e.g. "get-address-type-field-list › positive". */
+  /** Title line, e.g. "list-orders › positive". */
   title?: string;
 }
 

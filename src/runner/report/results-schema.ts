@@ -1,14 +1,14 @@
 /**
- * Validation of results.json against contract/results.schema.json (JSON Schema 2020-12), or, for a results.json
- * of schemaVersion 1, against contract/results-v1.schema.json.
+ * Validation of results.json against src/runner/schemas/results.schema.json (JSON Schema 2020-12), or, for a results.json
+ * of schemaVersion 1, against src/runner/schemas/results-v1.schema.json.
  */
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 
-export const RESULTS_SCHEMA_URL = new URL('../../../contract/results.schema.json', import.meta.url);
-export const RESULTS_V1_SCHEMA_URL = new URL('../../../contract/results-v1.schema.json', import.meta.url);
+export { RESULTS_SCHEMA_URL, RESULTS_V1_SCHEMA_URL } from '../schemas/index.ts';
+import { RESULTS_SCHEMA_URL, RESULTS_V1_SCHEMA_URL } from '../schemas/index.ts';
 
 type AddFormats = (ajv: Ajv2020, formats?: string[]) => Ajv2020;
 const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??

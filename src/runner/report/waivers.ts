@@ -7,7 +7,7 @@
  *   case whose only blocking findings are waived passes.
  * - An expired waiver waives nothing and always fails the run, whether or not it still matches anything:
  *   a stale entry must be removed or renewed on purpose. It is listed in `results.expiredWaivers`.
- * - The file is YAML validated against contract/waivers.schema.json; a mistake is a one-line
+ * - The file is YAML validated against src/runner/schemas/waivers.schema.json; a mistake is a one-line
  *   WaiverFileError naming the file, the line and the key.
  */
 import { readFile } from 'node:fs/promises';
@@ -41,7 +41,8 @@ export class WaiverFileError extends Error {
   }
 }
 
-export const WAIVERS_SCHEMA_URL = new URL('../../../contract/waivers.schema.json', import.meta.url);
+export { WAIVERS_SCHEMA_URL } from '../schemas/index.ts';
+import { WAIVERS_SCHEMA_URL } from '../schemas/index.ts';
 const KEYS = ['operationId', 'check', 'reason', 'expires'] as const;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 

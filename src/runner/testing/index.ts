@@ -1,8 +1,8 @@
 /**
  * Helpers for conformance suites: the generated one and the scenario suites a QA engineer writes.
  *   const api = await conformanceClient();          // the run's session, bound to the target
- *   const res = await api.call('create-address-type', { body: { code: 'X', name: 'Y' } });
- *   expect(res).toConformTo('create-address-type'); // the registered checks, as in the generated cases
+ *   const res = await api.call('create-order', { body: { item: 'X', quantity: 1 } });
+ *   expect(res).toConformTo('create-order'); // the registered checks, as in the generated cases
  */
 import { getCurrentTest } from '@vitest/runner';
 import { expect, inject, type TestContext } from 'vitest';
