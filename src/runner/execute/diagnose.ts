@@ -6,12 +6,15 @@
  *   cases are looked at again (a contract without such a GET).
  * - base URL: when every selected operation of a service answers like an unknown route, the base URL is
  *   probably wrong (a gateway without the service prefix, say): the message shows the URL and what it answered.
+ * - caller IP: an answer carrying the profile's `auth.ipDeniedCode` says the deployment does not allow the
+ *   address the run comes from; the preflight stops on it, and a case that meets it later is errored.
  * Either one sets `stopped` on the results: the verdict is incomplete (exit 2) and the reports are written.
  */
 import type { Dispatcher } from 'undici';
 import { request } from '../http/undici.ts';
 import type { Contract, Operation, OperationResult, RunResults } from '../model.ts';
 import type { Profile } from '../description/profile.ts';
+import { atPointer } from '../checks/types.ts';
 
 const REJECTED = new Set([401, 403]);
 
@@ -21,6 +24,19 @@ export function credentialsMessage(statuses: readonly number[]): string | undefi
   const kinds = [...new Set(statuses)].sort().join('/');
   return `the deployment rejected the credentials (${kinds} on ${statuses.length} of ${statuses.length} calls): check the bearer token (CONFORMANCE_TOKEN or --token)`;
 }
+
+/**
+ * The platform refused the caller's IP address (the profile's `auth.ipDeniedCode` in an error answer): where
+ * the run comes from is not allowed, which says nothing about the operation. The reason, or undefined.
+ */
+export function ipDeniedReason(profile: Profile, status: number, json: unknown): string | undefined {
+  const code = profile.auth.ipDeniedCode;
+  if (code === undefined || status < 400 || atPointer(json, profile.errorEnvelope.codePointer) !== code) return undefined;
+  return `the deployment refused the caller's IP address (${code}, status ${status}): run from an address it allows; nothing was judged`;
+}
+
+/** At most this much of a preflight answer is read (to find the IP-denied code in it). */
+const PREFLIGHT_BODY_BYTES = 64 * 1024;
 
 /** Safe operations without path parameters: calls any valid token must be let through. */
 export function preflightOperations(contract: Contract, selected: readonly Operation[]): Operation[] {
@@ -59,13 +75,38 @@ export async function preflightCredentials(input: {
         headersTimeout: input.timeoutMs,
         bodyTimeout: input.timeoutMs,
       });
-      await res.body.dump();
+      const body = await readCapped(res.body, PREFLIGHT_BODY_BYTES);
+      const denied = res.statusCode >= 400 ? ipDeniedReason(input.profile, res.statusCode, parseJson(body)) : undefined;
+      if (denied) return denied;
       statuses.push(res.statusCode);
     } catch {
       return undefined; // a network problem is the cases' to report, not a credentials problem
     }
   }
   return credentialsMessage(statuses);
+}
+
+/** The first `limit` bytes of a body as text; the rest is discarded unread. */
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= limit) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The final status of each positive case that ran (its last exchange with a response). */

@@ -8,6 +8,7 @@
 import { CHECKS, runChecks, runUnansweredChecks, statusOf } from '../checks/registry.ts';
 import { SchemaCompileError, type SchemaValidator } from '../checks/schema.ts';
 import type { CheckContext, RelatedRead } from '../checks/types.ts';
+import { ipDeniedReason } from './diagnose.ts';
 import type { CaseOutcome, CaseResult, CheckResult, Exchange, Finding, Operation, RecordedResponse } from '../model.ts';
 import type { Expectation_ } from '../plan/cases.ts';
 import type { Expectation } from '../description/examples.ts';
@@ -60,6 +61,8 @@ export function judge(input: JudgeInput): Judgement {
     if (findings.length === 0) return { outcome: 'errored', checks: [], findings: [], errorMessage: exchange.error?.message ?? 'no response' };
     return { outcome: 'failed', checks, findings };
   }
+  const denied = ipDeniedReason(input.profile, exchange.response.status, exchange.response.json);
+  if (denied) return { outcome: 'errored', checks: [], findings: [], errorMessage: denied };
   let judged: ReturnType<typeof runChecks>;
   try {
     judged = runChecks({
