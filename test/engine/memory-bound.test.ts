@@ -13,6 +13,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunConfig } from '../../src/runner/execute/config.ts';
+import type { CaseResult } from '../../src/runner/model.ts';
 import { schedule } from '../../src/runner/execute/scheduler.ts';
 import { Session } from '../../src/runner/execute/session.ts';
 import { planOperation, type OperationPlan } from '../../src/runner/plan/cases.ts';
@@ -128,3 +129,60 @@ describe('memory of a run does not grow with its operations', () => {
     180_000,
   );
 });
+
+describe('what a case keeps of a megabyte answer is what a report shows of it', () => {
+  test('cases kept from answers of a megabyte that break their schema hold their 64 KiB of evidence, not the answers', async () => {
+    // Every answer: a megabyte of JSON (under the body cap) whose fields have the wrong type, so every case keeps findings and evidence.
+    const big = JSON.stringify({ id: 12345, name: 67890, padding: 'y'.repeat(1000 * 1000) });
+    const bigServer = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(big));
+    });
+    await new Promise<void>((resolve) => bigServer.listen(0, '127.0.0.1', resolve));
+    try {
+      const spec = join(await tempDir(), 'synthetic-8.openapi.yaml');
+      writeFileSync(spec, syntheticContract(8));
+      const contract = await loadContract([spec]);
+      const profiles = await loadProfiles(join(ROOT, 'contract/profile.yaml'), contract);
+      const examples = await loadExamples(join(ROOT, 'contract/examples.yaml'));
+      const config: RunConfig = {
+        contractFiles: [spec],
+        profileFile: join(ROOT, 'contract/profile.yaml'),
+        baseUrls: { 'customer-service': `http://127.0.0.1:${(bigServer.address() as AddressInfo).port}/customer-service` },
+        token: 'memory-bound-token',
+        timeoutMs: 10_000,
+        concurrency: CONCURRENCY,
+        bodyCapBytes: 1024 * 1024,
+        readOnly: false,
+        allowIrreversible: true,
+        seed: 1,
+        maxExamples: 0,
+        fuzzExamples: 0,
+        include: [],
+        exclude: [],
+        runId: 'memory-bound-large',
+      };
+      const options = { seed: 1, readOnly: false, allowIrreversible: true, otpSource: false, maxExamples: 0, fuzzExamples: 0 };
+      const plans = contract.operations.map((op) => planOperation(contract, op, profileFor(profiles, op.service), examples, options));
+      const before = heapMiB();
+      const results: CaseResult[] = [];
+      await schedule(Session.from(config, contract, profiles, examples), plans, CONCURRENCY, { onCase: (_id, _index, result) => void results.push(result) }).done;
+      const grown = heapMiB() - before;
+      const withEvidence = results.filter((r) => r.exchanges.some((e) => e.response?.truncated && e.response.size > 1000 * 1000));
+      const withFindings = results.filter((r) => r.findings.some((f) => f.check === 'response-schema-conformance'));
+      expect(withEvidence.length).toBeGreaterThan(20);
+      expect(withFindings.length).toBeGreaterThan(5);
+      // The evidence is there, cut: the body's start, its real size, and the finding's value bounded.
+      const shown = withEvidence[0]!.exchanges.find((e) => e.response?.truncated)!.response!;
+      expect(shown.body.startsWith('{"id":12345')).toBe(true);
+      expect(shown.body.length).toBeLessThanOrEqual(64 * 1024);
+      for (const r of withFindings) for (const f of r.findings) expect(JSON.stringify(f.actual ?? null).length).toBeLessThan(20 * 1024);
+      // Each kept case holding its answer (text, a slice's parent, parsed JSON) would be megabytes per case.
+      expect(grown).toBeLessThan((withEvidence.length * 1) / 4 + 16);
+    } finally {
+      bigServer.closeAllConnections();
+      await new Promise<void>((resolve) => bigServer.close(() => resolve()));
+    }
+  }, 120_000);
+});
+

@@ -7,9 +7,11 @@ export function isJsonMediaType(type: string | undefined): boolean {
 }
 
 /** Why a body labelled JSON is not exactly one JSON text (RFC 8259 §2, §8.1), or undefined when it is. */
-export function jsonDefect(body: string, invalidUtf8: boolean): string | undefined {
+export function jsonDefect(body: string, invalidUtf8: boolean, parsed = false): string | undefined {
   if (invalidUtf8) return 'is not valid UTF-8';
   if (body.startsWith('\uFEFF')) return 'starts with a byte-order mark';
+  // The client parsed it already: one JSON text (a second parse of a megabyte answer is a megabyte of garbage).
+  if (parsed) return undefined;
   try {
     JSON.parse(body);
     return undefined;
@@ -26,7 +28,7 @@ export const jsonWellformed: Check = {
     const { response } = ctx.exchange;
     const type = mediaType(response.headers);
     if (!isJsonMediaType(type) || response.truncated || response.body.trim() === '') return [];
-    const defect = jsonDefect(response.body, response.invalidUtf8 === true);
+    const defect = jsonDefect(response.body, response.invalidUtf8 === true, response.json !== undefined);
     if (!defect) return [];
     return [
       finding(ctx, 'json-wellformed', 'error', `The ${response.status} body is labelled ${type} but ${defect}.`, {

@@ -205,7 +205,10 @@ function run(fn: ValidateFunction, data: unknown): SchemaErrorDetail[] {
     return [{ instancePath: '', schemaPath: '', message: `(root) could not be validated: ${(error as Error).message}` }];
   }
   if (valid) return [];
-  return (fn.errors ?? []).map((e) => {
+  const errors = fn.errors ?? [];
+  // ajv keeps the last errors on the function, with the data they are about (verbose): let go of them here.
+  fn.errors = null;
+  return errors.map((e) => {
     const detail: SchemaErrorDetail = {
       instancePath: e.instancePath,
       schemaPath: e.schemaPath,

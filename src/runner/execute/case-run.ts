@@ -27,6 +27,8 @@ export class CaseRun {
   private readonly started = performance.now();
   /** The requests behind the exchanges (to send one again alone). */
   private readonly requests = new WeakMap<Exchange, { op: Operation; request: CallRequest }>();
+  /** The kept copy of each exchange whose answer was cut (one copy however often it is kept). */
+  private readonly keptCopies = new WeakMap<Exchange, Exchange>();
   /** Exchanges judged with their intent: their response conformance is part of that judgement. */
   private readonly withIntent = new WeakSet<Exchange>();
   /** Exchanges already judged for response conformance (an intent judgement of one adds only its intent). */
@@ -46,8 +48,9 @@ export class CaseRun {
    */
   async send(op: Operation, request: CallRequest, options: { intent?: boolean; keep?: boolean } = {}): Promise<Exchange> {
     const exchange = await this.host.call(op, request);
-    if (options.keep !== false) this.exchanges.push(exchange);
     this.requests.set(exchange, { op, request });
+    // The case keeps its exchanges as a report shows them; the caller reads the whole answer it returns.
+    if (options.keep !== false) this.exchanges.push(this.kept(exchange));
     if (op.operationId !== this.op.operationId) this.host.side(op, exchange);
     else if (!options.intent) this.judgeResponse(exchange);
     return exchange;
@@ -83,14 +86,22 @@ export class CaseRun {
    * The exchange as the evidence keeps it: its answer only as far as a report shows it (a case of a hundred
    * requests against a server answering megabytes holds no more); the request behind it stays known.
    */
-  private kept(exchange: Exchange): Exchange {
+  kept(exchange: Exchange): Exchange {
     if (!exchange.response) return exchange;
+    const made = this.keptCopies.get(exchange);
+    if (made) return made;
     const response = capResponse(exchange.response);
     if (response === exchange.response) return exchange;
     const copy = { ...exchange, response };
     const origin = this.requests.get(exchange);
     if (origin) this.requests.set(copy, origin);
+    this.keptCopies.set(exchange, copy);
     return copy;
+  }
+
+  /** Adds an exchange sent outside `send` (a probe, a repeat, the variation shown) to the case's own. */
+  keep(exchange: Exchange): void {
+    this.exchanges.push(this.kept(exchange));
   }
 
   /** A request the case needed got no answer (a network error): the case is errored unless a defect shows. */

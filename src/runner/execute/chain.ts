@@ -23,7 +23,8 @@ export interface CreatedRecord {
 /** Records created during a run, by id and by the exchange that created them. */
 export class CreatedRecords {
   private readonly byId = new Map<string, CreatedRecord>();
-  private readonly byExchange = new WeakMap<Exchange, CreatedRecord>();
+  /** Keyed by the request: a copy of an exchange kept with its answer cut is the same step. */
+  private readonly byRequest = new WeakMap<Exchange['request'], CreatedRecord>();
   private seq = 0;
 
   /** Notes what a successful POST created (any of the three create shapes). */
@@ -37,12 +38,12 @@ export class CreatedRecords {
     const summary: ChainExchange = { request: exchange.request, ...(response ? { response: { status: response.status, ...(response.json !== undefined ? { json: response.json } : {}) } } : {}) };
     const record: CreatedRecord = { id, exchange: summary, seq: this.seq++, ...(u ? { undo: u } : {}) };
     this.byId.set(id, record);
-    this.byExchange.set(exchange, record);
+    this.byRequest.set(exchange.request, record);
   }
 
   /** The chain of a case's exchanges: the creates it depends on that it did not send itself, then its own. */
   chain(exchanges: readonly Exchange[]): ChainStep[] {
-    const own = new Set(exchanges.flatMap((e) => this.byExchange.get(e) ?? []));
+    const own = new Set(exchanges.flatMap((e) => this.byRequest.get(e.request) ?? []));
     const extra = new Set<CreatedRecord>();
     const visit = (e: ChainExchange) => {
       for (const id of this.idsUsed(e)) {
@@ -60,7 +61,7 @@ export class CreatedRecords {
       return s;
     };
     const before = [...extra].sort((a, b) => a.seq - b.seq);
-    return [...before.map((r) => step(r.exchange, r.undo)), ...exchanges.map((e) => step(e, this.byExchange.get(e)?.undo))];
+    return [...before.map((r) => step(r.exchange, r.undo)), ...exchanges.map((e) => step(e, this.byRequest.get(e.request)?.undo))];
   }
 
   private idsUsed(e: ChainExchange): string[] {

@@ -9,6 +9,7 @@ import { CHECKS, runChecks, runUnansweredChecks, statusOf } from '../checks/regi
 import { SchemaCompileError, type SchemaValidator } from '../checks/schema.ts';
 import type { CheckContext, RelatedRead } from '../checks/types.ts';
 import { ipDeniedReason } from './diagnose.ts';
+import { boundedFinding, RECORDED_BODY_CAP } from '../report/assemble.ts';
 import type { CaseOutcome, CaseResult, CheckResult, Exchange, Finding, Operation, RecordedResponse } from '../model.ts';
 import type { Expectation_ } from '../plan/cases.ts';
 import type { Expectation } from '../description/examples.ts';
@@ -87,6 +88,8 @@ export function judge(input: JudgeInput): Judgement {
     }
     throw error;
   }
+  // An answer larger than the reports keep: its findings bounded, holding nothing of the answer's text.
+  if (exchange.response.size > RECORDED_BODY_CAP || exchange.response.body.length > RECORDED_BODY_CAP) judged = { ...judged, findings: judged.findings.map(boundedFinding) };
   const checks = [{ id: 'response-timeout' as const, status: 'passed' as const }, ...judged.checks.filter((c) => c.id !== 'response-timeout')];
   const absent = judged.findings.some((f) => f.check === 'operation-present' && f.severity === 'error');
   // A route the deployment does not serve says nothing about the operation's answers: only its absence counts.

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { noteAnswer } from './large-bodies.ts';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { Agent, errors } from './undici.ts';
@@ -61,6 +62,7 @@ export class HttpClient {
       const cap = this.options.bodyCapBytes;
       const res = await exchange(this.agent, req, cap, cancellation, (body, encoding) => readCapped(decoded(body, encoding), cap));
       const { headers, text, size, truncated, invalidUtf8 } = res;
+      noteAnswer(size + text.length);
       const response: RecordedResponse = {
         status: res.status,
         headers: redactHeaders(headers, this.options.secrets, this.options.secretHeaders),

@@ -1,4 +1,4 @@
-import type { CaseResult, Contract, Exchange, OperationResult } from '../model.ts';
+import type { CaseResult, Contract, Exchange, Finding, OperationResult } from '../model.ts';
 import { toCurl } from './curl.ts';
 
 /**
@@ -106,15 +106,23 @@ export function recordedLength(text: string): number {
   return text.length;
 }
 
-/** The exchange with its bodies cut to what the reports keep (the same object when nothing is cut). */
+/**
+ * A copy of a text cut from a larger one that holds no reference to it. V8 represents `slice` of a long string
+ * as a view of the whole: 64 KiB kept of a 1 MiB answer would keep the megabyte alive as long as the case.
+ */
+export function detached(text: string): string {
+  return text.length < 13 ? text : (JSON.parse(JSON.stringify(text)) as string);
+}
+
 /** A recorded answer with its body cut at RECORDED_BODY_CAP characters of JSON (the same object when it fits). */
 export function capResponse(response: NonNullable<Exchange['response']>): NonNullable<Exchange['response']> {
   const kept = recordedLength(response.body);
   if (kept >= response.body.length) return response;
   const { json: _json, ...rest } = response;
-  return { ...rest, body: response.body.slice(0, kept), truncated: true };
+  return { ...rest, body: detached(response.body.slice(0, kept)), truncated: true };
 }
 
+/** The exchange with its bodies cut to what the reports keep (the same object when nothing is cut). */
 export function capRecorded(e: Exchange): Exchange {
   const requestBody = e.request.body;
   const requestKept = requestBody === undefined ? 0 : recordedLength(requestBody);
@@ -122,9 +130,30 @@ export function capRecorded(e: Exchange): Exchange {
   const requestCut = requestBody !== undefined && requestKept < requestBody.length;
   const responseCut = e.response !== undefined && responseKept < e.response.body.length;
   if (!requestCut && !responseCut) return e;
-  const request = requestCut ? { ...e.request, body: requestBody.slice(0, requestKept) } : e.request;
+  const request = requestCut ? { ...e.request, body: detached(requestBody.slice(0, requestKept)) } : e.request;
   if (!responseCut || !e.response) return { ...e, request };
   // The parsed JSON of a cut body would repeat what was cut: only the text is kept.
   const { json: _json, ...response } = e.response;
-  return { ...e, request, response: { ...response, body: response.body.slice(0, responseKept), truncated: true } };
+  return { ...e, request, response: { ...response, body: detached(response.body.slice(0, responseKept)), truncated: true } };
+}
+
+/** How many characters of JSON a finding's expected or actual value keeps (a whole answer is evidence enough cut). */
+export const FINDING_VALUE_CAP = 16 * 1024;
+
+/**
+ * The finding as a case keeps it when it was judged on an answer larger than the reports keep: its expected and
+ * actual values cut to FINDING_VALUE_CAP characters of JSON (a whole parsed answer becomes the start of its text),
+ * and every text copied, so that nothing in it holds on to the answer it was cut from.
+ */
+export function boundedFinding(f: Finding): Finding {
+  const cut = (value: unknown): unknown => {
+    if (value === undefined) return undefined;
+    const text = JSON.stringify(value);
+    if (text === undefined || text.length <= FINDING_VALUE_CAP) return value;
+    return `${text.slice(0, FINDING_VALUE_CAP)}… (${text.length} characters as JSON, cut)`;
+  };
+  const bounded: Finding = { ...f };
+  if (f.actual !== undefined) bounded.actual = cut(f.actual);
+  if (f.expected !== undefined) bounded.expected = cut(f.expected);
+  return JSON.parse(JSON.stringify(bounded)) as Finding;
 }

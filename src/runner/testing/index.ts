@@ -4,6 +4,7 @@
  *   const res = await api.call('create-order', { body: { item: 'X', quantity: 1 } });
  *   expect(res).toConformTo('create-order'); // the registered checks, as in the generated cases
  */
+import { boundedFinding, capRecorded, RECORDED_BODY_CAP } from '../report/assemble.ts';
 import { getCurrentTest } from '@vitest/runner';
 import { expect, inject, type TestContext } from 'vitest';
 import { runChecks } from '../checks/registry.ts';
@@ -128,8 +129,9 @@ expect.extend({
         outcome: errors.length ? 'failed' : 'passed',
         durationMs: Math.round(exchange.durationMs),
         checks,
-        findings,
-        exchanges: [exchange],
+        // Kept as a report shows it: a megabyte answer is not carried to the reporter whole.
+        findings: exchange.response.size > RECORDED_BODY_CAP || exchange.response.body.length > RECORDED_BODY_CAP ? findings.map(boundedFinding) : findings,
+        exchanges: [capRecorded(exchange)],
       });
     }
     return {

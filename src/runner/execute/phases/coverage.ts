@@ -84,7 +84,7 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
     const judgement = item.valid
       ? run.judgeResponse(exchange, { coverage: { label, sent } }, adjust)
       : run.judgeIntent(exchange, { intent: 'rejected', coverage: { label, sent }, anyClientError: !documentsRefusal(op) }, adjust);
-    if (judgement.findings.some((f) => f.severity === 'error')) failing.push(exchange);
+    if (judgement.findings.some((f) => f.severity === 'error')) failing.push(run.kept(exchange));
     return judgement;
   };
   for (const item of items) {
@@ -110,7 +110,7 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
       }
     }
   }
-  if (last) run.exchanges.push(last);
+  if (last) run.keep(last);
   return { sent, failing };
 }
 

@@ -38,7 +38,7 @@ export async function runFuzzingPhase(session: Session, run: CaseRun, request: C
   });
   // The case keeps the evidence of its defects (the judge's) and its last exchange, not every draw.
   const shownLast = fuzz.unanswered ?? fuzz.last;
-  if (shownLast) run.exchanges.push(shownLast);
+  if (shownLast) run.keep(shownLast);
   if (fuzz.error) return { ...run.result(), outcome: 'errored', errorMessage: fuzz.error };
   if (fuzz.sent === 0) return run.skipped('no fuzzing request was sent');
   if (run.evidence.size === 0 && fuzz.unanswered) return { ...run.result(), outcome: 'errored', errorMessage: fuzz.unanswered.error?.message ?? 'no response' };

@@ -88,7 +88,7 @@ async function runRequests(session: Session, run: CaseRun, secrets: string[], pr
   const attempts: CaseResult[] = [first];
   while (attempts.length < ATTEMPTS) {
     const again = await session.call(op, request);
-    run.exchanges.push(again);
+    run.keep(again);
     const verdict = judge({ operation: op, exchange: again, ...session.judgeInput(op), intent: planned.expectation, expect: planned.expect, secrets, caseExchanges: run.exchanges });
     attempts.push({ ...first, outcome: verdict.outcome, checks: verdict.checks, findings: verdict.findings });
   }

@@ -10,7 +10,7 @@ import type { Session } from '../session.ts';
 
 export async function runPresence(session: Session, run: CaseRun, probe: Exchange): Promise<CaseResult> {
   const { op } = run;
-  run.exchanges.push(probe);
+  run.keep(probe);
   if (!probe.response) {
     run.judgeIntent(probe);
     return run.result();

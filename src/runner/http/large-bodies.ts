@@ -1,0 +1,37 @@
+/**
+ * Large answers are garbage as soon as they are judged (a case keeps 64 KiB of one), but V8 sizes its heap by
+ * what survives, not by what passes through: a run against a server answering megabytes grows by hundreds of
+ * megabytes of dead text before a full collection. The client counts the bytes of large answers it read and,
+ * past a budget, asks for a full collection; a run of ordinary answers never does.
+ */
+import v8 from 'node:v8';
+import vm from 'node:vm';
+
+/** An answer at least this large counts (decoded bytes read plus the text made of them). */
+const LARGE = 256 * 1024;
+/** Bytes of large answers between two collections. */
+const BUDGET = 48 * 1024 * 1024;
+
+let collect: (() => void) | null | undefined;
+let since = 0;
+
+function collector(): (() => void) | null {
+  if (collect !== undefined) return collect;
+  try {
+    // The collector of a fresh context once the flag is set: the process keeps its own globals as they were.
+    v8.setFlagsFromString('--expose-gc');
+    collect = vm.runInNewContext('gc') as () => void;
+  } catch {
+    collect = null;
+  }
+  return collect;
+}
+
+/** Notes an answer of `bytes` (read, decoded); collects once the large ones passed the budget. */
+export function noteAnswer(bytes: number): void {
+  if (bytes < LARGE) return;
+  since += bytes;
+  if (since < BUDGET) return;
+  since = 0;
+  collector()?.();
+}
