@@ -3,13 +3,17 @@
  * the servers in this process so that requests can be counted and the CLI's own process tree measured:
  *   (a) full runs: against the embedded reference service (the default run), the reference service started
  *       here, and a plain stub that answers every request with 200 {};
- *   (b) synthetic contracts of N operations made from the address-type operations, against the stub, and
- *       at the largest N against a stub that answers 404 to everything (every operation missing);
+ *       and Dredd (installed on first use, bench/peers.ts) on the same reference deployment, paired and alternated;
+ *       the seed contract under hostile bodies (2 GiB gzip, 1 GiB plain, JSON nested 100,000 deep, 1 MiB JSON);
+ *   (b) synthetic contracts of N operations made from the address-type operations, against the stub (MiB per
+ *       1,000 operations at each size), and at the largest N the server shapes: 404 to everything, a correct
+ *       reference-like server, 1 MiB to everything; Schemathesis (PyPI, a venv) on the same contract and stub;
  *   (c) the raw ceiling: undici alone against the same stub at the same concurrency, and the suite's ratio;
  *   plus `--help` (time and RSS) and the time from spawning the CLI until its first request reaches the target
  *   (counted here for the bench's own servers, and by bench/first-request.mjs, preloaded, for the embedded one).
+ * Every goal of the performance section is printed last with what was measured next to it.
  * Peak RSS is the sum over the CLI process and all its descendants, sampled from /proc every 20 ms.
- *   npm run bench                 BENCH_RUNS=3 (median of runs)   BENCH_SIZES=80,800,2770
+ *   npm run bench     BENCH_RUNS=3 (median of runs)   BENCH_SIZES=80,800,2770   BENCH_ST_MAX_EXAMPLES=10
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -21,6 +25,7 @@ import { Pool } from 'undici';
 import { gzipSync } from 'node:zlib';
 import { startReferenceService } from '../src/reference-service/index.ts';
 import { syntheticContract } from './synthetic-contract.ts';
+import * as peers from './peers.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const BIN = join(root, 'bin/conformance.mjs');
@@ -29,6 +34,8 @@ const SIZES = (process.env['BENCH_SIZES'] ?? '80,800,2770').split(',').map(Numbe
 const CONCURRENCY = 8;
 const TOKEN = 'bench-token-0123456789abcdef';
 const work = join(tmpdir(), `conformance-bench-${process.pid}`);
+/** Where the peers are installed on first use (kept between benches). */
+const cache = join(root, 'node_modules/.cache/conformance-bench');
 mkdirSync(work, { recursive: true });
 
 // ---------------------------------------------------------------------------------------------------------
@@ -52,20 +59,48 @@ function gzipBomb(): Buffer {
   return Buffer.concat(Array.from({ length: 32 }, () => member));
 }
 
-async function stub(mode: 'ok' | 'not-found' | 'gzip-bomb'): Promise<{ url: string; close: () => Promise<void> }> {
-  const body: string | Buffer = mode === 'ok' ? '{}' : mode === 'not-found' ? 'Not Found' : gzipBomb();
+type StubMode = 'ok' | 'not-found' | 'gzip-bomb' | 'mebibyte' | 'plain-gib' | 'deep-json';
+
+/**
+ * A server that answers every request the same way: `200 {}`, `404`, 1 MiB of JSON, or a hostile body (2 GiB
+ * of zeros gzip-compressed, 1 GiB of plain bytes streamed, JSON nested 100,000 deep).
+ */
+async function stub(mode: StubMode): Promise<{ url: string; close: () => Promise<void> }> {
+  const body: Buffer = Buffer.from(
+    mode === 'ok' ? '{}'
+      : mode === 'not-found' ? 'Not Found'
+        : mode === 'mebibyte' ? JSON.stringify({ data: 'x'.repeat(1024 * 1024 - 12) })
+          : mode === 'deep-json' ? `${'['.repeat(100_000)}${']'.repeat(100_000)}`
+            : '',
+  );
+  const bomb = mode === 'gzip-bomb' ? gzipBomb() : undefined;
   const headers: Record<string, string | number> =
-    mode === 'ok'
-      ? { 'content-type': 'application/json' }
-      : mode === 'not-found'
-        ? { 'content-type': 'text/plain' }
-        : { 'content-type': 'application/json', 'content-encoding': 'gzip' };
-  headers['content-length'] = Buffer.byteLength(body);
+    mode === 'not-found' ? { 'content-type': 'text/plain' }
+      : mode === 'gzip-bomb' ? { 'content-type': 'application/json', 'content-encoding': 'gzip' }
+        : { 'content-type': 'application/json' };
+  const GIB = 1024 ** 3;
+  const chunk = Buffer.alloc(1024 * 1024, 0x20);
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      res.writeHead(mode === 'not-found' ? 404 : 200, headers);
-      res.end(body);
+      res.on('error', () => undefined);
+      if (mode === 'plain-gib') {
+        // 1 GiB streamed as the client reads it; a client that stops reading closes the connection.
+        res.writeHead(200, { ...headers, 'content-length': GIB });
+        let sent = 0;
+        const more = () => {
+          while (sent < GIB) {
+            sent += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', more);
+          }
+          res.end();
+        };
+        more();
+        return;
+      }
+      const payload = bomb ?? body;
+      res.writeHead(mode === 'not-found' ? 404 : 200, { ...headers, 'content-length': payload.length });
+      res.end(payload);
     });
   });
   server.keepAliveTimeout = 30_000;
@@ -136,7 +171,8 @@ interface Sample {
 
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
-async function runCli(args: string[], env: Record<string, string> = {}): Promise<Sample> {
+/** Runs the CLI with these arguments (or, with `peer`, that program with them) and measures it. */
+async function runCli(args: string[], env: Record<string, string> = {}, peer?: string[]): Promise<Sample> {
   const out = join(work, `out-${Math.random().toString(36).slice(2)}`);
   served = 0;
   firstServedAt = 0;
@@ -145,7 +181,7 @@ async function runCli(args: string[], env: Record<string, string> = {}): Promise
   // The embedded reference service answers inside the CLI: a preloaded hook there notes its first request.
   const firstFile = join(work, `first-${Math.random().toString(36).slice(2)}`);
   const nodeOptions = `${process.env['NODE_OPTIONS'] ?? ''} --import=${pathToFileURL(join(root, 'bench/first-request.mjs')).href}`.trim();
-  const command = [process.execPath, BIN, ...args, ...(args.includes('--help') ? [] : ['--out', out, '--quiet', '--concurrency', String(CONCURRENCY)])];
+  const command = peer ? [...peer, ...args] : [process.execPath, BIN, ...args, ...(args.includes('--help') ? [] : ['--out', out, '--quiet', '--concurrency', String(CONCURRENCY)])];
   const [file, ...argv] = TIME ? [TIME, '-f', '%U %S', '-o', timeFile, ...command] : command;
   // Times are wall-clock (ms since the epoch) so that the CLI's own clock and this one compare: from the spawn.
   const started = performance.timeOrigin + performance.now();
@@ -155,10 +191,11 @@ async function runCli(args: string[], env: Record<string, string> = {}): Promise
       ...process.env,
       NO_COLOR: '1',
       CONFORMANCE_TOKEN: TOKEN,
-      ...(args.includes('--help') ? {} : { NODE_OPTIONS: nodeOptions, BENCH_FIRST_REQUEST_FILE: firstFile }),
+      ...(args.includes('--help') || peer ? {} : { NODE_OPTIONS: nodeOptions, BENCH_FIRST_REQUEST_FILE: firstFile }),
       ...env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
+    ...(peer ? { cwd: work } : {}),
   });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
@@ -248,6 +285,46 @@ function syntheticContractFile(n: number): string {
   return file;
 }
 
+/**
+ * A correct server for the synthetic contract: the reference service behind a proxy that maps the copies'
+ * paths (/customer-service/s<k>/address-types...) onto its own (/customer-service/address-types...).
+ */
+async function referenceLike(target: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const upstream = new Pool(target, { connections: CONCURRENCY * 2 });
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      // The reference service behind counts the request: counted once.
+      served--;
+      const path = (req.url ?? '/').replace(/^\/customer-service\/s\d+\//, '/customer-service/');
+      const headers = { ...req.headers };
+      delete headers['host'];
+      delete headers['connection'];
+      upstream
+        .request({ path, method: req.method as 'GET', headers, body: chunks.length ? Buffer.concat(chunks) : null })
+        .then(async (answer) => {
+          const body = Buffer.from(await answer.body.arrayBuffer());
+          const out: Record<string, string | string[]> = {};
+          for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !['connection', 'keep-alive', 'transfer-encoding'].includes(k)) out[k] = v;
+          res.writeHead(answer.statusCode, out).end(body);
+        })
+        .catch(() => res.writeHead(502).end());
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await upstream.close();
+    },
+  };
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Raw ceiling: undici alone, the same concurrency, the same stub.
 
@@ -281,7 +358,7 @@ for (let i = 0; i < 5; i++) help.push(await runCli(['--help']));
 const helpRow = { wallMs: median(help.map((s) => s.wallMs)), peakRssMiB: median(help.map((s) => s.peakRssMiB)), cpuMs: median(help.map((s) => (s.cpuSeconds ?? 0) * 1000)) };
 process.stdout.write(`  --help: ${Math.round(helpRow.wallMs)} ms, ${Math.round(helpRow.peakRssMiB)} MiB\n`);
 
-// (a) full runs
+// (a) full runs, and Dredd on the same deployment (paired: ours, Dredd, ours, Dredd, ...)
 const reference = await startReferenceService({ token: TOKEN });
 const referenceArgs = [
   '--base-url', reference.customerBaseUrl,
@@ -292,16 +369,58 @@ const referenceArgs = [
 const referenceRow = await measure('reference service (started by the bench)', referenceArgs);
 rows.push(referenceRow);
 rows.push(await measure('embedded reference service (default run)', [], RUNS, referenceRow.requests));
-await reference.close();
+
+interface PeerRow { label: string; version: string; wallMs: number; requests: number; peakRssMiB: number; oursWallMs: number; oursRequests: number; oursPeakRssMiB: number }
+const peerRows: PeerRow[] = [];
+const peerNotes: string[] = [];
+const dredd = peers.dredd(cache);
+if ('missing' in dredd) peerNotes.push(`Dredd not measured: ${dredd.missing}`);
+else {
+  // Dredd takes one description and one endpoint: one run per service, their times and requests added.
+  const descriptions = [
+    [peers.dreddReady(join(root, 'contract/customer-service.openapi.yaml'), join(work, 'dredd-customer.yaml')), reference.customerBaseUrl],
+    [peers.dreddReady(join(root, 'contract/foreign-trade-service.openapi.yaml'), join(work, 'dredd-foreign-trade.yaml')), reference.foreignTradeBaseUrl],
+  ] as const;
+  const ours: Sample[] = [];
+  const theirs: Array<{ wallMs: number; requests: number; peakRssMiB: number }> = [];
+  for (let i = 0; i < Math.max(RUNS, 3); i++) {
+    ours.push(await runCli(referenceArgs));
+    let wallMs = 0;
+    let requests = 0;
+    let peak = 0;
+    for (const [file, url] of descriptions) {
+      const d = await runCli([file, url, '--header', `Authorization: Bearer ${TOKEN}`, '--loglevel', 'error'], {}, dredd.command);
+      wallMs += d.wallMs;
+      requests += d.requests;
+      peak = Math.max(peak, d.peakRssMiB);
+    }
+    theirs.push({ wallMs, requests, peakRssMiB: peak });
+  }
+  peerRows.push({
+    label: 'seed contract, reference service',
+    version: dredd.version,
+    wallMs: median(theirs.map((t) => t.wallMs)),
+    requests: median(theirs.map((t) => t.requests)),
+    peakRssMiB: median(theirs.map((t) => t.peakRssMiB)),
+    oursWallMs: median(ours.map((o) => o.wallMs)),
+    oursRequests: median(ours.map((o) => o.requests)),
+    oursPeakRssMiB: median(ours.map((o) => o.peakRssMiB)),
+  });
+}
 
 const ok = await stub('ok');
 const stubArgs = ['--base-url', `${ok.url}/customer-service`, '--foreign-trade-base-url', `${ok.url}/foreign-trade-service`, '--allow-irreversible'];
 const stubRow = await measure('plain stub (200 {} to everything)', stubArgs);
 rows.push(stubRow);
 
-const bomb = await stub('gzip-bomb');
-rows.push(await measure('stub answering a 2 GiB gzip body to everything', ['--base-url', `${bomb.url}/customer-service`, '--foreign-trade-base-url', `${bomb.url}/foreign-trade-service`, '--allow-irreversible'], 1));
-await bomb.close();
+// Hostile bodies against the seed contract (every answer hostile; at 2,770 operations a run would read
+// hundreds of gigabytes, so the sizes below use well-behaved shapes).
+const hostile: Row[] = [];
+for (const [mode, label] of [['gzip-bomb', '2 GiB gzip body'], ['plain-gib', '1 GiB plain body'], ['deep-json', 'JSON nested 100,000 deep'], ['mebibyte', '1 MiB JSON body']] as const) {
+  const server = await stub(mode);
+  hostile.push(await measure(`seed contract, ${label} to everything`, ['--base-url', `${server.url}/customer-service`, '--foreign-trade-base-url', `${server.url}/foreign-trade-service`, '--allow-irreversible'], 1));
+  await server.close();
+}
 
 // (b) synthetic contracts (generated cases only: --include selects every operation and no scenario suite)
 const synthetic: Row[] = [];
@@ -309,10 +428,30 @@ for (const n of SIZES) {
   const spec = syntheticContractFile(n);
   synthetic.push(await measure(`synthetic N=${n}, stub 200 {}`, ['--spec', spec, '--include', 'customer-service', '--base-url', `${ok.url}/customer-service`, '--allow-irreversible'], 1));
 }
-const notFound = await stub('not-found');
 const largest = Math.max(...SIZES);
-synthetic.push(await measure(`synthetic N=${largest}, stub 404 (all missing)`, ['--spec', syntheticContractFile(largest), '--include', 'customer-service', '--base-url', `${notFound.url}/customer-service`], 1));
+const largestSpec = syntheticContractFile(largest);
+const shapes: Row[] = [synthetic.find((r) => r.label.startsWith(`synthetic N=${largest},`))!];
+const notFound = await stub('not-found');
+shapes.push(await measure(`synthetic N=${largest}, stub 404 (all missing)`, ['--spec', largestSpec, '--include', 'customer-service', '--base-url', `${notFound.url}/customer-service`], 1));
 await notFound.close();
+// A correct server: the reference service behind a proxy that maps /s<k>/address-types... onto its own paths.
+const like = await referenceLike(reference.url);
+shapes.push(await measure(`synthetic N=${largest}, reference-like (correct) server`, ['--spec', largestSpec, '--include', 'customer-service', '--base-url', `${like.url}/customer-service`, '--allow-irreversible'], 1));
+await like.close();
+const mib = await stub('mebibyte');
+shapes.push(await measure(`synthetic N=${largest}, 1 MiB JSON to everything`, ['--spec', largestSpec, '--include', 'customer-service', '--base-url', `${mib.url}/customer-service`, '--allow-irreversible'], 1));
+await mib.close();
+
+// Schemathesis on the same contract and server (default phases; examples per operation from BENCH_ST_MAX_EXAMPLES).
+const st = peers.schemathesis(cache);
+if ('missing' in st) peerNotes.push(`Schemathesis not measured: ${st.missing}`);
+else {
+  const maxExamples = process.env['BENCH_ST_MAX_EXAMPLES'] ?? '10';
+  const theirs = await runCli(['run', largestSpec, '--url', `${ok.url}/customer-service`, '--max-examples', maxExamples, '-H', `Authorization: Bearer ${TOKEN}`, '--no-color'], {}, st.command);
+  const ours = synthetic.find((r) => r.label.startsWith(`synthetic N=${largest},`))!;
+  peerRows.push({ label: `synthetic N=${largest}, stub 200 {} (--max-examples ${maxExamples})`, version: st.version, wallMs: theirs.wallMs, requests: theirs.requests, peakRssMiB: theirs.peakRssMiB, oursWallMs: ours.wallMs, oursRequests: ours.requests, oursPeakRssMiB: ours.peakRssMiB });
+}
+await reference.close();
 
 // (c) raw ceiling
 const ceiling = await rawCeiling(ok.url);
@@ -332,25 +471,56 @@ const table = (title: string, list: Row[]) => {
   ];
   return lines.join('\n');
 };
-const perOp = synthetic
-  .filter((r) => r.label.includes('200'))
-  .map((r) => {
-    const n = Number(/N=(\d+)/.exec(r.label)?.[1]);
-    return `| ${n} | ${fmt(r.wallMs / 1000, 2)} s | ${fmt(r.wallMs / n, 2)} ms | ${r.requests} | ${fmt(r.peakRssMiB)} MiB | ${fmt(r.reportMiB, 1)} MiB |`;
-  });
+const ok200 = synthetic.filter((r) => r.label.includes('200'));
+const sizeOf = (r: Row) => Number(/N=(\d+)/.exec(r.label)?.[1]);
+const perOp = ok200.map((r, i) => {
+  const n = sizeOf(r);
+  const previous = ok200[i - 1];
+  const marginal = previous ? ((r.peakRssMiB - previous.peakRssMiB) / (n - sizeOf(previous))) * 1000 : undefined;
+  return `| ${n} | ${fmt(r.wallMs / 1000, 2)} s | ${fmt(r.wallMs / n, 2)} ms | ${r.requests} | ${fmt(r.peakRssMiB)} MiB | ${fmt((r.peakRssMiB / n) * 1000, 1)} MiB | ${marginal === undefined ? '-' : `${fmt(marginal, 1)} MiB`} | ${fmt(r.reportMiB, 1)} MiB |`;
+});
+const goal = (label: string, value: string, target: string, met: boolean) => `| ${label} | ${value} | ${target} | ${met ? 'met' : 'NOT met'} |`;
+const largestRows = [...shapes];
+const seedHostile = [...rows.filter((r) => r.label.includes('reference')), stubRow, ...hostile];
+const worstLarge = largestRows.reduce((a, b) => (b.peakRssMiB > a.peakRssMiB ? b : a));
+const worstSeed = seedHostile.reduce((a, b) => (b.peakRssMiB > a.peakRssMiB ? b : a));
+const largestOk = shapes[0]!;
+const dreddRow = peerRows.find((p) => p.version.startsWith('Dredd'));
+const goals = [
+  '\n| goal | measured | target | |',
+  '|---|---|---|---|',
+  ...(dreddRow
+    ? [
+        goal('seed contract: wall time against Dredd on the same deployment', `${fmt(dreddRow.oursWallMs / 1000, 2)} s vs ${fmt(dreddRow.wallMs / 1000, 2)} s (ratio ${fmt(dreddRow.oursWallMs / dreddRow.wallMs, 2)})`, 'ratio < 1', dreddRow.oursWallMs < dreddRow.wallMs),
+        goal('seed contract: requests against Dredd', `${dreddRow.oursRequests} vs ${dreddRow.requests} (${fmt(dreddRow.oursRequests / Math.max(1, dreddRow.requests), 1)}x)`, '>= 20x', dreddRow.oursRequests >= 20 * dreddRow.requests),
+      ]
+    : []),
+  goal(`N=${largest}: peak RSS of the tree, worst server shape (${worstLarge.label.replace(/^synthetic N=\d+, /, '')})`, `${fmt(worstLarge.peakRssMiB)} MiB`, '<= 300 MB', worstLarge.peakRssMiB * 1.048576 <= 300),
+  goal(`seed contract: peak RSS of the tree, worst run (${worstSeed.label})`, `${fmt(worstSeed.peakRssMiB)} MiB`, '<= 250 MB', worstSeed.peakRssMiB * 1.048576 <= 250),
+  goal(`N=${largest}: checked requests/s, whole run against a local server (200 {})`, fmt(largestOk.requestsPerSecond), '>= 2,000', largestOk.requestsPerSecond >= 2000),
+];
 const output = [
   `\n--help: ${fmt(helpRow.wallMs)} ms wall, ${fmt(helpRow.cpuMs)} ms CPU, ${fmt(helpRow.peakRssMiB)} MiB (median of 5)`,
   table('(a) full runs (the 15 described operations and the scenario suites)', rows),
+  table('hostile bodies against the seed contract (every answer)', hostile),
   table('(b) synthetic contracts', synthetic),
-  '\n| N | wall | per operation | requests | peak RSS (tree) | reports |\n|---|---|---|---|---|---|',
+  table(`server shapes at N=${largest}`, shapes),
+  '\n| N | wall | per operation | requests | peak RSS (tree) | MiB per 1,000 operations | marginal MiB per 1,000 operations | reports |\n|---|---|---|---|---|---|---|---|',
   ...perOp,
+  '\npeers (same contract, same server; wall and peak RSS of the whole process tree)',
+  '| run | peer | peer wall | peer requests | peer peak RSS | ours wall | ours requests | ours peak RSS | wall ratio (ours/peer) |',
+  '|---|---|---|---|---|---|---|---|---|',
+  ...peerRows.map((p) => `| ${p.label} | ${p.version} | ${fmt(p.wallMs / 1000, 2)} s | ${p.requests} | ${fmt(p.peakRssMiB)} MiB | ${fmt(p.oursWallMs / 1000, 2)} s | ${p.oursRequests} | ${fmt(p.oursPeakRssMiB)} MiB | ${fmt(p.oursWallMs / p.wallMs, 2)} |`),
+  ...peerNotes,
   `\n(c) raw ceiling: undici alone against the stub at concurrency ${CONCURRENCY}: ${fmt(ceiling)} requests/s`,
-  ...[stubRow, ...synthetic.filter((r) => r.label.includes('200'))].map((r) => `    ${r.label}: ${fmt(r.requestsPerSecond)} requests/s = ${fmt((100 * r.requestsPerSecond) / ceiling, 1)} % of the ceiling`),
+  ...[stubRow, ...ok200].map((r) => `    ${r.label}: ${fmt(r.requestsPerSecond)} requests/s = ${fmt((100 * r.requestsPerSecond) / ceiling, 1)} % of the ceiling`),
   '\nsteady rate: requests/s from the first to the last request (the execution phase, with each operation planned as it is reached; without start-up, loading and reports)',
   ...[...rows, ...synthetic].filter((r) => r.steadyRps !== undefined).map((r) => `    ${r.label}: ${fmt(r.steadyRps!)} requests/s = ${fmt((100 * r.steadyRps!) / ceiling, 1)} % of the ceiling`),
+  '\ngoals',
+  ...goals,
 ].join('\n');
 process.stdout.write(`${output}\n`);
 mkdirSync(join(root, 'bench/results'), { recursive: true });
-writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, help: helpRow, rows, synthetic, ceiling }, null, 2)}\n`);
+writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, help: helpRow, rows, hostile, synthetic, shapes, peers: peerRows, peerNotes, ceiling }, null, 2)}\n`);
 rmSync(work, { recursive: true, force: true });
 process.exit(0);
