@@ -10,8 +10,9 @@ export function carriesSecret(text: string, secret: string): boolean {
   return new RegExp(`(?<![A-Za-z0-9])${escaped}(?![A-Za-z0-9])`).test(text);
 }
 
-function responseText(e: Exchange): string {
-  return e.response ? `${Object.values(e.response.headers).join('\n')}\n${e.response.body}` : '';
+/** The parts of an answer a secret may show in: its header values and its body (searched apart, never joined). */
+function responseParts(e: Exchange): string[] {
+  return e.response ? [...Object.values(e.response.headers), e.response.body] : [];
 }
 
 /**
@@ -25,14 +26,14 @@ export const secretNotExposed: Check = {
   run(ctx) {
     const out = [];
     const own = ctx.exchange;
-    if (responseText(own).includes(TOKEN_PLACEHOLDER)) {
+    if (responseParts(own).some((part) => part.includes(TOKEN_PLACEHOLDER))) {
       out.push(finding(ctx, 'secret-not-exposed', 'error', `The ${own.response.status} response carries the caller's token.`, { expected: 'no token in the response', actual: 'the token (redacted)' }));
     }
     const secrets = ctx.secrets ?? [];
     if (secrets.length === 0) return out;
     const exchanges = [...(ctx.caseExchanges ?? []), ...(ctx.caseExchanges?.includes(own) ? [] : [own])];
     for (const e of exchanges) {
-      if (!secrets.some((s) => carriesSecret(responseText(e), s))) continue;
+      if (!secrets.some((s) => responseParts(e).some((part) => carriesSecret(part, s)))) continue;
       const where = `${e.request.method} ${new URL(e.request.url).pathname}`;
       out.push(
         finding(ctx, 'secret-not-exposed', 'error', `The response to ${where} (${e.response?.status}) carries a secret the flow verifies (a one-time password).`, {

@@ -146,14 +146,40 @@ export const FINDING_VALUE_CAP = 16 * 1024;
  * and every text copied, so that nothing in it holds on to the answer it was cut from.
  */
 export function boundedFinding(f: Finding): Finding {
-  const cut = (value: unknown): unknown => {
-    if (value === undefined) return undefined;
-    const text = JSON.stringify(value);
-    if (text === undefined || text.length <= FINDING_VALUE_CAP) return value;
-    return `${text.slice(0, FINDING_VALUE_CAP)}… (${text.length} characters as JSON, cut)`;
-  };
   const bounded: Finding = { ...f };
-  if (f.actual !== undefined) bounded.actual = cut(f.actual);
-  if (f.expected !== undefined) bounded.expected = cut(f.expected);
+  if (f.actual !== undefined) bounded.actual = boundedValue(f.actual);
+  if (f.expected !== undefined) bounded.expected = boundedValue(f.expected);
   return JSON.parse(JSON.stringify(bounded)) as Finding;
+}
+
+/** The value itself when its JSON fits FINDING_VALUE_CAP, else the start of that JSON as text (never the whole JSON made). */
+function boundedValue(value: unknown): unknown {
+  if (typeof value === 'string') return value.length <= FINDING_VALUE_CAP ? value : `${value.slice(0, FINDING_VALUE_CAP)}… (${value.length} characters, cut)`;
+  if (typeof value !== 'object' || value === null || !largerThan(value, FINDING_VALUE_CAP)) return value;
+  // Long texts and long arrays shortened first: the JSON made is about as large as what is kept.
+  const text = JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === 'string' && v.length > 1024 ? `${v.slice(0, 1024)}…` : Array.isArray(v) && v.length > 64 ? [...v.slice(0, 64), `… ${v.length - 64} more`] : v,
+  );
+  return `${text.slice(0, FINDING_VALUE_CAP)}… (cut)`;
+}
+
+/** Whether a JSON value takes more than `limit` characters, walking no more of it than that. */
+function largerThan(value: unknown, limit: number): boolean {
+  let budget = limit;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') budget -= v.length + 2;
+    else if (Array.isArray(v)) {
+      budget -= v.length + 2;
+      for (const item of v) stack.push(item);
+    } else if (typeof v === 'object' && v !== null) {
+      for (const [k, item] of Object.entries(v)) {
+        budget -= k.length + 4;
+        stack.push(item);
+      }
+    } else budget -= 8;
+    if (budget < 0) return true;
+  }
+  return false;
 }
