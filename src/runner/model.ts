@@ -139,6 +139,9 @@ export interface RecordedResponse {
   jsonError?: string;
 }
 
+/** How `jsonError` begins for a body that is JSON but nested too deep to judge (it parsed: it is well-formed). */
+export const TOO_DEEP = 'the JSON body is nested more than';
+
 export type TransportErrorKind = 'timeout' | 'connection' | 'body-too-large' | 'other';
 
 export interface Exchange {

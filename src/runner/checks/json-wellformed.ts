@@ -1,3 +1,4 @@
+import { TOO_DEEP } from '../model.ts';
 import type { Check } from './types.ts';
 import { finding, mediaType } from './types.ts';
 
@@ -28,7 +29,7 @@ export const jsonWellformed: Check = {
     const { response } = ctx.exchange;
     const type = mediaType(response.headers);
     if (!isJsonMediaType(type) || response.truncated || response.body.trim() === '') return [];
-    const defect = jsonDefect(response.body, response.invalidUtf8 === true, response.json !== undefined);
+    const defect = jsonDefect(response.body, response.invalidUtf8 === true, response.json !== undefined || response.jsonError?.startsWith(TOO_DEEP) === true);
     if (!defect) return [];
     return [
       finding(ctx, 'json-wellformed', 'error', `The ${response.status} body is labelled ${type} but ${defect}.`, {

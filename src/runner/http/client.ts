@@ -4,7 +4,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { Agent, errors } from './undici.ts';
 import { CappedBody, Cancellation, exchange } from './exchange.ts';
-import type { Exchange, HttpMethod, RecordedResponse, TransportErrorKind } from '../model.ts';
+import { TOO_DEEP, type Exchange, type HttpMethod, type RecordedResponse, type TransportErrorKind } from '../model.ts';
 import { redactHeaders, redactText, type Secret } from './redact.ts';
 
 export interface HttpOptions {
@@ -75,7 +75,7 @@ export class HttpClient {
         try {
           const json: unknown = JSON.parse(response.body);
           const depth = nestingDepth(json, MAX_JSON_DEPTH);
-          if (depth > MAX_JSON_DEPTH) response.jsonError = `the JSON body is nested more than ${MAX_JSON_DEPTH} levels deep; it cannot be validated`;
+          if (depth > MAX_JSON_DEPTH) response.jsonError = `${TOO_DEEP} ${MAX_JSON_DEPTH} levels deep; it cannot be validated`;
           else response.json = json;
         } catch (error) {
           // Not JSON: a failure where JSON is declared (response-body-readable), else the content-type check's.
