@@ -23,6 +23,8 @@ const ENTRIES = {
   main: 'cli.ts',
   children: 'runner/cli/children.ts',
   'verify-worker': 'runner/pact/verify-worker.ts',
+  // What scenario suites import: the suites' worker loads it as built JavaScript (execute/scenarios.ts).
+  testing: 'runner/testing/index.ts',
 };
 
 /**
