@@ -36,10 +36,24 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
       return setExit(0);
     }
     // Loaded on use: `--help` and the other commands never load the engine.
-    const { runConformance } = await import('./run.ts');
-    const outcome = await runConformance(options);
-    if (outcome.message) process.stderr.write(`conformance: ${outcome.message}\n`);
-    setExit(outcome.exitCode);
+    const [{ runConformance }, { consoleReporter, filesReporter }] = await Promise.all([import('./run.ts'), import('../report/reporter.ts')]);
+    const reporters = [filesReporter(options.out), consoleReporter({ stdout: process.stdout, stderr: process.stderr }, { quiet: options.quiet })];
+    // SIGINT/SIGTERM: the run stops starting cases, cleans up and still writes its reports.
+    const abort = new AbortController();
+    const onSignal = () => {
+      process.stderr.write('\nInterrupted: finishing the reports with what was measured.\n');
+      abort.abort();
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      const outcome = await runConformance({ ...options, reporters, signal: abort.signal });
+      if (outcome.message) process.stderr.write(`conformance: ${outcome.message}\n`);
+      setExit(outcome.exitCode);
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
   });
 
   const plan = program
@@ -66,16 +80,14 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
     .argument('<dirs...>', 'report directories of the shards')
     .option('--out <dir>', 'report directory', 'reports')
     .action(async (dirs: string[], flags: { out: string }) => {
-      const [{ mergeResults, readResultsDir }, { writeReports }, { isInteractive, renderSummary }, { exitCodeOf }] = await Promise.all([
+      const [{ mergeResults, readResultsDir }, { consoleReporter, filesReporter, reportFinished }, { exitCodeOf }] = await Promise.all([
         import('../report/merge.ts'),
-        import('../report/write.ts'),
-        import('../report/console.ts'),
+        import('../report/reporter.ts'),
         import('../report/outcomes.ts'),
       ]);
       const parts = await Promise.all(dirs.map((d) => readResultsDir(d)));
       const merged = mergeResults(parts);
-      const files = await writeReports(merged, flags.out);
-      process.stdout.write(`${renderSummary(merged, files, { color: isInteractive(process.stdout) })}\n`);
+      await reportFinished([filesReporter(flags.out), consoleReporter({ stdout: process.stdout, stderr: process.stderr })], merged);
       if (merged.verdict === 'incomplete') process.stderr.write(`conformance: ${(merged.verdictLine ?? 'incomplete').replace(/^incomplete: /, '')}\n`);
       setExit(exitCodeOf(merged.verdict));
     });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Reporter } from '../report/reporter.ts';
 import { toolIdentity } from './paths.ts';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
@@ -172,11 +173,10 @@ async function report(
   started: Date,
   target: RunResults['target'],
 ): Promise<number> {
-  const [{ coverage, loadCatalog }, { exitCodeOf, summarise }, { writeReports }, { isInteractive, renderSummary }] = await Promise.all([
+  const [{ coverage, loadCatalog }, { exitCodeOf, summarise }, { consoleReporter, filesReporter, reportFinished }] = await Promise.all([
     import('../description/catalog.ts'),
     import('../report/outcomes.ts'),
-    import('../report/write.ts'),
-    import('../report/console.ts'),
+    import('../report/reporter.ts'),
   ]);
   const contract = await loadContract(flags.spec.length ? flags.spec : defaults.specs);
   // The catalog counts only where it applies: the pack's, for the pack's contracts.
@@ -200,15 +200,14 @@ async function report(
     pact,
     expiredWaivers: [],
   });
-  const files = await writeReports(results, flags.out);
   const failed = pact.interactions.filter((i) => i.outcome !== 'passed' && i.outcome !== 'skipped');
   const lines = [
     `Pact ${pact.mode}: ${pact.interactions.length} interactions, ${pact.interactions.length - failed.length} passed, ${failed.length} failed (${results.durationMs} ms)`,
     ...failed.map((i) => `  ${i.outcome.toUpperCase()} ${i.consumer} › ${i.description}: ${i.mismatches[0]?.message ?? ''}${i.mismatches[0]?.location ? ` (${i.mismatches[0].location})` : ''}`),
   ];
   // Quiet: the short lines; otherwise the summary, which leads with the same interactions.
-  if (flags.quiet) process.stdout.write(`${lines.join('\n')}\n`);
-  else process.stdout.write(`${renderSummary(results, files, { color: isInteractive(process.stdout) })}\n`);
+  const shortLines: Reporter = { finished: () => void process.stdout.write(`${lines.join('\n')}\n`) };
+  await reportFinished([filesReporter(flags.out), flags.quiet ? shortLines : consoleReporter({ stdout: process.stdout, stderr: process.stderr })], results);
   // One verdict everywhere: a failed interaction is exit 1, an errored one (tool or network) exit 2.
   return exitCodeOf(results.verdict);
 }

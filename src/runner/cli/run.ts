@@ -17,7 +17,7 @@ import { assembleOperations, compactCase } from '../report/assemble.ts';
 import { SharedValues } from '../report/case-memory.ts';
 import { openSpool, type CaseSpool } from '../report/case-spool.ts';
 import { limitEvidence } from '../report/evidence-limit.ts';
-import { ConsoleProgress, isInteractive, renderSummary } from '../report/console.ts';
+import { reportFinished, type Reporter } from '../report/reporter.ts';
 import { countOutcomes, exitCodeOf, summarise } from '../report/outcomes.ts';
 import { contractHash } from '../report/run-identity.ts';
 import { diagnoseResults, preflightCredentials, preflightOperations } from '../execute/diagnose.ts';
@@ -79,9 +79,10 @@ export interface RunOptions {
   maxFailures?: number;
   /** Directories of the user's own scenario suites, run with the bundled ones. */
   suites?: string[];
-  /** Where the console goes (default process.stdout / stderr). */
-  stdout?: NodeJS.WritableStream & { isTTY?: boolean };
-  stderr?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Who hears of the run: progress, notices, the final results (report/reporter.ts), in order. */
+  reporters?: Reporter[];
+  /** Aborted: the run stops starting cases, cleans up and reports what was measured (interrupted). */
+  signal?: AbortSignal;
 }
 
 export interface RunOutcome {
@@ -94,8 +95,7 @@ const TOOL = toolIdentity();
 
 /** Runs the conformance suites against a deployment (or the embedded reference service) and writes reports. */
 export async function runConformance(options: RunOptions): Promise<RunOutcome> {
-  const stdout = options.stdout ?? process.stdout;
-  const stderr = options.stderr ?? process.stderr;
+  const reporters = options.reporters ?? [];
   // What can be judged without the contract is judged before it loads (a malformed base URL, no token), and the
   // reachability probe of each target the run surely needs leaves meanwhile (cli/early-probes.ts).
   const packs = options.packs ?? [];
@@ -238,11 +238,8 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       // Hashed at the end, not before the first case (a quarter of a second at 2,770 operations).
       let summarised = summarise(applyWaivers({ ...diagnosed, contract: { ...diagnosed.contract, hash: contractHash(contract) } }, waivers, localDate()));
       if (baseline && options.baseline) summarised = { ...summarised, baseline: compareWithBaseline(summarised, baseline, options.baseline) };
-      const { writeReports } = await import('../report/write.ts');
-      const files = await writeReports(summarised, options.out);
+      await reportFinished(reporters, summarised, client ? [`Run id: ${client.runId} (header ${RUN_ID_HEADER}; traceparent trace id ${client.traceId})`] : []);
       spool?.close(true);
-      stdout.write(`${renderSummary(summarised, files, { color: isInteractive(stdout) })}\n`);
-      if (client) stdout.write(`Run id: ${client.runId} (header ${RUN_ID_HEADER}; traceparent trace id ${client.traceId})\n`);
       return summarised;
     };
     // Credentials the deployment rejects across the board: stop before the run (reports still written).
@@ -266,8 +263,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       const final = await finish({ ...built, stopped: rejected });
       return { exitCode: exitCodeOf(final.verdict), results: final, message: `${rejected}; reports written` };
     }
-    const progress = options.quiet ? undefined : new ConsoleProgress(stderr as never, {});
-    progress?.start(selected.length);
+    for (const r of reporters) r.started?.(selected.length);
     const keep = options.keepPassedExchanges ?? false;
     // Generated cases: the engine's own scheduler. Results are kept compact as they arrive, in plan order.
     const generated = new Map<string, CaseResult[]>(selected.map((op) => [op.operationId, []]));
@@ -286,7 +282,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       onOperationDone: (operationId, failing) => {
         doneOperations++;
         if (failing) failingOperations++;
-        progress?.update(doneOperations, failingOperations, operationId);
+        for (const r of reporters) r.operationDone?.(operationId, { done: doneOperations, failing: failingOperations });
       },
     });
     // Scenario suites (vitest) only in a full, unsharded selection; vitest is loaded only then.
@@ -301,14 +297,13 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       : undefined;
 
     let interrupted = false;
-    const onSignal = () => {
+    const onAbort = () => {
       interrupted = true;
-      stderr.write('\nInterrupted: finishing the reports with what was measured.\n');
       scheduler.interrupt();
       scenarioRun?.cancel();
     };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
     let scenarioOutcome: Awaited<ScenarioRun['done']> = { cases: new Map(), errors: [], interrupted: false };
     let leftBehind: RunResults['leftBehind'] = [];
     try {
@@ -324,10 +319,8 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       interrupted ||= scheduled.interrupted || scenarioOutcome.interrupted;
       leftBehind = scheduled.cleanup.leftBehind ?? [];
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      options.signal?.removeEventListener('abort', onAbort);
     }
-    progress?.finish();
 
     // One results model: generated cases first, then what the scenario suites recorded per operation.
     const cases = new Map<string, CaseResult[]>();
@@ -341,16 +334,12 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     const operations = assembleOperations({ operations: selected, allOperations: contract.operations, cases, interrupted });
     const built = buildResults({ operations, contract, catalog, config, options, embedded: embedded !== undefined, startedAt, interrupted, deploymentDiff });
     const final = await finish(leftBehind.length > 0 ? { ...built, leftBehind } : built);
-    if (final.deploymentDiff) {
-      const { extra, lacking } = final.deploymentDiff;
-      stdout.write(`Deployment description: ${extra.length} operation(s) served that the contract lacks${extra.length ? ` (${extra.map((e) => `${e.method} ${e.path}`).join(', ')})` : ''}; ${lacking.length} contract operation(s) it lacks${lacking.length ? ` (${lacking.join(', ')})` : ''}.\n`);
-    }
     const endErrors = scenarioOutcome.errors;
     if (endErrors.length > 0 && final.operations.every((o) => o.cases.length === 0)) {
       return { exitCode: 2, results: final, message: `the suites could not run: ${endErrors[0]}` };
     }
     if (options.maxFailures && final.operations.some((o) => o.cases.some((c) => c.skipReason?.startsWith('not run: --max-failures')))) {
-      stderr.write(`conformance: stopped after ${options.maxFailures} failed operation(s) (--max-failures); the cases after that were not run\n`);
+      for (const r of reporters) r.notice?.(`conformance: stopped after ${options.maxFailures} failed operation(s) (--max-failures); the cases after that were not run`);
     }
     // Against a baseline, only what is new fails a not-conformant run (report/baseline.ts).
     const gate = baselineExitCode(final, final.baseline);
