@@ -16,7 +16,7 @@ import { Session } from '../../src/runner/execute/session.ts';
 import type { CaseResult, Contract } from '../../src/runner/model.ts';
 import { ContractError } from '../../src/runner/description/errors.ts';
 import { loadContract } from '../../src/runner/description/load.ts';
-import { removeTemps, resultsSchemaErrors, ROOT, runCli } from '../engine/support.ts';
+import { removeTemps, resultsSchemaErrors, ROOT, runCli } from '../support/runs.ts';
 import { corpusDir, readCorpus, type Corpus } from './fetch.ts';
 
 const corpus: Corpus = await readCorpus();

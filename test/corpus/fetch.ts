@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { ROOT } from '../engine/support.ts';
+import { ROOT } from '../support/runs.ts';
 
 const run = promisify(execFile);
 

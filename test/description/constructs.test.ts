@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { checkIds, operation, removeTemps, requireResults, runCli, tempDir } from '../engine/support.ts';
+import { checkIds, operation, removeTemps, requireResults, runCli, tempDir } from '../support/runs.ts';
 import { CONSTRUCTS, constructsContract, constructsServer, UNCOMPILABLE } from './constructs.ts';
 
 afterAll(removeTemps);

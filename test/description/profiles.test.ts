@@ -14,7 +14,7 @@ import { coverage, loadCatalog, notDescribedResults } from '../../src/runner/des
 import { loadContract } from '../../src/runner/description/load.ts';
 import { loadProfile } from '../../src/runner/description/profile.ts';
 import { claims, GENERIC_PROFILE, loadProfiles, profileFor } from '../../src/runner/description/profiles.ts';
-import { ROOT } from '../engine/support.ts';
+import { ROOT } from '../support/runs.ts';
 
 const PROFILE = join(ROOT, 'contract/profile.yaml');
 const CUSTOMER = ['contract/customer-service.openapi.yaml', 'contract/foreign-trade-service.openapi.yaml'].map((f) => join(ROOT, f));

@@ -6,7 +6,7 @@
  */
 import { afterAll, expect, test } from 'vitest';
 import type { Variant } from '../../src/reference-service/types.ts';
-import { allFindings, operation, removeTemps, requireResults, runCli, startVariant } from '../engine/support.ts';
+import { allFindings, operation, removeTemps, requireResults, runCli, startVariant } from '../support/runs.ts';
 
 afterAll(removeTemps);
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { describe, expect, test } from 'vitest';
-import { ROOT } from '../engine/support.ts';
+import { ROOT } from '../support/runs.ts';
 
 const run = promisify(execFile);
 const WORKFLOW = '.github/workflows/conformance.yml';

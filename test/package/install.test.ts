@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { RunResults } from '../../src/runner/model.ts';
-import { readStoredResults, ROOT } from '../engine/support.ts';
+import { readStoredResults, ROOT } from '../support/runs.ts';
 
 const run = promisify(execFile);
 let dir: string;

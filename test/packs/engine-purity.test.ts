@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect, test } from 'vitest';
-import { ROOT } from '../engine/support.ts';
+import { ROOT } from '../support/runs.ts';
 
 const ENGINE = join(ROOT, 'src/runner');
 

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { ROOT, runCli } from '../engine/support.ts';
+import { ROOT, runCli } from '../support/runs.ts';
 
 const SPEC = join(ROOT, 'test/packs/fixtures/petstore.openapi.yaml');
 const TRACES = /customer|foreign[-_ ]?trade|address[-_ ]?type|ERR_PLAT|forgot|scenario|reference number|\b287\b/i;

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { RunResults } from '../../src/runner/model.ts';
-import { ROOT, allFindings, removeTemps, runCli } from '../engine/support.ts';
+import { ROOT, allFindings, removeTemps, runCli } from '../support/runs.ts';
 // @ts-expect-error: the pack is plain JavaScript, as a pack written outside the project would be
 import { startNotesServer } from './notes/server.mjs';
 

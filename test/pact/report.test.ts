@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { removeTemps, ROOT, runCli, tempDir } from '../engine/support.ts';
+import { removeTemps, ROOT, runCli, tempDir } from '../support/runs.ts';
 
 afterAll(removeTemps);
 

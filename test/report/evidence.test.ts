@@ -1,7 +1,7 @@
 /**
  * Evidence a person can act on: the schema fragment behind a schema error, the failures grouped by reason,
  * the console's evidence line and pact summary, and the reproduction script's text (its behaviour against a
- * deployment is proven in test/engine/reproduction.test.ts).
+ * deployment is proven in test/report/reproduction.test.ts).
  */
 import { describe, expect, test } from 'vitest';
 import { responseSchemaConformance } from '../../src/runner/checks/response-schema-conformance.ts';

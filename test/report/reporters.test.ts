@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, test, vi } from 'vitest';
 import { runConformance, type RunOptions } from '../../src/runner/cli/run.ts';
 import type { RunResults } from '../../src/runner/model.ts';
-import { filesReporter, type Finished, type Reporter } from '../../src/runner/report/reporter.ts';
-import { removeTemps, ROOT, tempDir } from '../engine/support.ts';
+import { filesReporter, type Reporter } from '../../src/runner/report/reporter.ts';
+import { removeTemps, ROOT, tempDir } from '../support/runs.ts';
 // @ts-expect-error: the pack is plain JavaScript, as a pack written outside the project would be
 import notesPack from '../packs/notes/pack.mjs';
 
@@ -36,9 +36,9 @@ async function options(extra: Partial<RunOptions> = {}): Promise<RunOptions> {
 }
 
 /** A reporter that writes down what it hears. */
-function recorder(): Reporter & { heard: string[]; results?: RunResults; finished?: Finished } {
+function recorder(): Reporter & { heard: string[]; results?: RunResults } {
   const heard: string[] = [];
-  const r: Reporter & { heard: string[]; results?: RunResults; finishedWith?: Finished } = {
+  const r: Reporter & { heard: string[]; results?: RunResults } = {
     heard,
     started: (n) => void heard.push(`started ${n}`),
     operationDone: (id, p) => void heard.push(`done ${id} ${p.done}`),

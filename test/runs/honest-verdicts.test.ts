@@ -9,7 +9,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { OPERATION_IDS, startReferenceService, type ReferenceService, type Variant } from '../../src/reference-service/index.ts';
 import type { RunResults } from '../../src/runner/model.ts';
 import { serialiseResults } from '../../src/runner/report/write.ts';
-import { operation, pool, removeTemps, requireResults, resultsSchemaErrors, runCli, startVariant, tempDir, TOKEN, type CliRun } from './support.ts';
+import { operation, pool, removeTemps, requireResults, resultsSchemaErrors, runCli, startVariant, tempDir, TOKEN, type CliRun } from '../support/runs.ts';
 
 const limit = pool(2);
 const RUN_TIMEOUT = 240_000;

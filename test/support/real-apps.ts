@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
 import type { Finding, RunResults } from '../../src/runner/model.ts';
-import { allFindings, requireResults, ROOT, runCli, tempDir } from './support.ts';
+import { allFindings, requireResults, ROOT, runCli, tempDir } from './runs.ts';
 
 export const VENVS = join(ROOT, '.venv-real-apps');
 /** Time limit of one app's start and engine run (a run takes seconds). */

@@ -7,8 +7,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunResults } from '../../src/runner/model.ts';
-import { ensureInstalled, found, RUN_TIMEOUT, startApp, VENVS, type App } from './real-apps-support.ts';
-import { removeTemps, requireResults, runCli, tempDir } from './support.ts';
+import { ensureInstalled, found, RUN_TIMEOUT, startApp, VENVS, type App } from '../support/real-apps.ts';
+import { removeTemps, requireResults, runCli, tempDir } from '../support/runs.ts';
 
 afterAll(removeTemps);
 

@@ -14,7 +14,7 @@ import type { JsonSchema, Operation, RunResults } from '../../src/runner/model.t
 import { loadProfile } from '../../src/runner/description/profile.ts';
 import { GENERIC_PROFILE } from '../../src/runner/description/profiles.ts';
 import { json, startHttp } from '../http/servers.ts';
-import { pool, removeTemps, requireResults, resultsSchemaErrors, runCli, tempDir, TOKEN } from './support.ts';
+import { pool, removeTemps, requireResults, resultsSchemaErrors, runCli, tempDir, TOKEN } from '../support/runs.ts';
 
 afterAll(removeTemps);
 

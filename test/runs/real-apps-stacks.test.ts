@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunResults } from '../../src/runner/model.ts';
-import { ensureInstalled, found, requestsSent, RUN_TIMEOUT, runEngine, startApp, VENVS, type App } from './real-apps-support.ts';
-import { removeTemps, ROOT, tempDir } from './support.ts';
+import { ensureInstalled, found, requestsSent, RUN_TIMEOUT, runEngine, startApp, VENVS, type App } from '../support/real-apps.ts';
+import { removeTemps, ROOT, tempDir } from '../support/runs.ts';
 
 afterAll(removeTemps);
 

@@ -29,7 +29,7 @@ import {
   tokenLeaks,
   type CliOptions,
   type CliRun,
-} from './support.ts';
+} from '../support/runs.ts';
 
 const limit = pool(3);
 const RUN_TIMEOUT = 300_000;

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { syntheticContract } from '../../bench/synthetic-contract.ts';
-import { removeTemps, runCli, tempDir, TOKEN } from './support.ts';
+import { removeTemps, runCli, tempDir, TOKEN } from '../support/runs.ts';
 
 const FILES = ['results.json', 'junit.xml', 'index.html'] as const;
 type File = (typeof FILES)[number];

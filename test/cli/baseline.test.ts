@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Handler, Reply, Variant } from '../../src/reference-service/index.ts';
-import { objectBody, removeTemps, requireResults, resultsSchemaErrors, runCli, startVariant, tokenLeaks, type CliRun } from './support.ts';
+import { objectBody, removeTemps, requireResults, resultsSchemaErrors, runCli, startVariant, tokenLeaks, type CliRun } from '../support/runs.ts';
 
 function onSuccess(change: (reply: Reply) => Reply): Handler {
   return async (_req, next) => {

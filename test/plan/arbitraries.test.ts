@@ -16,7 +16,7 @@ import { FUZZ_CASE, planOperation, type PlanOptions } from '../../src/runner/pla
 import { loadExamples } from '../../src/runner/description/examples.ts';
 import { loadContract } from '../../src/runner/description/load.ts';
 import { loadProfile } from '../../src/runner/description/profile.ts';
-import { ROOT } from './support.ts';
+import { ROOT } from '../support/runs.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));

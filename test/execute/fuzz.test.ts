@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { CaseResult, RunResults } from '../../src/runner/model.ts';
 import { SHRINK_BUDGET } from '../../src/runner/execute/fuzz.ts';
-import { allFindings, removeTemps, requireResults, runCli, tempDir, TOKEN } from './support.ts';
+import { allFindings, removeTemps, requireResults, runCli, tempDir, TOKEN } from '../support/runs.ts';
 
 afterAll(removeTemps);
 

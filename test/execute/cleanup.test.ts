@@ -12,7 +12,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { startReferenceService } from '../../src/reference-service/index.ts';
 import type { RunResults } from '../../src/runner/model.ts';
 import { json, startHttp, type TestServer } from '../http/servers.ts';
-import { pool, removeTemps, requireResults, resultsSchemaErrors, runCli, tempDir, TOKEN, type CliRun } from './support.ts';
+import { pool, removeTemps, requireResults, resultsSchemaErrors, runCli, tempDir, TOKEN, type CliRun } from '../support/runs.ts';
 
 afterAll(removeTemps);
 

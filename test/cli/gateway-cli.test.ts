@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { closeServer, makePki, startHttp, startProxy, type Pki, type TestProxy } from '../http/servers.ts';
-import { removeTemps, requireResults, runCli, startVariant, tempDir, TOKEN, type StartedVariant } from './support.ts';
+import { removeTemps, requireResults, runCli, startVariant, tempDir, TOKEN, type StartedVariant } from '../support/runs.ts';
 
 const OLD = 'gateway-token-generation-1';
 const NEW = 'gateway-token-generation-2';

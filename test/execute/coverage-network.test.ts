@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { CaseResult, RunResults } from '../../src/runner/model.ts';
 import { json, startHttp } from '../http/servers.ts';
-import { pool, removeTemps, requireResults, runCli, tempDir, TOKEN } from './support.ts';
+import { pool, removeTemps, requireResults, runCli, tempDir, TOKEN } from '../support/runs.ts';
 
 afterAll(removeTemps);
 

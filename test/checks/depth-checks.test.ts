@@ -18,7 +18,7 @@ import type { Expectation_ } from '../../src/runner/plan/cases.ts';
 import { comparableFields, createOf, listOf, notAcceptedOnUpdate, ownerField, readersOfCreated, recordSchema } from '../../src/runner/plan/relations.ts';
 import { loadContract } from '../../src/runner/description/load.ts';
 import { loadProfile, type Profile } from '../../src/runner/description/profile.ts';
-import { ROOT } from './support.ts';
+import { ROOT } from '../support/runs.ts';
 
 const SPECS = ['contract/customer-service.openapi.yaml', 'contract/foreign-trade-service.openapi.yaml'].map((f) => `${ROOT}${f}`);
 const A = '3f1c2a9e-8b7d-4c6e-9a5f-1e2d3c4b5a69';

@@ -11,7 +11,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, test } from 'vitest';
 import { readSpool, type SpooledCase } from '../../src/runner/report/case-spool.ts';
 import { RECORDED_BODY_CAP } from '../../src/runner/report/assemble.ts';
-import { readStoredResults, removeTemps, requireResults, resultsSchemaErrors, runCli, tempDir, TOKEN } from './support.ts';
+import { readStoredResults, removeTemps, requireResults, resultsSchemaErrors, runCli, tempDir, TOKEN } from '../support/runs.ts';
 
 const RUN_TIMEOUT = 180_000;
 const servers: Server[] = [];

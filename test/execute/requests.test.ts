@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunResults } from '../../src/runner/model.ts';
-import { removeTemps, requireResults, runCli, tempDir, TOKEN } from './support.ts';
+import { removeTemps, requireResults, runCli, tempDir, TOKEN } from '../support/runs.ts';
 
 afterAll(removeTemps);
 

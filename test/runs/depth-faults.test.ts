@@ -28,7 +28,7 @@ import {
   tokenLeaks,
   type CliRun,
   type DescribedOperation,
-} from './support.ts';
+} from '../support/runs.ts';
 
 const limit = pool(3);
 const RUN_TIMEOUT = 300_000;

@@ -21,7 +21,7 @@ import { loadExamples } from '../../src/runner/description/examples.ts';
 import { loadContract } from '../../src/runner/description/load.ts';
 import { loadProfiles, profileFor } from '../../src/runner/description/profiles.ts';
 import { syntheticContract } from '../../bench/synthetic-contract.ts';
-import { removeTemps, ROOT, tempDir } from './support.ts';
+import { removeTemps, ROOT, tempDir } from '../support/runs.ts';
 
 const OPERATIONS = 240;
 const CONCURRENCY = 8;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Handler, Reply } from '../../src/reference-service/index.ts';
 import type { CaseResult, RunResults } from '../../src/runner/model.ts';
-import { objectBody, operation, removeTemps, requireResults, runCli, startVariant, tempDir, TOKEN, type StartedVariant } from './support.ts';
+import { objectBody, operation, removeTemps, requireResults, runCli, startVariant, tempDir, TOKEN, type StartedVariant } from '../support/runs.ts';
 
 function onSuccess(change: (reply: Reply) => Reply): Handler {
   return async (_req, next) => {

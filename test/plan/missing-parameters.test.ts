@@ -15,7 +15,7 @@ import { loadProfile } from '../../src/runner/description/profile.ts';
 import { GENERIC_PROFILE } from '../../src/runner/description/profiles.ts';
 import { describe } from '../../src/runner/description/load.ts';
 import { json, startHttp } from '../http/servers.ts';
-import { pool, removeTemps, requireResults, resultsSchemaErrors, runCli, tempDir, TOKEN } from './support.ts';
+import { pool, removeTemps, requireResults, resultsSchemaErrors, runCli, tempDir, TOKEN } from '../support/runs.ts';
 
 afterAll(removeTemps);
 

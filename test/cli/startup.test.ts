@@ -16,7 +16,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { startReferenceService } from '../../src/reference-service/index.ts';
 import { surelyNeeded } from '../../src/runner/cli/early-probes.ts';
 import { loadDescription } from '../../src/runner/description/load.ts';
-import { BIN, removeTemps, requireResults, ROOT, runCli, tempDir, TOKEN } from './support.ts';
+import { BIN, removeTemps, requireResults, ROOT, runCli, tempDir, TOKEN } from '../support/runs.ts';
 
 afterAll(removeTemps);
 

@@ -30,7 +30,7 @@ import {
   type CliRun,
   type DescribedOperation,
   type StartedVariant,
-} from './support.ts';
+} from '../support/runs.ts';
 
 const limit = pool(3);
 const RUN_TIMEOUT = 300_000;

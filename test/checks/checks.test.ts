@@ -11,7 +11,7 @@ import { planOperation, testName, type Expectation_, type OperationPlan, type Pl
 import { loadExamples, type Examples, type Expectation } from '../../src/runner/description/examples.ts';
 import { loadContract } from '../../src/runner/description/load.ts';
 import { loadProfile, type Profile } from '../../src/runner/description/profile.ts';
-import { DESCRIBED, ROOT } from './support.ts';
+import { DESCRIBED, ROOT } from '../support/runs.ts';
 
 const SPECS = ['contract/customer-service.openapi.yaml', 'contract/foreign-trade-service.openapi.yaml'].map((f) => `${ROOT}${f}`);
 const ID = '3f1c2a9e-8b7d-4c6e-9a5f-1e2d3c4b5a69';
