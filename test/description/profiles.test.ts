@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { primaryService, withBaseUrl } from '../../src/runner/cli/run.ts';
+import { primaryService, withBaseUrl } from '../../src/runner/run.ts';
 import { customerPack } from '../../src/packs/customer/index.ts';
 import type { Contract } from '../../src/runner/model.ts';
 import { coverage, loadCatalog, notDescribedResults } from '../../src/runner/description/catalog.ts';

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, test, vi } from 'vitest';
-import { runConformance, type RunOptions } from '../../src/runner/cli/run.ts';
+import { runConformance, type RunOptions } from '../../src/runner/run.ts';
 import type { RunResults } from '../../src/runner/model.ts';
 import { filesReporter, type Reporter } from '../../src/runner/report/reporter.ts';
 import { removeTemps, ROOT, tempDir } from '../support/runs.ts';

@@ -36,7 +36,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
       return setExit(0);
     }
     // Loaded on use: `--help` and the other commands never load the engine.
-    const [{ runConformance }, { consoleReporter, filesReporter }] = await Promise.all([import('./run.ts'), import('../report/reporter.ts')]);
+    const [{ runConformance }, { consoleReporter, filesReporter }] = await Promise.all([import('../run.ts'), import('../report/reporter.ts')]);
     const reporters = [filesReporter(options.out), consoleReporter({ stdout: process.stdout, stderr: process.stderr }, { quiet: options.quiet })];
     // SIGINT/SIGTERM: the run stops starting cases, cleans up and still writes its reports.
     const abort = new AbortController();

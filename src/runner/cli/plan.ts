@@ -13,7 +13,7 @@ import { loadContract } from '../description/load.ts';
 import { loadProfiles, profileFor } from '../description/profiles.ts';
 import picomatch from 'picomatch';
 import { fromPacks, packsFor, type Pack } from '../pack.ts';
-import type { RunOptions } from './run.ts';
+import type { RunOptions } from '../run.ts';
 
 export interface PlanSummary {
   operations: number;

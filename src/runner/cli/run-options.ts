@@ -11,7 +11,7 @@ import { baseUrlArgument, baseUrlProblem } from './base-url.ts';
 import { loadConfigFile, type ConfigFile } from './config-file.ts';
 import { defaultContracts, type Pack } from '../pack.ts';
 import { addPackBaseUrlOptions, packBaseUrls } from './pack-options.ts';
-import type { RunOptions } from './run.ts';
+import type { RunOptions } from '../run.ts';
 
 
 export function positiveInt(name: string) {
