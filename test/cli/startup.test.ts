@@ -185,10 +185,15 @@ describe('before the contract loads', () => {
       while (!exited) {
         try {
           const fd = openSync(spec, constants.O_WRONLY | constants.O_NONBLOCK);
-          try {
-            writeSync(fd, text);
-          } catch {
-            // the reader has not taken the last copy yet
+          // The whole description to each reader: a pipe takes 64 KiB at a time, the rest once it is read.
+          let offset = 0;
+          while (offset < text.length) {
+            try {
+              offset += writeSync(fd, text, offset);
+            } catch (error) {
+              if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') break;
+              await delay(1);
+            }
           }
           closeSync(fd);
         } catch {
