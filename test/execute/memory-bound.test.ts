@@ -56,6 +56,28 @@ afterAll(async () => {
   await removeTemps();
 });
 
+/** The run configuration of these tests: generated cases only (no examples or fuzzing beyond the classes). */
+function runConfig(spec: string, baseUrl: string, runId: string): RunConfig {
+  return {
+    contractFiles: [spec],
+    profileFile: join(ROOT, 'contract/profile.yaml'),
+    examplesFile: join(ROOT, 'contract/examples.yaml'),
+    baseUrls: { 'customer-service': baseUrl },
+    token: 'memory-bound-token',
+    timeoutMs: 10_000,
+    concurrency: CONCURRENCY,
+    bodyCapBytes: 1024 * 1024,
+    readOnly: false,
+    allowIrreversible: true,
+    seed: 1,
+    maxExamples: 0,
+    fuzzExamples: 0,
+    include: [],
+    exclude: [],
+    runId,
+  };
+}
+
 function heapMiB(): number {
   gc();
   gc();
@@ -70,24 +92,7 @@ describe('memory of a run does not grow with its operations', () => {
       expect(contract.operations).toHaveLength(OPERATIONS);
       const profiles = await loadProfiles(join(ROOT, 'contract/profile.yaml'), contract);
       const examples = await loadExamples(join(ROOT, 'contract/examples.yaml'));
-      const config: RunConfig = {
-        contractFiles: [specFile],
-        profileFile: join(ROOT, 'contract/profile.yaml'),
-        examplesFile: join(ROOT, 'contract/examples.yaml'),
-        baseUrls: { 'customer-service': baseUrl },
-        token: 'memory-bound-token',
-        timeoutMs: 10_000,
-        concurrency: CONCURRENCY,
-        bodyCapBytes: 1024 * 1024,
-        readOnly: false,
-        allowIrreversible: true,
-        seed: 1,
-        maxExamples: 0,
-        fuzzExamples: 0,
-        include: [],
-        exclude: [],
-        runId: 'memory-bound',
-      };
+      const config = runConfig(specFile, baseUrl, 'memory-bound');
       const session = Session.from(config, contract, profiles, examples);
       kept = session;
       const options = { seed: 1, readOnly: false, allowIrreversible: true, otpSource: false, maxExamples: 0, fuzzExamples: 0 };
@@ -145,23 +150,7 @@ describe('what a case keeps of a megabyte answer is what a report shows of it', 
       const contract = await loadContract([spec]);
       const profiles = await loadProfiles(join(ROOT, 'contract/profile.yaml'), contract);
       const examples = await loadExamples(join(ROOT, 'contract/examples.yaml'));
-      const config: RunConfig = {
-        contractFiles: [spec],
-        profileFile: join(ROOT, 'contract/profile.yaml'),
-        baseUrls: { 'customer-service': `http://127.0.0.1:${(bigServer.address() as AddressInfo).port}/customer-service` },
-        token: 'memory-bound-token',
-        timeoutMs: 10_000,
-        concurrency: CONCURRENCY,
-        bodyCapBytes: 1024 * 1024,
-        readOnly: false,
-        allowIrreversible: true,
-        seed: 1,
-        maxExamples: 0,
-        fuzzExamples: 0,
-        include: [],
-        exclude: [],
-        runId: 'memory-bound-large',
-      };
+      const config = runConfig(spec, `http://127.0.0.1:${(bigServer.address() as AddressInfo).port}/customer-service`, 'memory-bound-large');
       const options = { seed: 1, readOnly: false, allowIrreversible: true, otpSource: false, maxExamples: 0, fuzzExamples: 0 };
       const plans = contract.operations.map((op) => planOperation(contract, op, profileFor(profiles, op.service), examples, options));
       const before = heapMiB();
