@@ -8,9 +8,9 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 
 /** An answer at least this large counts (decoded bytes read plus the text made of them). */
-const LARGE = 256 * 1024;
+const LARGE = 128 * 1024;
 /** Bytes of large answers between two collections. */
-const BUDGET = 48 * 1024 * 1024;
+const BUDGET = 32 * 1024 * 1024;
 
 let collect: (() => void) | null | undefined;
 let since = 0;
