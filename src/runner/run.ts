@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import { request } from './http/undici.ts';
 import { RUN_ID_HEADER, type ClientOptions } from './http/client-options.ts';
 import { buildDispatcher } from './http/dispatcher.ts';
+import { collectNow } from './http/large-bodies.ts';
 import { runTokenCommand, TokenCommandError } from './http/token-command.ts';
 import { CHECKS } from './checks/registry.ts';
 import type { RunConfig } from './execute/config.ts';
@@ -232,6 +233,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     // Each case goes to disk as it finishes (report/case-spool.ts); memory keeps its summary.
     spool = openSpool(options.out);
     const finish = async (built: RunResults): Promise<RunResults> => {
+      collectNow();
       const checked = built.stopped ? built : { ...built, ...(diagnoseResults(built) ? { stopped: diagnoseResults(built) } : {}) };
       // Each failure shown with its evidence a bounded number of times, read back from the spool.
       const diagnosed = { ...checked, operations: limitEvidence(checked.operations, { ...(spool ? { full: (c: CaseResult) => spool!.full(c) } : {}), unlimited: options.keepPassedExchanges ?? false }) };

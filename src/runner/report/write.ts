@@ -1,4 +1,5 @@
 /** Writes the three reports of a run into one directory: results.json, junit.xml and index.html. */
+import { collectNow } from '../http/large-bodies.ts';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -98,6 +99,8 @@ export async function writeReports(results: RunResults, outDir: string, options:
       } finally {
         closeSync(fd);
       }
+      // What one report's rendering made is garbage before the next renders: collected, not piled up.
+      collectNow();
     }
   } catch (error) {
     await Promise.all(temps.map((t) => rm(t, { force: true })));
