@@ -94,6 +94,9 @@ export interface RunOutcome {
 
 const TOOL = toolIdentity();
 
+/** Cases between two full collections during a run. */
+const COLLECT_EVERY = 10_000;
+
 /** Runs the conformance suites against a deployment (or the embedded reference service) and writes reports. */
 export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   const reporters = options.reporters ?? [];
@@ -272,9 +275,13 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     // Tens of thousands of case summaries stay in memory until the reports: equal texts and check lists held once.
     const sharedValues = new SharedValues();
     let doneOperations = 0;
+    let casesSeen = 0;
     let failingOperations = 0;
     const scheduler = schedule(Session.from(config, contract, profiles, examples), plans, options.concurrency, {
       onCase: (operationId, index, result) => {
+        // The case summaries are what stays; everything else a case made is garbage: collected every few
+        // thousand cases rather than left to pile up before V8 decides to (the heap would grow to twice the live set).
+        if (++casesSeen % COLLECT_EVERY === 0) collectNow();
         const compact = sharedValues.caseResult(compactCase(result, keep));
         const list = generated.get(operationId) ?? [];
         generated.set(operationId, list);
