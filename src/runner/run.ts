@@ -124,6 +124,14 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   let dispatcher: Dispatcher | undefined;
   let spool: CaseSpool | undefined;
   const config0RunId = options.runId ?? `conf${Date.now().toString(36)}`;
+  // Aborted before a case runs (while probing, starting the reference deployment, checking the credentials): the
+  // run waits on none of it. Once cases run, the scheduler stops starting them (below) and the reports are written.
+  const abortedEarly = new Promise<never>((_resolve, reject) => {
+    if (options.signal?.aborted) reject(new RunInterrupted());
+    options.signal?.addEventListener('abort', () => reject(new RunInterrupted()), { once: true });
+  });
+  abortedEarly.catch(() => undefined);
+  const early = <T>(step: Promise<T>): Promise<T> => Promise.race([step, abortedEarly]);
   try {
     dispatcher = buildClientDispatcher({ ...options, ...(client ? { client } : {}) });
     const probes = new ReachabilityProbes((url) => assertReachable(url, options.timeoutMs, dispatcher!, probeHeaders(client, config0RunId)));
@@ -173,13 +181,13 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       throw new InputError('no base URL: pass --base-url <url> (or --server <id>=<url>); no reference deployment serves this contract');
     }
     if (!given) {
-      embedded = await (starting ?? startReference(reference!, embeddedToken!, probes));
+      embedded = await early(starting ?? startReference(reference!, embeddedToken!, probes));
       token = embeddedToken;
       servers = { ...embedded.baseUrls };
       if (embedded.otpSourceUrl) otpSourceUrl ??= embedded.otpSourceUrl;
       allowIrreversible = true;
     }
-    if (!token && fromCommand) token = await fromCommand;
+    if (!token && fromCommand) token = await early(fromCommand);
     if (!token) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token or --token-command)');
     // Only the services the selection touches need a base URL (--include <service> runs alone).
     const needed = contract.services.filter((s) =>
@@ -198,7 +206,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     }
     const unknown = Object.keys(servers).filter((id) => !contract.services.some((s) => s.id === id));
     if (unknown.length > 0) throw new InputError(`--server names no service of the contract: ${unknown.join(', ')}`);
-    await Promise.all(needed.map((s) => probes.result(servers[s.id]!)));
+    await early(Promise.all(needed.map((s) => probes.result(servers[s.id]!))));
 
     const otpFields = fromPacks(applying, 'otpFields');
     const config: RunConfig = {
@@ -230,7 +238,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     const plans = (function* () {
       for (const op of executionOrder(selected)) yield planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions);
     })();
-    const deploymentDiff = options.deploymentSpec ? (localDeploymentDiff ?? (await diffDeployment(contract, options.deploymentSpec))) : undefined;
+    const deploymentDiff = options.deploymentSpec ? (localDeploymentDiff ?? (await early(diffDeployment(contract, options.deploymentSpec)))) : undefined;
 
     const startedAt = new Date();
     // Each case goes to disk as it finishes (report/case-spool.ts); memory keeps its summary.
@@ -250,12 +258,12 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     // Credentials the deployment rejects across the board: stop before the run (reports still written).
     const preflight = (t: string) =>
       preflightCredentials({ operations: preflightOperations(contract, selected), baseUrls: servers, token: t, profile: profileFor(profiles, selected[0]?.service ?? contract.services[0]?.id ?? ''), timeoutMs: options.timeoutMs, dispatcher: dispatcher!, headers: probeHeaders(client, config0RunId) });
-    let rejected = await preflight(token);
+    let rejected = await early(preflight(token));
     if (rejected && client?.tokenCommand) {
       // An expired token given with --token-command: ask the command for a fresh one before giving up.
-      const fresh = await initialToken(client.tokenCommand);
+      const fresh = await early(initialToken(client.tokenCommand));
       if (fresh !== token) {
-        rejected = await preflight(fresh);
+        rejected = await early(preflight(fresh));
         if (!rejected) config.token = token = fresh;
       }
     }
@@ -359,13 +367,22 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     const exitCode = exitCodeOf(final.verdict);
     if (exitCode === 2) return { exitCode, results: final, message: `${(final.verdictLine ?? final.verdict).replace(/^incomplete: /, '')}; reports written` };
     return { exitCode, results: final };
+  } catch (error) {
+    if (error instanceof RunInterrupted) return { exitCode: 2, message: 'interrupted before any case ran: nothing was judged and no report was written' };
+    throw error;
   } finally {
     spool?.close(false);
-    await dispatcher?.close();
+    // Interrupted: the requests still in flight (a probe, a credentials check) are dropped, not waited for.
+    await (options.signal?.aborted ? dispatcher?.destroy() : dispatcher?.close());
     // Started for a run that stopped before using it: closed all the same.
     embedded ??= await starting?.catch(() => undefined);
     await embedded?.close();
   }
+}
+
+/** The run was aborted before any case ran. */
+class RunInterrupted extends Error {
+  override readonly name = 'RunInterrupted';
 }
 
 /** The dispatcher of the CLI's own requests (the reachability probe): same proxy and TLS as the suites. */

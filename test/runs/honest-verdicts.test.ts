@@ -260,6 +260,7 @@ describe('no process outlives the CLI', () => {
   test(
     'interrupted by SIGTERM: partial reports, exit 2, and the process group is empty',
     async () => {
+      let signalledAt = 0;
       const r = await limit(async () => {
         // Every operation hangs, so the signal always arrives while the run is still under way.
         const started = await startVariant({ handlers: Object.fromEntries(OPERATION_IDS.map((id) => [id, () => new Promise<never>(() => {})])) });
@@ -268,7 +269,10 @@ describe('no process outlives the CLI', () => {
           return await runCli([...args, '--quiet', '--timeout', '60000'], {
             ownGroup: true,
             onSpawn: (child) => {
-              setTimeout(() => child.kill('SIGTERM'), 6_000);
+              setTimeout(() => {
+                signalledAt = Date.now();
+                child.kill('SIGTERM');
+              }, 6_000);
             },
           });
         } finally {
@@ -277,6 +281,8 @@ describe('no process outlives the CLI', () => {
       });
       expect(r.code).toBe(2);
       expect(r.leftover).toEqual([]);
+      // The run waits on none of its hanging requests (each would take the 60 s --timeout).
+      expect(Date.now() - signalledAt).toBeLessThan(30_000);
     },
     RUN_TIMEOUT,
   );

@@ -41,7 +41,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
     // SIGINT/SIGTERM: the run stops starting cases, cleans up and still writes its reports.
     const abort = new AbortController();
     const onSignal = () => {
-      process.stderr.write('\nInterrupted: finishing the reports with what was measured.\n');
+      process.stderr.write('\nInterrupted: stopping the run.\n');
       abort.abort();
     };
     process.once('SIGINT', onSignal);
