@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import type { JsonSchema, Operation } from '../model.ts';
-import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../description/json-schema.ts';
 import { formatRow } from './formats.ts';
+import { factsOf, INT32, mergeSchemas } from './keywords.ts';
 import { RESERVED_HEADERS } from './fuzz-inputs.ts';
 import { asText } from './parameters.ts';
 import type { Random } from './random.ts';
-import { generate, integerRange, isOmitted, numericBounds, patternValue, UNKNOWN, withDiscriminator } from './values.ts';
+import { generate, isOmitted, patternValue, UNKNOWN, withDiscriminator } from './values.ts';
 
 /**
  * JSON Schema -> fast-check arbitraries: random schema-valid values that fast-check can shrink (smaller numbers,
@@ -47,8 +47,6 @@ interface Ctx {
 
 export const FUZZ_MAX_DEPTH = 3;
 const MAX_NESTING = 8;
-const INT32 = { min: -2147483648, max: 2147483647 };
-const INT64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
 /** Array lengths drawn beyond minItems. */
 const EXTRA_ITEMS = 8;
 
@@ -90,19 +88,20 @@ function cached(schema: JsonSchema, ctx: Ctx, fallback: unknown): Arb | undefine
 function build(schema: JsonSchema, ctx: Ctx, fallback: unknown): Arb | undefined {
   if (typeof schema !== 'object' || schema === null) return undefined;
   if (ctx.nesting > MAX_NESTING) return undefined;
+  const facts = factsOf(schema);
   if ('const' in schema) return fitsText(schema['const'], ctx.text) ? fc.constant(schema['const']) : undefined;
-  if (Array.isArray(schema['enum']) && schema['enum'].length > 0) {
-    const values = (schema['enum'] as unknown[]).filter((v) => fitsText(v, ctx.text));
+  if (facts.allowed) {
+    const values = facts.allowed.filter((v) => fitsText(v, ctx.text));
     return values.length > 0 ? fc.constantFrom(...values) : undefined;
   }
   for (const key of ['oneOf', 'anyOf'] as const) {
     if (Array.isArray(schema[key])) return branches(schema, key, ctx);
   }
   if (Array.isArray(schema['allOf'])) return allOf(schema, ctx, fallback);
-  let types = schemaTypes(schema);
+  let types = facts.types;
   if (types.length === 0) {
-    if (schema['properties'] !== undefined) types = ['object'];
-    else if (schema['items'] !== undefined) types = ['array'];
+    if (facts.hasProperties) types = ['object'];
+    else if (facts.hasItems) types = ['array'];
     else return undefined;
   }
   const arbs: Array<{ arbitrary: Arb; weight: number }> = [];
@@ -150,7 +149,7 @@ function hasConstraints(schema: Record<string, unknown>): boolean {
 }
 
 function isNullSchema(schema: JsonSchema): boolean {
-  const types = schemaTypes(schema);
+  const types = factsOf(schema).types;
   return types.length === 1 && types[0] === 'null';
 }
 
@@ -174,9 +173,6 @@ function branches(schema: Record<string, unknown>, key: 'oneOf' | 'anyOf', ctx: 
   return arbs.length === 1 ? arbs[0] : fc.oneof(...arbs);
 }
 
-const LOWER = ['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties'];
-const UPPER = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties'];
-
 /** allOf: plain parts are merged into one schema (tightest bounds, properties and required combined). */
 function allOf(schema: Record<string, unknown>, ctx: Ctx, fallback: unknown): Arb | undefined {
   const parts = [...(schema['allOf'] as JsonSchema[]), withoutKey(schema, 'allOf')];
@@ -196,27 +192,6 @@ function allOf(schema: Record<string, unknown>, ctx: Ctx, fallback: unknown): Ar
   });
 }
 
-function mergeSchemas(parts: Array<Record<string, unknown>>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const properties: Record<string, JsonSchema> = {};
-  const required = new Set<string>();
-  for (const part of parts) {
-    for (const [k, v] of Object.entries(part)) {
-      if (k === 'properties') {
-        for (const [name, prop] of Object.entries(schemaProperties(part))) {
-          properties[name] = name in properties ? { allOf: [properties[name], prop] } : prop;
-        }
-      } else if (k === 'required') schemaRequired(part).forEach((r) => required.add(r));
-      else if (LOWER.includes(k) && typeof v === 'number') out[k] = typeof out[k] === 'number' ? Math.max(out[k] as number, v) : v;
-      else if (UPPER.includes(k) && typeof v === 'number') out[k] = typeof out[k] === 'number' ? Math.min(out[k] as number, v) : v;
-      else if (!(k in out)) out[k] = v;
-    }
-  }
-  if (Object.keys(properties).length > 0) out['properties'] = properties;
-  if (required.size > 0) out['required'] = [...required];
-  return out;
-}
-
 // ---------------------------------------------------------------------------------------------------------
 // Numbers
 
@@ -226,15 +201,12 @@ function intBetween(lo: number, hi: number): fc.Arbitrary<number> {
 }
 
 function integerArbitrary(schema: Record<string, unknown>, ctx: Ctx): Arb | undefined {
-  const bounds = numericBounds(schema);
-  const step = typeof schema['multipleOf'] === 'number' && Number.isInteger(schema['multipleOf']) && schema['multipleOf'] > 1 ? schema['multipleOf'] : 1;
+  const facts = factsOf(schema);
+  const m = facts.multipleOf;
+  const step = m !== undefined && Number.isInteger(m) && m > 1 ? m : 1;
   // int64 sent as text (query, header, path): the whole range, exact digits beyond 2^53.
-  if (ctx.int64Digits && schema['format'] === 'int64' && step === 1) {
-    const lo = bounds.min === undefined ? INT64.min : BigInt(bounds.exclusiveMin ? Math.floor(bounds.min) + 1 : Math.ceil(bounds.min));
-    const hi = bounds.max === undefined ? INT64.max : BigInt(bounds.exclusiveMax ? Math.ceil(bounds.max) - 1 : Math.floor(bounds.max));
-    return lo <= hi ? fc.bigInt({ min: lo, max: hi }) : undefined;
-  }
-  const range = integerRange(schema);
+  if (ctx.int64Digits && facts.format === 'int64' && step === 1) return facts.int64 ? fc.bigInt({ min: facts.int64.lo, max: facts.int64.hi }) : undefined;
+  const range = facts.integer;
   if (!range) return undefined;
   if (range.step === 1) return intBetween(range.lo, range.hi);
   return intBetween(range.lo / range.step, range.hi / range.step).map((k) => k * range.step);
@@ -248,9 +220,10 @@ function decimals(n: number): number {
 }
 
 function numberArbitrary(schema: Record<string, unknown>, ctx: Ctx): Arb | undefined {
-  const b = numericBounds(schema);
-  const m = schema['multipleOf'];
-  if (typeof m === 'number' && m > 0) {
+  const facts = factsOf(schema);
+  const b = facts.bounds;
+  const m = facts.multipleOf;
+  if (m !== undefined) {
     if (Number.isInteger(m)) return integerArbitrary(schema, ctx);
     // A fractional step: whole multiples of it, rounded to its decimals and confirmed (else a plain multiple).
     const lo = b.min === undefined ? -1e9 : Math.ceil(b.min / m) + (b.exclusiveMin && Math.ceil(b.min / m) * m <= b.min ? 1 : 0);
@@ -310,8 +283,9 @@ function codePoints(s: string): number {
 }
 
 function stringArbitrary(schema: Record<string, unknown>, ctx: Ctx): Arb | undefined {
-  const min = typeof schema['minLength'] === 'number' ? schema['minLength'] : 0;
-  const max = typeof schema['maxLength'] === 'number' ? schema['maxLength'] : undefined;
+  const facts = factsOf(schema);
+  const min = facts.minLength;
+  const max = facts.maxLength;
   if (max !== undefined && max < min) return undefined;
   const fits = (s: string) => {
     const n = codePoints(s);
@@ -321,12 +295,12 @@ function stringArbitrary(schema: Record<string, unknown>, ctx: Ctx): Arb | undef
     const value = generate(schema, ctx.random);
     return typeof value === 'string' && fits(value) ? value : undefined;
   };
-  const byFormat = formatRow(schemaFormat(schema))?.arbitrary?.(fc);
-  if (byFormat && typeof schema['pattern'] !== 'string') {
+  const byFormat = formatRow(facts.format)?.arbitrary?.(fc);
+  if (byFormat && facts.pattern === undefined) {
     const safe = fallback();
     return safe === undefined ? undefined : byFormat.map((s) => (fits(s) ? s : safe));
   }
-  if (typeof schema['pattern'] === 'string') return patternArbitrary(schema['pattern'], min, max, fits, ctx);
+  if (facts.pattern !== undefined) return patternArbitrary(facts.pattern, min, max, fits, ctx);
   const size = max === undefined ? {} : { maxLength: Math.min(max, min + 64) };
   if (ctx.text === 'header') return fc.string({ minLength: min, ...size, unit: printableAscii });
   const plain = fc.string({ minLength: min, ...size, unit: 'grapheme-ascii' });
@@ -384,17 +358,20 @@ export const NOT_SENT = '\u0000conformance: no valid value\u0000';
 // Arrays and objects
 
 function arrayArbitrary(schema: Record<string, unknown>, ctx: Ctx, fallback: unknown): Arb | undefined {
-  const minItems = typeof schema['minItems'] === 'number' ? schema['minItems'] : 0;
-  const maxItems = typeof schema['maxItems'] === 'number' ? schema['maxItems'] : undefined;
+  const facts = factsOf(schema);
+  const minItems = facts.minItems;
+  const maxItems = facts.maxItems;
   if (maxItems !== undefined && maxItems < minItems) return undefined;
   if (ctx.depth >= ctx.maxDepth) return minItems === 0 ? fc.constant([]) : undefined;
-  const items = (schema['items'] ?? {}) as JsonSchema;
+  const items = facts.items;
   const inner = { ...ctx, depth: ctx.depth + 1, nesting: 0 };
   const itemArb = withFallback(items, inner, Array.isArray(fallback) ? fallback[0] : undefined);
   if (!itemArb) return minItems === 0 ? fc.constant([]) : undefined;
   const maxLength = Math.min(maxItems ?? minItems + EXTRA_ITEMS, minItems + EXTRA_ITEMS);
-  if (schema['uniqueItems'] === true) {
-    const values = Array.isArray((items as Record<string, unknown>)['enum']) ? ((items as Record<string, unknown>)['enum'] as unknown[]).length : schemaTypes(items).includes('boolean') ? 2 : Infinity;
+  if (facts.uniqueItems) {
+    // As many distinct items as the item schema allows: its enum (or const) values, two booleans, else no limit.
+    const itemFacts = factsOf(items);
+    const values = itemFacts.allowed?.length ?? (itemFacts.types.includes('boolean') ? 2 : Infinity);
     if (values < minItems) return undefined;
     return fc.uniqueArray(itemArb, { minLength: minItems, maxLength: Math.min(maxLength, values), selector: (v) => JSON.stringify(v, bigintText) });
   }
@@ -402,12 +379,13 @@ function arrayArbitrary(schema: Record<string, unknown>, ctx: Ctx, fallback: unk
 }
 
 function objectArbitrary(schema: Record<string, unknown>, ctx: Ctx, fallback: unknown): Arb | undefined {
-  const required = new Set(schemaRequired(schema));
+  const facts = factsOf(schema);
+  const required = new Set(facts.required);
   const known = isRecord(fallback) ? fallback : {};
   const inner = { ...ctx, depth: ctx.depth + 1, nesting: 0 };
   const model: Record<string, Arb> = {};
   const requiredKeys: string[] = [];
-  const props = schemaProperties(schema);
+  const props = facts.properties;
   for (const [name, prop] of Object.entries(props)) {
     if (isOmitted(prop)) continue;
     const isRequired = required.has(name);

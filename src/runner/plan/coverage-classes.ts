@@ -1,12 +1,12 @@
 import { stringify as losslessStringify } from 'lossless-json';
 import type { JsonSchema, Operation, ParameterSpec } from '../model.ts';
-import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../description/json-schema.ts';
 import { accepts } from './accepts.ts';
 import type { PositiveRequest } from './arbitraries.ts';
 import { boundaryValues } from './coverage.ts';
 import { formatRow } from './formats.ts';
+import { edges, factsOf, INT64 } from './keywords.ts';
 import type { Random } from './random.ts';
-import { generate, integerRange, isOmitted, numericBounds, patternValue, UNKNOWN, wrongTypeValue } from './values.ts';
+import { generate, isOmitted, patternValue, UNKNOWN, wrongTypeValue } from './values.ts';
 
 /**
  * The input classes that break servers, as overrides of an operation's positive request: the coverage phase
@@ -31,9 +31,9 @@ import { generate, integerRange, isOmitted, numericBounds, patternValue, UNKNOWN
  *   limits them, invalid under int32/int64 or min/max. Bodies holding them go as rawBody (lossless-json).
  * - wrong-type: a value of another type (body: wrongTypeValue; path, query, header and cookie: text that no
  *   declared type parses, e.g. "not-a-number" for an integer; none for a string parameter). Kept if invalid.
- * - bound: each declared bound and its neighbour outside (minimum/maximum, exclusive ones honoured, int32 and
- *   int64 limits where no bound is declared, minLength/maxLength, minItems/maxItems). The edge is kept if
- *   valid, the neighbour kept if invalid. Other edge values of coverage.ts's boundaryValues (0, -1, 2^53-1,
+ * - bound: each declared bound and its neighbour outside, as plan/keywords.ts edges() lists them
+ *   (minimum/maximum, exclusive ones honoured, int32 and int64 limits where no bound is declared,
+ *   minLength/maxLength, minItems/maxItems). The edge is kept if valid, the neighbour kept if invalid. Other edge values of coverage.ts's boundaryValues (0, -1, 2^53-1,
  *   the largest double) are here too, as judged.
  * - invalid-format: a string the format rejects ("not-a-uuid", "2026-02-30", ...; plan/formats.ts). Kept if
  *   invalid.
@@ -122,11 +122,8 @@ const MALFORMED_JSON = '{"';
 const OTHER_MEDIA_TYPES = ['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'application/octet-stream'];
 /** Header parameters OpenAPI says are ignored (the engine sets them itself). */
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
-const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
-const INT64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
-/** Longest string, and longest array, built for a length bound. */
+/** Longest string built for a length. */
 const MAX_BUILT_LENGTH = 10_000;
-const MAX_BUILT_ITEMS = 1_000;
 
 /** The coverage phase's requests for one operation: its input classes first, then random variations, at most `max`. */
 export function coverageRequests(op: Operation, positive: PositiveRequest, random: Random, max: number): CoverageRequest[] {
@@ -225,7 +222,8 @@ function bodyLevelItems(op: Operation, positive: PositiveRequest): { first: Cove
   const required = op.requestBody.required;
   first.push({ label: `no body (the body is ${required ? 'required' : 'optional'})`, valid: !required, class: 'empty-body', noBody: true });
   if (json) {
-    const objectSchema = schemaTypes(json.schema).includes('object') || Object.keys(schemaProperties(json.schema)).length > 0;
+    const bodyFacts = factsOf(json.schema);
+    const objectSchema = bodyFacts.types.includes('object') || Object.keys(bodyFacts.properties).length > 0;
     const values: unknown[] = objectSchema ? [[], 'conformance', 1] : [{}, [], 'conformance', 1];
     const wrong = values
       .filter((v) => jsonKind(v) !== jsonKind(positive.body) && accepts(json.schema, v) === false)
@@ -291,9 +289,10 @@ function targetsOf(op: Operation, positive: PositiveRequest): Target[] {
   if (json && isRecord(positive.body)) {
     const body = positive.body;
     const positiveOk = accepts(json.schema, body);
-    for (const [name, schema] of Object.entries(schemaProperties(json.schema))) {
+    const bodyFacts = factsOf(json.schema);
+    for (const [name, schema] of Object.entries(bodyFacts.properties)) {
       if (isOmitted(schema)) continue;
-      targets.push(bodyFieldTarget(name, schema, json.schema, json.contentType, body, positiveOk, schemaRequired(json.schema).includes(name)));
+      targets.push(bodyFieldTarget(name, schema, json.schema, json.contentType, body, positiveOk, bodyFacts.required.includes(name)));
     }
   }
   return targets;
@@ -387,7 +386,8 @@ function judged(target: Target, c: Candidate, request: Omit<CoverageRequest, 'la
 function candidates(t: Target, op: Operation, random: Random): Candidate[] {
   const schema = t.schema;
   if (typeof schema !== 'object') return [];
-  const types = schemaTypes(schema);
+  const facts = factsOf(schema);
+  const types = facts.types;
   const inUrl = t.where !== 'body';
   const list: Candidate[] = [];
   const add = (value: unknown, cls: string, note: Candidate['note'], intent: Intent) => list.push({ value, class: cls, note, intent });
@@ -399,7 +399,7 @@ function candidates(t: Target, op: Operation, random: Random): Candidate[] {
   const wrong = inUrl ? urlWrongType(schema) : wrongTypeValue(schema);
   if (wrong !== UNKNOWN) add(wrong, 'wrong-type', `not ${article(types.find((x) => x !== 'null') ?? 'value')}`, false);
 
-  const format = schemaFormat(schema);
+  const format = facts.format;
   const invalid = types.includes('string') ? formatRow(format)?.invalid : undefined;
   if (invalid !== undefined) add(invalid, 'invalid-format', `invalid ${format}`, false);
 
@@ -412,7 +412,7 @@ function candidates(t: Target, op: Operation, random: Random): Candidate[] {
   if (stringy && t.where !== 'path') add('', 'empty-string', 'empty string', 'either');
   if (stringy && t.where !== 'header') add(unicodeOf(schema), 'unicode', 'non-ASCII', 'either');
 
-  const allowed = 'const' in schema ? [schema['const']] : Array.isArray(schema['enum']) ? (schema['enum'] as unknown[]) : undefined;
+  const allowed = facts.allowed;
   if (allowed) {
     const outside = outsideEnum(allowed);
     if (outside !== undefined) add(outside, 'outside-enum', 'not in the enum', false);
@@ -456,7 +456,7 @@ function leftoverClass(v: unknown, schema: Record<string, unknown>): [string, st
   if (typeof v === 'number') return ['bound', v === 0 ? 'zero' : v === -1 ? 'negative' : 'edge of the allowed range', 'either'];
   if (typeof v === 'string') {
     if (v === '') return ['empty-string', 'empty string', 'either'];
-    if (typeof schema['pattern'] === 'string') return ['pattern', 'matches the pattern', 'either'];
+    if (factsOf(schema).pattern !== undefined) return ['pattern', 'matches the pattern', 'either'];
     return /[^\x20-\x7e]/.test(v) ? ['unicode', 'non-ASCII', 'either'] : ['bound', 'length at a bound', 'either'];
   }
   return Array.isArray(v) && v.length === 0 ? ['empty-array', 'empty array', 'either'] : ['bound', 'edge', 'either'];
@@ -468,8 +468,7 @@ function withoutExamples(schema: Record<string, unknown>): Record<string, unknow
 }
 
 function unicodeOf(schema: Record<string, unknown>): string {
-  const min = typeof schema['minLength'] === 'number' ? schema['minLength'] : 0;
-  const max = typeof schema['maxLength'] === 'number' ? schema['maxLength'] : undefined;
+  const { minLength: min, maxLength: max } = factsOf(schema);
   const chars = [...UNICODE];
   const n = Math.max(Math.min(min, MAX_BUILT_LENGTH), Math.min(max ?? chars.length, chars.length));
   return Array.from({ length: n }, (_, i) => chars[i % chars.length]).join('');
@@ -477,13 +476,13 @@ function unicodeOf(schema: Record<string, unknown>): string {
 
 /** Text no declared type of a URL, header or cookie parameter parses; UNKNOWN for a string one. */
 function urlWrongType(schema: Record<string, unknown>): unknown {
-  const types = schemaTypes(schema).filter((t) => t !== 'null');
+  const facts = factsOf(schema);
+  const types = facts.types.filter((t) => t !== 'null');
   if (types.length === 0 || types.includes('string')) return UNKNOWN;
   if (types.every((t) => t === 'integer' || t === 'number')) return 'not-a-number';
   if (types.every((t) => t === 'boolean')) return 'not-a-boolean';
   if (types.every((t) => t === 'array')) {
-    const items = schema['items'];
-    const inner = typeof items === 'object' && items !== null ? urlWrongType(items as Record<string, unknown>) : UNKNOWN;
+    const inner = facts.hasItems && typeof facts.items === 'object' ? urlWrongType(facts.items) : UNKNOWN;
     return inner === UNKNOWN ? UNKNOWN : [inner];
   }
   return UNKNOWN;
@@ -508,15 +507,15 @@ function outsideEnum(allowed: unknown[]): unknown {
  * alone (a numeric query parameter is as often paging as a filter, and its edges are the bound class's).
  */
 function unlikelyValue(schema: Record<string, unknown>, random: Random): unknown {
-  const types = schemaTypes(schema);
-  if (types.includes('string')) {
-    if (schemaFormat(schema) !== undefined) {
+  const facts = factsOf(schema);
+  if (facts.types.includes('string')) {
+    if (facts.format !== undefined) {
       const v = generate(withoutExamples(schema), random);
       return v === UNKNOWN ? undefined : v;
     }
-    const min = typeof schema['minLength'] === 'number' ? schema['minLength'] : 0;
-    const max = typeof schema['maxLength'] === 'number' ? schema['maxLength'] : 64;
-    if (typeof schema['pattern'] === 'string') return patternValue(schema['pattern'], random, min, max);
+    const min = facts.minLength;
+    const max = facts.maxLength ?? 64;
+    if (facts.pattern !== undefined) return patternValue(facts.pattern, random, min, max);
     const word = `zz-nomatch-${random.word(8)}`;
     return word.length > max ? word.slice(0, max) : word.padEnd(min, 'z');
   }
@@ -528,85 +527,26 @@ function unlikelyValue(schema: Record<string, unknown>, random: Random): unknown
 
 function boundCandidates(schema: Record<string, unknown>, where: Where, random: Random): Candidate[] {
   const out: Candidate[] = [];
-  const types = schemaTypes(schema);
-  const edge = (value: unknown, note: string) => out.push({ value, class: 'bound', note, intent: true });
-  const outside = (value: unknown, note: string, cls = 'bound') => out.push({ value, class: cls, note, intent: false });
-  const b = numericBounds(schema);
-  const safe = (n: number | undefined): n is number => n !== undefined && Math.abs(n) <= Number.MAX_SAFE_INTEGER;
-  if (types.includes('integer')) {
-    const range = integerRange(schema);
-    if (safe(b.min)) {
-      if (range) edge(range.lo, b.exclusiveMin ? `lowest above exclusiveMinimum ${b.min}` : range.lo === b.min ? `minimum ${b.min}` : `lowest allowed, minimum ${b.min}`);
-      outside(b.exclusiveMin ? Math.floor(b.min) : Math.ceil(b.min) - 1, b.exclusiveMin ? `not above exclusiveMinimum ${b.min}` : `below minimum ${b.min}`);
-    }
-    if (safe(b.max)) {
-      if (range) edge(range.hi, b.exclusiveMax ? `highest below exclusiveMaximum ${b.max}` : range.hi === b.max ? `maximum ${b.max}` : `highest allowed, maximum ${b.max}`);
-      outside(b.exclusiveMax ? Math.ceil(b.max) : Math.floor(b.max) + 1, b.exclusiveMax ? `not below exclusiveMaximum ${b.max}` : `above maximum ${b.max}`);
-    }
-    // Where no bound is declared, the format's limits are the bounds.
-    const format = schemaFormat(schema);
-    if (format === 'int32') {
-      if (b.min === undefined) {
-        edge(INT32.min, 'int32 minimum');
-        outside(INT32.min - 1, 'below int32');
-      }
-      if (b.max === undefined) {
-        edge(INT32.max, 'int32 maximum');
-        outside(INT32.max + 1, 'beyond int32');
-      }
-    } else if (format === 'int64') {
-      if (b.min === undefined) edge(INT64.min, 'int64 minimum');
-      if (b.max === undefined) edge(INT64.max, 'int64 maximum');
-    }
-    if (range && range.step > 1 && range.lo + 1 <= range.hi) outside(range.lo + 1, `not a multiple of ${range.step}`, 'multiple-of');
-  } else if (types.includes('number')) {
-    if (safe(b.min)) {
-      if (!b.exclusiveMin) edge(b.min, `minimum ${b.min}`);
-      outside(b.exclusiveMin ? b.min : b.min - 1, b.exclusiveMin ? `not above exclusiveMinimum ${b.min}` : `below minimum ${b.min}`);
-    }
-    if (safe(b.max)) {
-      if (!b.exclusiveMax) edge(b.max, `maximum ${b.max}`);
-      outside(b.exclusiveMax ? b.max : b.max + 1, b.exclusiveMax ? `not below exclusiveMaximum ${b.max}` : `above maximum ${b.max}`);
-    }
-  }
-  if (types.includes('string') && schemaFormat(schema) === undefined) {
-    const pattern = typeof schema['pattern'] === 'string' ? schema['pattern'] : undefined;
-    const ofLength = (n: number) => (pattern ? patternValue(pattern, random, n, n) : 'x'.repeat(n));
-    const min = typeof schema['minLength'] === 'number' ? Math.min(schema['minLength'], MAX_BUILT_LENGTH) : 0;
-    const max = typeof schema['maxLength'] === 'number' && schema['maxLength'] < MAX_BUILT_LENGTH ? schema['maxLength'] : undefined;
-    if (min > 0) {
-      const atMin = ofLength(min);
-      if (atMin !== undefined) edge(atMin, `minLength ${min}`);
-      if (!(where === 'path' && min === 1)) outside(ofLength(min - 1) ?? 'x'.repeat(min - 1), `below minLength ${min}`);
-    }
-    if (max !== undefined) {
-      const atMax = ofLength(max);
-      if (atMax !== undefined && !(where === 'path' && max === 0)) edge(atMax, `maxLength ${max}`);
-      outside(ofLength(max + 1) ?? 'x'.repeat(max + 1), `above maxLength ${max}`);
-    }
-  }
-  if (types.includes('array')) {
-    const items = (schema['items'] ?? {}) as JsonSchema;
-    const ofLength = (n: number): unknown[] | undefined => {
-      const values = Array.from({ length: n }, () => generate(items, random));
-      return values.includes(UNKNOWN) || values.includes(undefined) ? undefined : values;
-    };
-    const min = typeof schema['minItems'] === 'number' ? Math.min(schema['minItems'], MAX_BUILT_ITEMS) : 0;
-    const max = typeof schema['maxItems'] === 'number' && schema['maxItems'] < MAX_BUILT_ITEMS ? schema['maxItems'] : undefined;
-    // An empty array has no form in a URL (no item, no parameter): it is not sent there.
-    const sendable = (n: number) => n > 0 || where === 'body';
-    if (min > 0) {
-      const atMin = ofLength(min);
-      if (atMin) edge(atMin, `minItems ${min}`);
-      const below = sendable(min - 1) ? ofLength(min - 1) : undefined;
-      if (below) outside(below, `below minItems ${min}`);
-    }
-    if (max !== undefined) {
-      const atMax = sendable(max) ? ofLength(max) : undefined;
-      if (atMax) edge(atMax, `maxItems ${max}`);
-      const above = ofLength(max + 1);
-      if (above) outside(above, `above maxItems ${max}`);
-    }
+  const facts = factsOf(schema);
+  const pattern = facts.pattern;
+  // A string of n characters (matching the pattern where one is declared; a plain one for the outside edges).
+  const ofLength = (n: number) => (pattern !== undefined ? patternValue(pattern, random, n, n) : 'x'.repeat(n));
+  const ofItems = (n: number): unknown[] | undefined => {
+    const values = Array.from({ length: n }, () => generate(facts.items, random));
+    return values.includes(UNKNOWN) || values.includes(undefined) ? undefined : values;
+  };
+  // An empty array, or an empty path segment, has no form in a URL: it is not sent there.
+  const sendable = (n: number) => n > 0 || where === 'body';
+  for (const e of edges(facts)) {
+    let value: unknown;
+    const n = Number(e.value);
+    if (e.of === 'value') value = e.value;
+    else if (e.of === 'length') {
+      if (where === 'path' && n === 0) continue;
+      value = e.inside ? ofLength(n) : (ofLength(n) ?? 'x'.repeat(n));
+    } else value = sendable(n) ? ofItems(n) : undefined;
+    if (value === undefined) continue;
+    out.push({ value, class: e.class, note: e.note, intent: e.inside });
   }
   return out;
 }

@@ -1,15 +1,11 @@
 import type { JsonSchema, Operation } from '../model.ts';
-import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../description/json-schema.ts';
-import { patternValue, integerRange, isOmitted, numericBounds, generate, UNKNOWN } from './values.ts';
+import { factsOf } from './keywords.ts';
+import { patternValue } from './values.ts';
 import type { Random } from './random.ts';
 
 /**
- * The coverage phase: schema-valid variations of an operation's positive request, enumerated in a fixed order
- * (so the same seed sends the same requests) and cut at --max-examples. For each body property and each query
- * parameter: the boundaries of its numeric and length constraints (exclusive bounds honoured), each enum value,
- * null where nullable, true and false, the empty and a non-ASCII string, huge and negative numbers where no
- * bound forbids them, and the optional property left out; then every field at its low and at its high end
- * together. Every value stays inside the schema: a server error on any of them is the server's fault.
+ * What the coverage phase shares with the engine's runner of it: the edge values of a schema (its requests are
+ * built in coverage-classes.ts), the steps that shrink a failing request, and how a request is described.
  */
 
 export const DEFAULT_MAX_EXAMPLES = 10;
@@ -29,27 +25,28 @@ export function boundaryValues(schema: JsonSchema, random: Random): unknown[] {
   if (typeof schema !== 'object') return [];
   if ('const' in schema) return [schema['const']];
   const out: unknown[] = [];
-  const types = schemaTypes(schema);
+  const facts = factsOf(schema);
   if (Array.isArray(schema['enum'])) return [...schema['enum']];
   const branches = (schema['anyOf'] ?? schema['oneOf']) as JsonSchema[] | undefined;
   if (Array.isArray(branches)) {
-    if (branches.some((b) => schemaTypes(b).length === 1 && schemaTypes(b)[0] === 'null')) out.push(null);
+    const typesOf = (b: JsonSchema) => factsOf(b).types;
+    if (branches.some((b) => typesOf(b).length === 1 && typesOf(b)[0] === 'null')) out.push(null);
     if (schema['discriminator'] === undefined) {
-      for (const b of branches) if (schemaTypes(b)[0] !== 'null') out.push(...boundaryValues(b, random).slice(0, 3));
+      for (const b of branches) if (typesOf(b)[0] !== 'null') out.push(...boundaryValues(b, random).slice(0, 3));
     }
     return out;
   }
-  if (types.includes('null')) out.push(null);
-  const type = types.find((t) => t !== 'null');
+  if (facts.nullable) out.push(null);
+  const type = facts.primary;
   if (type === 'integer') {
-    const range = integerRange(schema);
+    const range = facts.integer;
     if (range) {
       out.push(range.lo, range.hi);
       if (range.lo <= 0 && range.hi >= 0) out.push(0);
       if (range.lo <= -1 && range.hi >= -1) out.push(-1);
     }
   } else if (type === 'number') {
-    const b = numericBounds(schema);
+    const b = facts.bounds;
     const lo = b.min === undefined ? -HUGE_NUMBER : b.exclusiveMin ? nextUp(b.min) : b.min;
     const hi = b.max === undefined ? HUGE_NUMBER : b.exclusiveMax ? nextDown(b.max) : b.max;
     if (lo <= hi) {
@@ -58,11 +55,11 @@ export function boundaryValues(schema: JsonSchema, random: Random): unknown[] {
       out.push(hi, lo);
     }
   } else if (type === 'string') {
-    const min = typeof schema['minLength'] === 'number' ? schema['minLength'] : 0;
-    const max = typeof schema['maxLength'] === 'number' ? schema['maxLength'] : undefined;
-    const constrained = schemaFormat(schema) !== undefined || typeof schema['pattern'] === 'string';
-    if (typeof schema['pattern'] === 'string') {
-      const matched = patternValue(schema['pattern'], random, min, max);
+    const min = facts.minLength;
+    const max = facts.maxLength;
+    const constrained = facts.format !== undefined || facts.pattern !== undefined;
+    if (facts.pattern !== undefined) {
+      const matched = patternValue(facts.pattern, random, min, max);
       if (matched !== undefined) out.push(matched);
     } else if (!constrained) {
       if (min === 0) out.push('');
@@ -75,8 +72,7 @@ export function boundaryValues(schema: JsonSchema, random: Random): unknown[] {
   } else if (type === 'boolean') {
     out.push(true, false);
   } else if (type === 'array') {
-    const minItems = typeof schema['minItems'] === 'number' ? schema['minItems'] : 0;
-    if (minItems === 0) out.push([]);
+    if (facts.minItems === 0) out.push([]);
   }
   return out;
 }
@@ -106,7 +102,7 @@ function show(value: unknown): string {
 export function shrinkSteps(op: Operation, failing: Variation, positive: { body?: unknown; query: Record<string, unknown> }): Variation[] {
   const steps: Variation[] = [];
   const schema = op.requestBody?.schema;
-  const required = new Set(schema ? schemaRequired(schema) : []);
+  const required = new Set(schema ? factsOf(schema).required : []);
   if (isRecord(failing.body)) {
     for (const name of Object.keys(failing.body)) {
       if (required.has(name)) continue;

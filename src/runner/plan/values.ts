@@ -1,10 +1,10 @@
 import type { JsonSchema } from '../model.ts';
-import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../description/json-schema.ts';
 import RandExp from 'randexp';
 import { formatRow } from './formats.ts';
+import { factsOf, INT32, mergeSchemas } from './keywords.ts';
 import type { Random } from './random.ts';
 
-export const INT32_MAX = 2147483647;
+export const INT32_MAX = INT32.max;
 
 /** Marker for "no value can be built without inventing a type" (an unconstrained schema). */
 export const UNKNOWN = Symbol('unknown');
@@ -28,8 +28,9 @@ export interface GenerateOptions {
 export function generate(schema: JsonSchema, random: Random, depth = 0, options: GenerateOptions = { omit: 'readOnly' }): Generated {
   if (typeof schema === 'boolean') return schema ? UNKNOWN : undefined;
   if (Array.isArray(schema['examples']) && schema['examples'].length > 0) return schema['examples'][0];
+  const facts = factsOf(schema);
   if ('const' in schema) return schema['const'];
-  if (Array.isArray(schema['enum']) && schema['enum'].length > 0) return schema['enum'].find((v) => v !== null) ?? null;
+  if (facts.allowed) return facts.allowed.find((v) => v !== null) ?? null;
   if ('default' in schema && schema['default'] !== null) return schema['default'];
   if (depth > MAX_DEPTH * 4) return UNKNOWN;
   for (const key of ['oneOf', 'anyOf'] as const) {
@@ -46,8 +47,16 @@ export function generate(schema: JsonSchema, random: Random, depth = 0, options:
     }
   }
   if (Array.isArray(schema['allOf'])) {
-    const parts = (schema['allOf'] as JsonSchema[]).map((s) => generate(s, random, depth + 1, options));
     const rest = withoutKey(schema, 'allOf');
+    // A scalar or array built of plain parts is drawn from the parts merged (each part's bound holds); objects
+    // are put together from each part's value, so that a part's example still shows.
+    const all = [...(schema['allOf'] as JsonSchema[]), rest];
+    if (all.every(isPlain)) {
+      const merged = mergeSchemas(all as Array<Record<string, unknown>>);
+      const kind = factsOf(merged).primary;
+      if (kind !== undefined && kind !== 'object') return generate(merged, random, depth + 1, options);
+    }
+    const parts = (schema['allOf'] as JsonSchema[]).map((s) => generate(s, random, depth + 1, options));
     if (Object.keys(rest).length > 0) parts.push(generate(rest, random, depth + 1, options));
     const known = parts.filter((m) => m !== UNKNOWN && m !== undefined);
     if (known.length > 0 && known.every((m) => typeof m === 'object' && m !== null && !Array.isArray(m))) {
@@ -55,7 +64,7 @@ export function generate(schema: JsonSchema, random: Random, depth = 0, options:
     }
     return known[0] ?? UNKNOWN;
   }
-  const type = schemaTypes(schema).find((t) => t !== 'null') ?? (schema['properties'] ? 'object' : undefined);
+  const type = facts.primary ?? (schema['properties'] ? 'object' : undefined);
   switch (type) {
     case 'string':
       return stringValue(schema, random);
@@ -66,12 +75,11 @@ export function generate(schema: JsonSchema, random: Random, depth = 0, options:
     case 'boolean':
       return true;
     case 'array': {
-      const items = (schema['items'] ?? {}) as JsonSchema;
-      const min = typeof schema['minItems'] === 'number' ? schema['minItems'] : 0;
+      const min = facts.minItems;
       const count = depth >= MAX_DEPTH ? min : Math.max(1, min);
-      const values = Array.from({ length: count }, () => generate(items, random, depth + 1, options));
+      const values = Array.from({ length: count }, () => generate(facts.items, random, depth + 1, options));
       if (values.includes(UNKNOWN)) return min > 0 ? UNKNOWN : [];
-      return schema['uniqueItems'] === true ? uniqueOrMinimal(values, min) : values;
+      return facts.uniqueItems ? uniqueOrMinimal(values, min, facts.items) : values;
     }
     case 'object':
       return objectValue(schema, random, depth, options);
@@ -86,13 +94,13 @@ function withoutKey(schema: Record<string, unknown>, key: string): Record<string
 }
 
 function isNullSchema(schema: JsonSchema): boolean {
-  const types = schemaTypes(schema);
+  const types = factsOf(schema).types;
   return types.length === 1 && types[0] === 'null';
 }
 
 /** Branches with a declared type first, so that an unconstrained branch does not win over a concrete one. */
 function orderBranches(branches: JsonSchema[]): JsonSchema[] {
-  return [...branches].sort((a, b) => Number(schemaTypes(b).length > 0 || hasProps(b)) - Number(schemaTypes(a).length > 0 || hasProps(a)));
+  return [...branches].sort((a, b) => Number(factsOf(b).types.length > 0 || hasProps(b)) - Number(factsOf(a).types.length > 0 || hasProps(a)));
 }
 
 function hasProps(schema: JsonSchema): boolean {
@@ -115,7 +123,7 @@ export function withDiscriminator(schema: Record<string, unknown>, branch: JsonS
 }
 
 function discriminatorValues(branch: JsonSchema, property: string): unknown[] {
-  const prop = schemaProperties(branch)[property];
+  const prop = factsOf(branch).properties[property];
   if (typeof prop === 'object') {
     if ('const' in prop) return [prop['const']];
     if (Array.isArray(prop['enum'])) return prop['enum'];
@@ -129,15 +137,33 @@ function discriminatorValues(branch: JsonSchema, property: string): unknown[] {
   return [];
 }
 
-function uniqueOrMinimal(values: unknown[], min: number): unknown[] {
+/** A part of allOf that holds no composition of its own. */
+function isPlain(schema: JsonSchema): boolean {
+  return typeof schema === 'object' && schema !== null && !schema['oneOf'] && !schema['anyOf'] && !schema['allOf'];
+}
+
+/**
+ * Items that are unique: as drawn, else the distinct values the item schema allows (its enum or const, the two
+ * booleans) up to the count, else as few as minItems lets the array hold; UNKNOWN when minItems asks for more
+ * distinct values than the item schema allows.
+ */
+function uniqueOrMinimal(values: unknown[], min: number, items: JsonSchema): unknown[] | typeof UNKNOWN {
   const seen = new Set(values.map((v) => JSON.stringify(v)));
-  return seen.size === values.length ? values : values.slice(0, Math.max(min, 1));
+  if (seen.size === values.length) return values;
+  const facts = factsOf(items);
+  const choices = facts.allowed ?? (facts.types.includes('boolean') ? [true, false] : undefined);
+  if (choices) {
+    const distinct = [...new Map(choices.map((v) => [JSON.stringify(v), v])).values()].slice(0, values.length);
+    return distinct.length >= min ? distinct : UNKNOWN;
+  }
+  return values.slice(0, Math.max(min, 1));
 }
 
 function objectValue(schema: Record<string, unknown>, random: Random, depth: number, options: GenerateOptions): Generated {
-  const required = new Set(schemaRequired(schema));
+  const facts = factsOf(schema);
+  const required = new Set(facts.required);
   const out: Record<string, unknown> = {};
-  for (const [name, prop] of Object.entries(schemaProperties(schema))) {
+  for (const [name, prop] of Object.entries(facts.properties)) {
     if (isOmitted(prop, options)) continue;
     // Past the depth bound only what is required is built, so recursive schemas end.
     if (depth >= MAX_DEPTH && !required.has(name)) continue;
@@ -158,36 +184,8 @@ export function isOmitted(schema: JsonSchema, options: GenerateOptions = { omit:
   return Array.isArray(schema['allOf']) && (schema['allOf'] as JsonSchema[]).some((s) => typeof s === 'object' && s[options.omit as string] === true);
 }
 
-/** Lower and upper bounds of a numeric schema, exclusive bounds included (3.0 booleans are normalised at load). */
-export function numericBounds(schema: Record<string, unknown>): { min?: number; max?: number; exclusiveMin: boolean; exclusiveMax: boolean } {
-  const num = (k: string) => (typeof schema[k] === 'number' ? (schema[k] as number) : undefined);
-  const min = num('minimum');
-  const xmin = num('exclusiveMinimum');
-  const max = num('maximum');
-  const xmax = num('exclusiveMaximum');
-  const lower = xmin !== undefined && (min === undefined || xmin >= min) ? { min: xmin, exclusiveMin: true } : { min, exclusiveMin: false };
-  const upper = xmax !== undefined && (max === undefined || xmax <= max) ? { max: xmax, exclusiveMax: true } : { max, exclusiveMax: false };
-  return { ...lower, ...upper } as { min?: number; max?: number; exclusiveMin: boolean; exclusiveMax: boolean };
-}
-
-/** The smallest and largest integers a schema allows (multipleOf honoured), undefined when none fits. */
-export function integerRange(schema: Record<string, unknown>): { lo: number; hi: number; step: number } | undefined {
-  const b = numericBounds(schema);
-  const step = typeof schema['multipleOf'] === 'number' && Number.isInteger(schema['multipleOf']) && schema['multipleOf'] > 0 ? schema['multipleOf'] : 1;
-  const int32 = schema['format'] === 'int32';
-  let lo = b.min === undefined ? (int32 ? -2147483648 : Number.MIN_SAFE_INTEGER) : b.exclusiveMin ? Math.floor(b.min) + 1 : Math.ceil(b.min);
-  let hi = b.max === undefined ? (int32 ? INT32_MAX : Number.MAX_SAFE_INTEGER) : b.exclusiveMax ? Math.ceil(b.max) - 1 : Math.floor(b.max);
-  if (int32) {
-    lo = Math.max(lo, -2147483648);
-    hi = Math.min(hi, INT32_MAX);
-  }
-  lo = Math.ceil(lo / step) * step;
-  hi = Math.floor(hi / step) * step;
-  return lo <= hi ? { lo, hi, step } : undefined;
-}
-
 function integerValue(schema: Record<string, unknown>, random: Random): Generated {
-  const range = integerRange(schema);
+  const range = factsOf(schema).integer;
   if (!range) return UNKNOWN;
   const lo = Math.max(range.lo, range.hi < 1 ? range.lo : Math.min(1, range.hi));
   const hi = Math.min(range.hi, Math.max(lo, lo + 999));
@@ -196,8 +194,10 @@ function integerValue(schema: Record<string, unknown>, random: Random): Generate
 }
 
 function numberValue(schema: Record<string, unknown>, random: Random): Generated {
-  if (typeof schema['multipleOf'] === 'number') return integerValue({ ...schema, multipleOf: Number.isInteger(schema['multipleOf']) ? schema['multipleOf'] : 1 }, random);
-  const b = numericBounds(schema);
+  const facts = factsOf(schema);
+  const m = facts.multipleOf;
+  if (m !== undefined) return integerValue({ ...schema, multipleOf: Number.isInteger(m) ? m : 1 }, random);
+  const b = facts.bounds;
   const lo = b.min ?? Math.min(1, b.max ?? 1) - (b.max !== undefined && b.max < 1 ? 1000 : 0);
   const hi = b.max ?? lo + 1000;
   if (lo > hi || (lo === hi && (b.exclusiveMin || b.exclusiveMax))) return UNKNOWN;
@@ -207,12 +207,13 @@ function numberValue(schema: Record<string, unknown>, random: Random): Generated
 }
 
 function stringValue(schema: Record<string, unknown>, random: Random): Generated {
-  const min = typeof schema['minLength'] === 'number' ? schema['minLength'] : 0;
-  const max = typeof schema['maxLength'] === 'number' ? schema['maxLength'] : Math.max(min, 24);
-  const byFormat = formatRow(schemaFormat(schema))?.value(random);
+  const facts = factsOf(schema);
+  const min = facts.minLength;
+  const max = facts.maxLength ?? Math.max(min, 24);
+  const byFormat = formatRow(facts.format)?.value(random);
   if (byFormat !== undefined) return byFormat;
-  if (typeof schema['pattern'] === 'string') {
-    const matched = patternValue(schema['pattern'], random, min, max);
+  if (facts.pattern !== undefined) {
+    const matched = patternValue(facts.pattern, random, min, max);
     // No value is invented that the pattern may reject: the case says the body cannot be built.
     return matched ?? UNKNOWN;
   }
@@ -317,7 +318,7 @@ function asciiStandIns(pattern: string): string {
 
 /** A JSON value of another type than the schema declares, or UNKNOWN when the schema declares no type. */
 export function wrongTypeValue(schema: JsonSchema): Generated {
-  const types = schemaTypes(schema);
+  const types = factsOf(schema).types;
   if (types.length === 0) return UNKNOWN;
   const candidates: Array<[string, unknown]> = [
     ['string', 12345],
