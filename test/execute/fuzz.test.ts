@@ -9,7 +9,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { CaseResult, RunResults } from '../../src/runner/model.ts';
-import { SHRINK_BUDGET } from '../../src/runner/execute/fuzz.ts';
+import { fuzzOperation, SHRINK_BUDGET } from '../../src/runner/execute/fuzz.ts';
+import type { Exchange, Operation } from '../../src/runner/model.ts';
 import { allFindings, removeTemps, requireResults, runCli, tempDir, TOKEN } from '../support/runs.ts';
 
 afterAll(removeTemps);
@@ -76,17 +77,24 @@ interface Seen {
 }
 
 /** A server that answers like the description; `faulty` adds the server errors. */
-async function startServer(faulty: boolean): Promise<{ url: string; seen: Seen[]; close: () => Promise<void> }> {
+async function startServer(faulty: boolean, delayMs?: () => number): Promise<{ url: string; seen: Seen[]; inFlight: { now: number; max: number }; close: () => Promise<void> }> {
   const seen: Seen[] = [];
+  const inFlight = { now: 0, max: 0 };
   const server: Server = createServer((req, res) => {
     let body = '';
+    inFlight.max = Math.max(inFlight.max, ++inFlight.now);
     req.setEncoding('utf8');
     req.on('data', (c: string) => (body += c));
     req.on('end', () => {
       seen.push({ method: req.method ?? '', url: req.url ?? '', body });
       const reply = (status: number, value: unknown = {}) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(value));
+        const answer = () => {
+          inFlight.now--;
+          res.writeHead(status, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(value));
+        };
+        if (delayMs) setTimeout(answer, delayMs());
+        else answer();
       };
       if (req.headers.authorization !== `Bearer ${TOKEN}`) return reply(401, { message: 'no' });
       const url = new URL(req.url ?? '/', 'http://localhost');
@@ -126,7 +134,7 @@ async function startServer(faulty: boolean): Promise<{ url: string; seen: Seen[]
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  return { url: `http://127.0.0.1:${port}/svc`, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return { url: `http://127.0.0.1:${port}/svc`, seen, inFlight, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 let spec: string;
@@ -232,6 +240,66 @@ describe('the fuzzing phase', () => {
       // The default run draws up to 10 requests per operation (--fuzz-examples).
       expect(firstSeen.filter((s) => s.startsWith('GET /svc/search')).length).toBeGreaterThan(5);
     });
+  });
+
+  test('drawn requests go out several at a time, never more than --concurrency in flight, judged the same whatever the timing', async () => {
+    const shown = (r: RunResults) =>
+      r.operations.flatMap((o) => (o.cases.find((c) => c.name === 'fuzzing')?.findings ?? []).map((f) => `${o.operationId} ${f.check} ${f.message}`)).sort();
+    const runs: Array<{ findings: string[]; requests: string[]; max: number }> = [];
+    for (const delay of [() => Math.random() * 6, () => 6 - Math.random() * 6]) {
+      const server = await startServer(true, delay);
+      try {
+        const results = await run(server.url, ['--seed', '5', '--fuzz-examples', '30', '--concurrency', '3', '--include', 'alwaysBroken,fillBasket']);
+        const requests = server.seen.filter((s) => !s.url.includes('conformance-unknown-route')).map((s) => `${s.method} ${s.url} ${s.body}`).sort();
+        runs.push({ findings: shown(results), requests, max: server.inFlight.max });
+      } finally {
+        await server.close();
+      }
+    }
+    for (const r of runs) {
+      expect(r.max).toBeLessThanOrEqual(3);
+      expect(r.max).toBeGreaterThan(1);
+      expect(r.findings.some((f) => f.startsWith('fillBasket not-a-server-error'))).toBe(true);
+    }
+    expect(runs[1]?.findings).toEqual(runs[0]?.findings);
+    expect(runs[1]?.requests).toEqual(runs[0]?.requests);
+  }, 180_000);
+
+  test('fuzzOperation: `parallel` requests in flight at most, answers handed on in the order drawn, the same ones whatever the timing', async () => {
+    const op: Operation = {
+      operationId: 'fill', method: 'POST', path: '/fill', group: '/fill', service: 'svc', specFile: 'x', pointer: '/paths/~1fill/post', parameters: [],
+      requestBody: { required: true, contentType: 'application/json', pointer: '', schema: { type: 'object', required: ['n'], properties: { n: { type: 'integer', minimum: 0, maximum: 1000 }, s: { type: 'string' } } } },
+      responses: [], secured: false, extensions: {},
+    };
+    const once = async (latency: (i: number) => number) => {
+      let now = 0;
+      let max = 0;
+      let i = 0;
+      const order: string[] = [];
+      const fuzz = await fuzzOperation(op, { pathParams: {}, query: {}, body: { n: 1 } }, {
+        seed: 'seed:fill',
+        numRuns: 40,
+        parallel: 4,
+        send: async (r) => {
+          max = Math.max(max, ++now);
+          await new Promise((resolve) => setTimeout(resolve, latency(i++)));
+          now--;
+          const status = (r.body as { n: number }).n > 500 ? 500 : 200;
+          return { request: { method: 'POST', url: 'http://x/fill', headers: {}, body: JSON.stringify(r.body) }, response: { status, headers: {}, body: '{}', durationMs: 1 } } as unknown as Exchange;
+        },
+        answered: (r) => order.push(JSON.stringify(r.body)),
+      });
+      return { max, order, failing: JSON.stringify(fuzz.failing?.request.body) };
+    };
+    const a = await once((k) => (k * 7) % 5);
+    const b = await once((k) => 4 - ((k * 3) % 5));
+    expect(a.max).toBe(4);
+    expect(b.max).toBe(4);
+    expect(b.order).toEqual(a.order);
+    expect(a.order.length).toBeGreaterThan(20);
+    // Shrunk from the first server error in the order drawn, to the smallest failing value.
+    expect(a.failing).toBe('{"n":501}');
+    expect(b.failing).toBe(a.failing);
   });
 
   test('--read-only: the fuzzing phase of an unsafe operation does not run; safe ones do', async () => {

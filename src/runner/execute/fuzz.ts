@@ -2,13 +2,17 @@ import fc from 'fast-check';
 import type { Exchange, Operation } from '../model.ts';
 import { bigintText, describeRequest, NOT_SENT, requestArbitrary, type FuzzRequest, type PositiveRequest } from '../plan/arbitraries.ts';
 import { Random } from '../plan/random.ts';
+import { Slots } from './slots.ts';
 
 /**
- * The fuzzing phase of one operation: random schema-valid requests drawn by fast-check (fc.asyncProperty over
- * requestArbitrary), deterministic for a seed, `numRuns` of them. The property is "no server error": the first
- * 5xx ends the drawing and fast-check shrinks the request (optional parts left out, numbers towards 0, strings
- * and arrays shorter) while it still fails, within a budget of requests. Identical requests are sent once.
- * A 4xx is the service's own answer to a value that may be semantically impossible: never a finding here.
+ * The fuzzing phase of one operation: random schema-valid requests drawn by fast-check (requestArbitrary),
+ * deterministic for a seed, `numRuns` of them. They are drawn first, then sent up to `parallel` at a time
+ * (the session bounds the run's requests in flight) and their answers handed to `answered` in the order drawn,
+ * so the same seed sends the same requests and judges them in the same order whatever the timing. The
+ * property is "no server error": from the first 5xx in that order fast-check shrinks the request (optional
+ * parts left out, numbers towards 0, strings and arrays shorter) while it still fails, one request at a time
+ * within a budget. Identical requests are sent once. A 4xx is the service's own answer to a value that may be
+ * semantically impossible: never a finding here.
  */
 
 /** Requests the shrinking of one failure may send. */
@@ -32,14 +36,20 @@ export interface FuzzOptions {
   seed: string;
   numRuns: number;
   shrinkBudget?: number;
+  /** Drawn requests sent at once (default 1). */
+  parallel?: number;
   /** Path parameters to draw (the others keep the positive request's values). */
   varyPath?: ReadonlySet<string>;
   send: (request: FuzzRequest) => Promise<Exchange>;
+  /** Each answer, in the order drawn (shrinking ones after), with its number among the requests sent. */
+  answered?: (request: FuzzRequest, exchange: Exchange, sent: number) => void;
 }
 
 function isServerError(e: Exchange): boolean {
   return e.response !== undefined && e.response.status >= 500;
 }
+
+const NOT_SENT_TEXT = JSON.stringify(NOT_SENT).slice(1, -1);
 
 export async function fuzzOperation(op: Operation, positive: PositiveRequest, options: FuzzOptions): Promise<FuzzRun> {
   const random = new Random(`${options.seed}:fuzz`);
@@ -51,41 +61,80 @@ export async function fuzzOperation(op: Operation, positive: PositiveRequest, op
   } catch (error) {
     return { ...run, error: `requests could not be drawn from the schema: ${(error as Error).message}` };
   }
-  const seen = new Map<string, boolean>();
-  let shrinkSent = 0;
+  const parameters = { seed: seedOf(options.seed), numRuns: Math.max(1, options.numRuns), verbose: 0 } as const;
+  const checked = async (property: fc.IAsyncPropertyWithHooks<[FuzzRequest]>): Promise<string | undefined> => {
+    try {
+      const details = await fc.check(property, parameters);
+      if (details.failed && !run.failing && details.errorInstance) return `the fuzzing phase failed: ${String((details.errorInstance as Error).message ?? details.errorInstance)}`;
+    } catch (error) {
+      return `the fuzzing phase failed: ${(error as Error).message}`;
+    }
+    return undefined;
+  };
+
+  // 1. Draw: the requests fast-check's run would try, in its order (a property that holds sees them all).
+  const drawn: Array<{ request: FuzzRequest; key: string }> = [];
+  const drawError = await checked(fc.asyncProperty(arbitrary, async (request) => {
+    drawn.push({ request, key: JSON.stringify(request, bigintText) });
+    return true;
+  }));
+  if (drawError) return { ...run, error: drawError };
+
+  // 2. Send them, `parallel` at a time in the order drawn, each distinct request once (a value no generator could
+  // make schema-valid is not sent: the request would not be schema-valid).
+  const order: Array<{ request: FuzzRequest; key: string }> = [];
+  const keys = new Set<string>();
+  for (const d of drawn) {
+    if (d.key.includes(NOT_SENT_TEXT) || keys.has(d.key)) continue;
+    keys.add(d.key);
+    order.push(d);
+  }
+  const slots = new Slots(options.parallel ?? 1);
   let stopped = false;
-  const property = fc.asyncProperty(arbitrary, async (request) => {
-    if (stopped || (run.failing && shrinkSent >= budget)) return true;
+  const answers = order.map((d) => slots.run(async () => (stopped ? undefined : options.send(d.request))));
+  // 3. Judged in the order drawn: a request without an answer before any server error ends the phase.
+  const seen = new Map<string, boolean>();
+  for (const [at, item] of order.entries()) {
+    const exchange = await answers[at];
+    if (!exchange) break;
+    run.sent++;
+    options.answered?.(item.request, exchange, run.sent);
+    if (exchange.response === undefined) {
+      if (run.failing) continue;
+      run.unanswered = exchange;
+      stopped = true;
+      break;
+    }
+    run.last = exchange;
+    const passed = !isServerError(exchange);
+    seen.set(item.key, passed);
+    if (!passed && !run.failing) run.failing = { request: item.request, exchange, label: describeRequest(item.request, positive) };
+  }
+  stopped = true;
+  await Promise.all(answers);
+  if (!run.failing) return run;
+
+  // 4. Shrink from the first server error: fast-check's run again, the drawn answers known, new requests sent
+  // one at a time while they fail, within the budget.
+  let shrinkSent = 0;
+  const shrinkError = await checked(fc.asyncProperty(arbitrary, async (request) => {
     const key = JSON.stringify(request, bigintText);
-    // A value no generator could make schema-valid: the request would not be schema-valid, so it is not sent.
-    if (key.includes(JSON.stringify(NOT_SENT).slice(1, -1))) return true;
+    if (key.includes(NOT_SENT_TEXT)) return true;
     const known = seen.get(key);
     if (known !== undefined) return known;
+    if (shrinkSent >= budget) return true;
     const exchange = await options.send(request);
     run.sent++;
-    if (run.failing) shrinkSent++;
-    if (exchange.response === undefined) {
-      // No answer is not a smaller failure; before any failure it ends the phase (judged as such).
-      if (!run.failing) {
-        run.unanswered = exchange;
-        stopped = true;
-      }
-      return true;
-    }
+    shrinkSent++;
+    options.answered?.(request, exchange, run.sent);
+    if (exchange.response === undefined) return true;
     run.last = exchange;
     const passed = !isServerError(exchange);
     seen.set(key, passed);
     if (!passed) run.failing = { request, exchange, label: describeRequest(request, positive) };
     return passed;
-  });
-  try {
-    const details = await fc.check(property, { seed: seedOf(options.seed), numRuns: Math.max(1, options.numRuns), verbose: 0 });
-    if (details.failed && !run.failing && details.errorInstance) {
-      return { ...run, error: `the fuzzing phase failed: ${String((details.errorInstance as Error).message ?? details.errorInstance)}` };
-    }
-  } catch (error) {
-    return { ...run, error: `the fuzzing phase failed: ${(error as Error).message}` };
-  }
+  }));
+  if (shrinkError) return { ...run, error: shrinkError };
   return run;
 }
 

@@ -1,6 +1,7 @@
 /**
- * Runs the generated cases in the engine itself: a fixed number of cases in flight (each case sends its
- * requests one after another, so this bounds the requests in flight), started in canonical order, each
+ * Runs the generated cases in the engine itself: a fixed number of cases in flight (the session bounds the
+ * requests in flight by the same number: a fuzzing case sends its drawn requests several at a time, taking
+ * the slots other cases leave free), started in canonical order, each
  * result handed on as soon as it is judged. An interrupt stops starting cases and abandons those in flight
  * (their operations read "not reached"); the cleanup ledger is worked off at the end either way.
  */

@@ -32,6 +32,7 @@ import { Skip } from './skip.ts';
 import { resolveTemplates } from './templates.ts';
 import { unknownRouteAnswer, type UnknownRouteAnswer } from './unknown-route.ts';
 import { ValuePool } from './value-pool.ts';
+import { Slots } from './slots.ts';
 import { idFromLocation, undoOf } from '../plan/undo.ts';
 
 export { responseLocation } from './judge.ts';
@@ -75,6 +76,7 @@ export class Session implements CaseHost {
   private fixtureCount = 0;
   private readonly created = new CreatedRecords();
   private readonly byId: Map<string, Operation>;
+  private readonly slots: Slots;
   /** What operations answered to calls made by other operations' cases (setup calls, reads, clean-up). */
   private readonly sideEvidence = new Map<string, { evidence: Evidence; started: number }>();
 
@@ -93,6 +95,7 @@ export class Session implements CaseHost {
       token: { token: config.token },
       onToken: (token) => (config.token = token),
     });
+    this.slots = new Slots(config.concurrency);
     this.byId = new Map(contract.operations.map((o) => [o.operationId, o]));
     this.profile = profileFor(profiles, contract.services[0]?.id ?? '');
     this.builder = new RequestBuilder({ baseUrls: config.baseUrls, runId: config.runId, token: () => this.config.token, profileOf: (op) => this.profileOf(op) });
@@ -146,7 +149,8 @@ export class Session implements CaseHost {
 
   /** Sends one request of an operation with the run's token (no judging: a case's calls go through CaseRun). */
   async call(op: Operation, request: CallRequest): Promise<Exchange> {
-    const send = () => this.client.send(this.builder.build(op, request));
+    // At most --concurrency requests in flight over the whole run (a case may send several at once).
+    const send = () => this.slots.run(() => this.client.send(this.builder.build(op, request)));
     let exchange = await send();
     // A connection that broke before any answer (a keep-alive socket the server was closing) is the network's
     // doing: the request is sent once more, on a fresh connection, and the retry is recorded.

@@ -16,12 +16,14 @@ export async function runFuzzingPhase(session: Session, run: CaseRun, request: C
   const { op } = run;
   // fast-check is loaded only when a fuzzing case runs (start-up stays lean).
   const { fuzzOperation } = await import('../fuzz.ts');
-  let sent = 0;
   const fuzz = await fuzzOperation(op, request, {
     seed: `${session.config.seed}:${op.operationId}`,
     numRuns: session.config.fuzzExamples ?? DEFAULT_FUZZ_EXAMPLES,
-    send: async (r) => {
-      const call = () => run.send(op, {
+    // The drawn requests go out as many at a time as the run allows (the session bounds the run's requests in
+    // flight by --concurrency), judged in the order drawn.
+    parallel: session.config.concurrency,
+    send: (r) =>
+      run.send(op, {
         auth: request.auth ?? 'valid',
         pathParams: r.pathParams,
         query: r.query,
@@ -29,11 +31,9 @@ export async function runFuzzingPhase(session: Session, run: CaseRun, request: C
         cookies: r.cookies,
         ...(r.body !== undefined ? { body: r.body } : {}),
         ...(r.contentType ? { contentType: r.contentType } : {}),
-      }, { intent: true, keep: false });
-      const exchange = await call();
-      sent++;
+      }, { intent: true, keep: false }),
+    answered: (r, exchange, sent) => {
       if (exchange.response !== undefined || exchange.error?.kind === 'timeout') run.judgeResponse(exchange, { coverage: { label: `fuzzing: ${describeRequest(r, request)}`, sent } });
-      return exchange;
     },
   });
   // The case keeps the evidence of its defects (the judge's) and its last exchange, not every draw.
