@@ -41,11 +41,11 @@ const SPEC = {
 
 /**
  * Multiplies. Every schema-valid body other than the plain one (2 × 3) has its connection dropped the first
- * time it is seen; `overflows`: a product beyond a double answers 500; `alwaysDrops`: a negative `a` is
- * dropped every time.
+ * time it is seen (`dropsEach`: that many times); `overflows`: a product beyond a double answers 500;
+ * `alwaysDrops`: a negative `a` is dropped every time.
  */
-function server(mode: { overflows: boolean; alwaysDrops: boolean }) {
-  const seen = new Set<string>();
+function server(mode: Mode) {
+  const seen = new Map<string, number>();
   let dropped = 0;
   const handler = (req: IncomingMessage, res: ServerResponse, text: string) => {
     if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return json(res, 422, { detail: 'JSON only' });
@@ -58,8 +58,8 @@ function server(mode: { overflows: boolean; alwaysDrops: boolean }) {
     const { a, b } = body ?? {};
     if (typeof a !== 'number' || typeof b !== 'number') return json(res, 422, { detail: 'a and b are numbers' });
     const plain = a === 2 && b === 3;
-    if (!plain && ((mode.alwaysDrops && a < 0) || !seen.has(text))) {
-      seen.add(text);
+    if (!plain && ((mode.alwaysDrops && a < 0) || (seen.get(text) ?? 0) < (mode.dropsEach ?? 1))) {
+      seen.set(text, (seen.get(text) ?? 0) + 1);
       dropped++;
       req.socket.destroy();
       return;
@@ -71,7 +71,14 @@ function server(mode: { overflows: boolean; alwaysDrops: boolean }) {
   return { handler, dropped: () => dropped };
 }
 
-async function run(mode: { overflows: boolean; alwaysDrops: boolean }): Promise<{ coverage: CaseResult; results: RunResults; dropped: number }> {
+interface Mode {
+  overflows: boolean;
+  alwaysDrops: boolean;
+  /** Times each new variation's connection is dropped before it is answered (default 1). */
+  dropsEach?: number;
+}
+
+async function run(mode: Mode): Promise<{ coverage: CaseResult; results: RunResults; dropped: number }> {
   return limit(async () => {
     const { handler, dropped } = server(mode);
     const svc = await startHttp(handler);
@@ -97,6 +104,18 @@ describe('the coverage phase when connections break', () => {
       expect(dropped).toBeGreaterThan(1);
       expect(coverage.outcome).toBe('failed');
       expect(coverage.findings.map((f) => `${f.check}:${f.severity}`)).toContain('not-a-server-error:error');
+    },
+    RUN_TIMEOUT,
+  );
+
+  test(
+    'sockets that fail one after another (idle connections the server closed together) are retried until one answers',
+    async () => {
+      const { coverage, results, dropped } = await run({ overflows: true, alwaysDrops: false, dropsEach: 3 });
+      expect(dropped).toBeGreaterThan(3);
+      expect(coverage.outcome).toBe('failed');
+      expect(coverage.findings.map((f) => `${f.check}:${f.severity}`)).toContain('not-a-server-error:error');
+      expect(results.operations.flatMap((o) => o.cases).filter((c) => c.outcome === 'errored')).toEqual([]);
     },
     RUN_TIMEOUT,
   );

@@ -77,6 +77,8 @@ export class Session implements CaseHost {
   private readonly created = new CreatedRecords();
   private readonly byId: Map<string, Operation>;
   private readonly slots: Slots;
+  /** Connections the pool keeps per origin. */
+  private readonly connections: number;
   /** What operations answered to calls made by other operations' cases (setup calls, reads, clean-up). */
   private readonly sideEvidence = new Map<string, { evidence: Evidence; started: number }>();
 
@@ -86,10 +88,11 @@ export class Session implements CaseHost {
     readonly profiles: Profiles,
     readonly examples: Examples,
   ) {
+    this.connections = Math.max(2, config.concurrency);
     this.client = new GatewayClient({
       timeoutMs: config.timeoutMs,
       bodyCapBytes: config.bodyCapBytes,
-      connections: Math.max(2, config.concurrency),
+      connections: this.connections,
       client: config.client ?? defaultClientOptions(config.runId, randomBytes(16).toString('hex')),
       authHeader: profileFor(profiles, contract.services[0]?.id ?? '').auth.header,
       token: { token: config.token },
@@ -153,11 +156,14 @@ export class Session implements CaseHost {
     const send = () => this.slots.run(() => this.client.send(this.builder.build(op, request)));
     let exchange = await send();
     // A connection that broke before any answer (a keep-alive socket the server was closing) is the network's
-    // doing: the request is sent once more, on a fresh connection, and the retry is recorded.
-    if (exchange.error?.kind === 'connection') {
-      const first = exchange.error;
+    // doing: the request is sent again and the retry recorded. Idle sockets the server closed together fail
+    // one after another, each leaving the pool as it fails: up to one retry per pooled connection, then one
+    // on a connection opened for it.
+    for (let attempt = 1; exchange.error?.kind === 'connection' && attempt <= this.connections + 1; attempt++) {
+      const failed = exchange.error;
       const again = await send();
-      exchange = { ...again, retries: [...(exchange.retries ?? []), { attempt: 1, reason: `connection: ${first.message}`, waitedMs: 0 }, ...(again.retries ?? [])] };
+      exchange = { ...again, retries: [...(exchange.retries ?? []), { attempt, reason: `connection: ${failed.message}`, waitedMs: 0 }, ...(again.retries ?? [])] };
+      if (again.error?.kind === 'connection' && !/ECONNRESET|EPIPE|UND_ERR_SOCKET|other side closed/i.test(`${again.error.message}`)) break;
     }
     // A documented transient failure is retried once, after a back-off, before it is judged.
     if (exchange.response && isDocumentedTransient(op, exchange.response, this.profileOf(op))) {
