@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import { request } from './http/undici.ts';
 import { RUN_ID_HEADER, type ClientOptions } from './http/client-options.ts';
 import { buildDispatcher } from './http/dispatcher.ts';
-import { collectNow } from './http/large-bodies.ts';
+import { collectNow, limitHeapGrowth } from './http/large-bodies.ts';
 import { runTokenCommand, TokenCommandError } from './http/token-command.ts';
 import { CHECKS } from './checks/registry.ts';
 import type { RunConfig } from './execute/config.ts';
@@ -284,6 +284,8 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       return { exitCode: exitCodeOf(final.verdict), results: final, message: `${rejected}; reports written` };
     }
     for (const r of reporters) r.started?.(selected.length);
+    // The case summaries stay until the reports: the heap grows by half what survives, not by as much again.
+    limitHeapGrowth();
     const keep = options.keepPassedExchanges ?? false;
     // Generated cases: the engine's own scheduler. Results are kept compact as they arrive, in plan order.
     const generated = new Map<string, CaseResult[]>(selected.map((op) => [op.operationId, []]));
