@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import { request } from './http/undici.ts';
 import { RUN_ID_HEADER, type ClientOptions } from './http/client-options.ts';
 import { buildDispatcher } from './http/dispatcher.ts';
-import { collectNow } from './http/large-bodies.ts';
+import { collectNow, limitHeapGrowth } from './http/large-bodies.ts';
 import { runTokenCommand, TokenCommandError } from './http/token-command.ts';
 import { CHECKS } from './checks/registry.ts';
 import type { RunConfig } from './execute/config.ts';
@@ -243,7 +243,8 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     const startedAt = new Date();
     // Each case goes to disk as it finishes (report/case-spool.ts); memory keeps its summary.
     spool = openSpool(options.out);
-    const finish = async (built: RunResults): Promise<RunResults> => {
+    /** The final results from the built ones (synchronous: what it made on the way is garbage once it returns). */
+    const judge = (built: RunResults): RunResults => {
       collectNow();
       const checked = built.stopped ? built : { ...built, ...(diagnoseResults(built) ? { stopped: diagnoseResults(built) } : {}) };
       // Each failure shown with its evidence a bounded number of times, read back from the spool.
@@ -251,6 +252,13 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       // Hashed at the end, not before the first case (a quarter of a second at 2,770 operations).
       let summarised = summarise(applyWaivers({ ...diagnosed, contract: { ...diagnosed.contract, hash: contractHash(contract) } }, waivers, localDate()));
       if (baseline && options.baseline) summarised = { ...summarised, baseline: compareWithBaseline(summarised, baseline, options.baseline) };
+      return summarised;
+    };
+    // The results are built by `build` and judged in one synchronous step, so that while the reports are written
+    // memory holds the final results only, not also the case summaries and copies they were made from.
+    const finish = async (build: () => RunResults): Promise<RunResults> => {
+      const summarised = judge(build());
+      collectNow();
       await reportFinished(reporters, summarised, client ? [`Run id: ${client.runId} (header ${RUN_ID_HEADER}; traceparent trace id ${client.traceId})`] : []);
       spool?.close(true);
       return summarised;
@@ -272,11 +280,12 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
         operationId: op.operationId, method: op.method, path: op.path, group: op.group, service: op.service,
         outcome: 'skipped', reason: 'not run: the deployment rejected the credentials', durationMs: 0, cases: [],
       }));
-      const built = buildResults({ operations, contract, catalog, config, options, embedded: embedded !== undefined, startedAt, interrupted: false, deploymentDiff });
-      const final = await finish({ ...built, stopped: rejected });
+      const final = await finish(() => ({ ...buildResults({ operations, contract, catalog, config, options, embedded: embedded !== undefined, startedAt, interrupted: false, deploymentDiff }), stopped: rejected }));
       return { exitCode: exitCodeOf(final.verdict), results: final, message: `${rejected}; reports written` };
     }
     for (const r of reporters) r.started?.(selected.length);
+    // The case summaries stay until the reports: the heap grows by half what survives, not by as much again.
+    limitHeapGrowth();
     const keep = options.keepPassedExchanges ?? false;
     // Generated cases: the engine's own scheduler. Results are kept compact as they arrive, in plan order.
     const generated = new Map<string, CaseResult[]>(selected.map((op) => [op.operationId, []]));
@@ -339,18 +348,21 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       options.signal?.removeEventListener('abort', onAbort);
     }
 
-    // One results model: generated cases first, then what the scenario suites recorded per operation.
-    const cases = new Map<string, CaseResult[]>();
-    for (const [operationId, list] of generated) {
-      const kept = list.filter((c) => c !== undefined);
-      if (kept.length > 0) cases.set(operationId, kept);
-    }
-    for (const [operationId, list] of scenarioOutcome.cases) {
-      cases.set(operationId, [...(cases.get(operationId) ?? []), ...list.map((c) => compactCase(c, keep))]);
-    }
-    const operations = assembleOperations({ operations: selected, allOperations: contract.operations, cases, interrupted });
-    const built = buildResults({ operations, contract, catalog, config, options, embedded: embedded !== undefined, startedAt, interrupted, deploymentDiff });
-    const final = await finish(leftBehind.length > 0 ? { ...built, leftBehind } : built);
+    const final = await finish(() => {
+      // One results model: generated cases first, then what the scenario suites recorded per operation.
+      const cases = new Map<string, CaseResult[]>();
+      for (const [operationId, list] of generated) {
+        const kept = list.filter((c) => c !== undefined);
+        if (kept.length > 0) cases.set(operationId, kept);
+      }
+      generated.clear();
+      for (const [operationId, list] of scenarioOutcome.cases) {
+        cases.set(operationId, [...(cases.get(operationId) ?? []), ...list.map((c) => compactCase(c, keep))]);
+      }
+      const operations = assembleOperations({ operations: selected, allOperations: contract.operations, cases, interrupted });
+      const built = buildResults({ operations, contract, catalog, config, options, embedded: embedded !== undefined, startedAt, interrupted, deploymentDiff });
+      return leftBehind.length > 0 ? { ...built, leftBehind } : built;
+    });
     const endErrors = scenarioOutcome.errors;
     if (endErrors.length > 0 && final.operations.every((o) => o.cases.length === 0)) {
       return { exitCode: 2, results: final, message: `the suites could not run: ${endErrors[0]}` };

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { compactIndexKeys } from './index-keys.ts';
 
 /**
  * The response side of a description, ready for ajv: the bundled document (internal `$ref`s kept, so a
@@ -93,7 +94,10 @@ export function followRefs(doc: unknown, pointer: string): string | undefined {
 export function validationDocument(bundled: Obj, source: string): ValidationDocument {
   const is30 = String(bundled['openapi']).startsWith('3.0.');
   const rewrite = (schema: unknown): unknown => rewriteSchema(schema, { is30, doc: bundled });
-  return { id: documentId(source), document: rewriteDocument(bundled, rewrite) as Obj };
+  const document = rewriteDocument(bundled, rewrite) as Obj;
+  // Kept for the whole run (the response validators refer to it): its responses keyed by status made compact.
+  compactIndexKeys(document);
+  return { id: documentId(source), document };
 }
 
 /** Copies the OpenAPI structure, rewriting every Schema Object it holds (a `schema` field, components.schemas). */

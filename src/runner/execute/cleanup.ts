@@ -47,6 +47,21 @@ export class CleanupLedger {
   private readonly undos = new Map<string, Undo | undefined>();
   /** The records with a DELETE, by the path that DELETE is sent to (each record's path is worked out once). */
   private readonly byPath = new Map<string, LedgerRecord[]>();
+  /**
+   * The create URLs and reasons of the records, each text held once: a run against a server that names no ids
+   * notes tens of thousands of records with the same few URLs and reasons (built by concatenation, each a tree of
+   * string pieces of its own).
+   */
+  private readonly texts = new Map<string, string>();
+
+  private text(value: string): string {
+    const known = this.texts.get(value);
+    if (known !== undefined) return known;
+    // A copy of its own: a flat string, not the pieces it was concatenated from (nor a slice of a longer text).
+    const own = JSON.parse(JSON.stringify(value)) as string;
+    if (this.texts.size < 50_000) this.texts.set(own, own);
+    return own;
+  }
 
   constructor(
     private readonly contract: Contract,
@@ -79,9 +94,9 @@ export class CleanupLedger {
     const undo = this.undoOf(op);
     if (!undo) return;
     if (op.method === 'PUT' && !putCreated(this.contract, op, status)) return;
-    const base = { create: op, createUrl: exchange.request.url, done: false };
+    const base = { create: op, createUrl: this.text(exchange.request.url), done: false };
     if (!undo.delete || !undo.idParam) {
-      const reason = undo.reason ?? 'the contract describes no DELETE for it';
+      const reason = this.text(undo.reason ?? 'the contract describes no DELETE for it');
       const ids = undo.itemParam ? createdIdsFor(exchange.response?.json, undo.itemParam, undo.pointer) : [];
       if (ids.length === 0) this.records.push({ ...base, reason });
       for (const id of ids) this.records.push({ ...base, id, reason });
@@ -102,7 +117,7 @@ export class CleanupLedger {
       }
     }
     if (ids.length === 0) {
-      this.records.push({ ...base, reason: `the answer (${status}) named no id for {${idParam}} of ${del.method} ${del.path}` });
+      this.records.push({ ...base, reason: this.text(`the answer (${status}) named no id for {${idParam}} of ${del.method} ${del.path}`) });
       return;
     }
     for (const id of ids) {

@@ -63,7 +63,17 @@ export function toCurl(request: RecordedRequest): string {
     if (!Object.keys(request.headers).some((name) => name.toLowerCase() === 'content-type')) args.push('-H', shellQuote('Content-Type:'));
     args.push('--data-raw', shellQuote(request.body ?? ''));
   }
-  return args.join(' ');
+  return compactText(args.join(' '));
+}
+
+/**
+ * The same text as a string of its own, one byte a character when every character allows it. A string joined
+ * from pieces of which one was stored two bytes a character (V8 keeps that even for plain ASCII) is two bytes a
+ * character too: most curl lines were, and a run keeps one for every failing case until its reports are written
+ * (about 29 MB at 2,770 operations instead of 15).
+ */
+function compactText(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
 }
 
 function hasDotSegments(url: string): boolean {

@@ -306,9 +306,10 @@ function caseSummaries(cases: CaseResult[]): OperationView['summaries'] {
   return [...lines.values()].map((l) => ({ outcome: l.outcome, count: l.names.length, names: l.names.join(', '), ...(l.reason ? { reason: l.reason } : {}) }));
 }
 
-function operationView(op: OperationResult, results: RunResults, maxBytes: number): OperationView {
+/** The view of an operation's row; `withCases` false: without the views of its cases (rendered later, see renderHtmlTo). */
+function operationView(op: OperationResult, results: RunResults, maxBytes: number, withCases = true): OperationView {
   const anchor = anchorFor(op);
-  const cases = op.cases.filter((c) => !summaryOnly(c)).map((c): CaseView => {
+  const cases = !withCases ? [] : op.cases.filter((c) => !summaryOnly(c)).map((c): CaseView => {
     const failing = new Set(blockingFindings(c, results.failOn));
     // Failing findings first, then warnings, waived and info, each in recorded order.
     const findings = [...c.findings.filter((f) => failing.has(f)), ...c.findings.filter((f) => !failing.has(f))];
@@ -371,15 +372,18 @@ function countsOf(ops: ReadonlyArray<{ outcome: Outcome; method: string | null; 
   return OUTCOMES.map((outcome) => ({ outcome, label: outcomeCountLabel(outcome, ops), n: ops.filter((o) => o.outcome === outcome).length }));
 }
 
-/** The data the template renders (exported for tests). */
-export function buildReportView(results: RunResults, options: HtmlOptions = {}): Omit<ReportView, 'csp' | 'css' | 'script'> {
+/**
+ * The data the template renders (exported for tests). `casesLater`: the operations' views come without the views
+ * of their cases (a large run's page renders those one operation at a time, see renderHtmlTo).
+ */
+export function buildReportView(results: RunResults, options: HtmlOptions = {}, casesLater = false): Omit<ReportView, 'csp' | 'css' | 'script'> {
   const maxBytes = options.maxBodyBytes ?? 8192;
   curlCounter = 0;
   const operations = sortOperations(results.operations);
   const groups = new Map<string, OperationView[]>();
   for (const op of operations) {
     const list = groups.get(op.group) ?? [];
-    list.push(operationView(op, results, maxBytes));
+    list.push(operationView(op, results, maxBytes, !casesLater));
     groups.set(op.group, list);
   }
   const cov = results.coverage;
@@ -563,7 +567,9 @@ const OPERATION_MARK = '<!--conformance-operation-->';
  */
 export function renderHtmlTo(results: RunResults, write: (chunk: string) => void, options: HtmlOptions = {}): void {
   const lazy = (options.lazy ?? isLargeRun(results)) && results.operations.length > 0;
-  const view = pageView(results, { ...options, lazy });
+  // A large run's rows need no case views: those are made one operation at a time for the details below, so
+  // the views of every case of the run are never in memory at once.
+  const view = pageView(results, { ...options, lazy }, lazy);
   const parts = engine().render('./report', { ...view, streamed: true, lazy }).split(OPERATION_MARK);
   const rows = view.groups.flatMap((g) => g.operations);
   if (parts.length !== rows.length + 1) throw new Error('the report template placed the operation rows unexpectedly');
@@ -587,14 +593,19 @@ export function renderHtmlTo(results: RunResults, write: (chunk: string) => void
   // The details, compressed as they are serialised (never one string); base64 holds no "<", so the data cannot
   // end its script element.
   const data = new Base64Gzip(write, options.dataBatch);
+  const maxBytes = options.maxBodyBytes ?? 8192;
   data.write('[');
-  rows.forEach((op, i) => data.write(`${i > 0 ? ',' : ''}${JSON.stringify(lazyDetails(op))}`));
+  rows.forEach((row, i) => {
+    const result = byAnchor.get(row.anchor);
+    const op = result ? operationView(result, results, maxBytes) : row;
+    data.write(`${i > 0 ? ',' : ''}${JSON.stringify(lazyDetails(op))}`);
+  });
   data.write(']');
   data.end();
   write(after);
 }
 
-function pageView(results: RunResults, options: HtmlOptions): ReportView {
+function pageView(results: RunResults, options: HtmlOptions, casesLater = false): ReportView {
   const { css, script } = loadAssets();
   if (css.includes('</style') || script.includes('</script')) throw new Error('report assets must not close their own element');
   const csp = [
@@ -605,5 +616,5 @@ function pageView(results: RunResults, options: HtmlOptions): ReportView {
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; ');
-  return { ...buildReportView(results, options), csp, css, script };
+  return { ...buildReportView(results, options, casesLater), csp, css, script };
 }

@@ -311,7 +311,11 @@ export function sortCases(cases: readonly CaseResult[]): CaseResult[] {
 export function summarise(results: UnsummarisedResults): RunResults {
   const operations = sortOperations(
     results.operations.map((op) => {
-      const cases = sortCases(op.cases).map((c) => ({ ...c, outcome: caseOutcome(c, results.failOn) }));
+      // A case whose outcome stands is the same object (tens of thousands of cases: no copy of each per pass).
+      const cases = sortCases(op.cases).map((c) => {
+        const outcome = caseOutcome(c, results.failOn);
+        return outcome === c.outcome ? c : { ...c, outcome };
+      });
       const outcome = operationOutcome({ outcome: op.outcome, cases });
       const derived: OperationResult = { ...op, cases, outcome };
       if (op.outcome !== 'not-described') derived.ran = kindsRan(cases);

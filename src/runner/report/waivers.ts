@@ -287,7 +287,8 @@ export function applyWaivers(results: RunResults, waivers: readonly Waiver[], to
   const find = (operationId: string, check: string): Waiver | undefined =>
     active.find((w) => w.operationId === operationId && w.check === check);
 
-  const operations = results.operations.map((op) => ({
+  // A case no waiver touches is the same object, its findings and checks the same arrays (no copy of each case).
+  const operations = active.length === 0 ? results.operations : results.operations.map((op) => ({
     ...op,
     cases: op.cases.map((c) => {
       const findings = c.findings.map((f) => {
@@ -300,7 +301,10 @@ export function applyWaivers(results: RunResults, waivers: readonly Waiver[], to
         const own = findings.filter((f) => f.check === check.id && f.severity !== 'info');
         return own.length > 0 && own.every((f) => f.waived) ? { ...check, status: 'waived' as const } : check;
       });
-      return { ...c, findings, checks };
+      const sameFindings = findings.every((f, i) => f === c.findings[i]);
+      const sameChecks = checks.every((k, i) => k === c.checks[i]);
+      if (sameFindings && sameChecks) return c;
+      return { ...c, findings: sameFindings ? c.findings : findings, checks: sameChecks ? c.checks : checks };
     }),
   }));
 
