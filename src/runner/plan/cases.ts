@@ -72,7 +72,7 @@ export interface PlanOptions {
 /** The case name of the fuzzing phase (a coverage-kind case: the same skip rules apply). */
 export const FUZZ_CASE = 'fuzzing';
 /** Random requests of the fuzzing phase per operation by default. */
-export const DEFAULT_FUZZ_EXAMPLES = 100;
+export const DEFAULT_FUZZ_EXAMPLES = 10;
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const NOT_A_UUID = 'not-a-uuid';
