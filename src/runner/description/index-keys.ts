@@ -12,10 +12,10 @@ const SPARSE_FROM = 64;
 /** The largest array index. */
 const LAST_INDEX = '4294967294';
 
-/** Turns the number-keyed objects reachable from `root` into dictionaries (see the module comment). */
-export function compactIndexKeys(root: unknown): void {
+/** Turns the number-keyed objects reachable from the roots into dictionaries (see the module comment); each object once. */
+export function compactIndexKeys(...roots: unknown[]): void {
   const seen = new Set<object>();
-  const stack: unknown[] = [root];
+  const stack: unknown[] = [...roots];
   while (stack.length > 0) {
     const value = stack.pop();
     if (typeof value !== 'object' || value === null || seen.has(value)) continue;

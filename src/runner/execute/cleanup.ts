@@ -10,6 +10,7 @@ import type { Contract, Exchange, LeftBehindRecord, Operation } from '../model.t
 import { normalisePath } from '../plan/resources.ts';
 import { createdIdsFor, idFromLocation, putCreated, undoOf, undoPathParams, type Undo } from '../plan/undo.ts';
 import type { Profile } from '../description/profile.ts';
+import { ownString } from '../report/text.ts';
 
 export interface LedgerRecord {
   /** The create and the call that made the record. */
@@ -57,8 +58,7 @@ export class CleanupLedger {
   private text(value: string): string {
     const known = this.texts.get(value);
     if (known !== undefined) return known;
-    // A copy of its own: a flat string, not the pieces it was concatenated from (nor a slice of a longer text).
-    const own = JSON.parse(JSON.stringify(value)) as string;
+    const own = ownString(value);
     if (this.texts.size < 50_000) this.texts.set(own, own);
     return own;
   }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { JsonSchema, Operation } from '../model.ts';
 import { formatRow } from './formats.ts';
-import { factsOf, INT32, mergeSchemas } from './keywords.ts';
+import { distinctValues, factsOf, INT32, mergeSchemas } from './keywords.ts';
 import { RESERVED_HEADERS } from './fuzz-inputs.ts';
 import { asText } from './parameters.ts';
 import type { Random } from './random.ts';
@@ -369,9 +369,8 @@ function arrayArbitrary(schema: Record<string, unknown>, ctx: Ctx, fallback: unk
   if (!itemArb) return minItems === 0 ? fc.constant([]) : undefined;
   const maxLength = Math.min(maxItems ?? minItems + EXTRA_ITEMS, minItems + EXTRA_ITEMS);
   if (facts.uniqueItems) {
-    // As many distinct items as the item schema allows: its enum (or const) values, two booleans, else no limit.
-    const itemFacts = factsOf(items);
-    const values = itemFacts.allowed?.length ?? (itemFacts.types.includes('boolean') ? 2 : Infinity);
+    // As many distinct items as the item schema allows.
+    const values = distinctValues(factsOf(items))?.length ?? Infinity;
     if (values < minItems) return undefined;
     return fc.uniqueArray(itemArb, { minLength: minItems, maxLength: Math.min(maxLength, values), selector: (v) => JSON.stringify(v, bigintText) });
   }

@@ -33,8 +33,8 @@ import { generate, isOmitted, patternValue, UNKNOWN, wrongTypeValue } from './va
  *   declared type parses, e.g. "not-a-number" for an integer; none for a string parameter). Kept if invalid.
  * - bound: each declared bound and its neighbour outside, as plan/keywords.ts edges() lists them
  *   (minimum/maximum, exclusive ones honoured, int32 and int64 limits where no bound is declared,
- *   minLength/maxLength, minItems/maxItems). The edge is kept if valid, the neighbour kept if invalid. Other edge values of coverage.ts's boundaryValues (0, -1, 2^53-1,
- *   the largest double) are here too, as judged.
+ *   minLength/maxLength, minItems/maxItems). The edge is kept if valid, the neighbour kept if invalid. Other
+ *   edge values of coverage.ts's boundaryValues (0, -1, 2^53-1, the largest double) are here too, as judged.
  * - invalid-format: a string the format rejects ("not-a-uuid", "2026-02-30", ...; plan/formats.ts). Kept if
  *   invalid.
  * - multiple-of: the lowest allowed integer plus one where multipleOf > 1. Kept if invalid.

@@ -215,6 +215,14 @@ export interface Edge {
   class: 'bound' | 'multiple-of';
 }
 
+/**
+ * The distinct values to draw unique items from where the item schema allows few: its enum or const values, or
+ * the two booleans; undefined where there is no such short list.
+ */
+export function distinctValues(facts: SchemaFacts): unknown[] | undefined {
+  return facts.allowed ?? (facts.types.includes('boolean') ? [true, false] : undefined);
+}
+
 /** Lengths and item counts past which no edge value is built. */
 export const MAX_BUILT_LENGTH = 10_000;
 export const MAX_BUILT_ITEMS = 1_000;
@@ -267,30 +275,21 @@ export function edges(facts: SchemaFacts): Edge[] {
       outside('value', b.exclusiveMax ? b.max : b.max + 1, b.exclusiveMax ? `not below exclusiveMaximum ${b.max}` : `above maximum ${b.max}`);
     }
   }
-  if (types.includes('string') && facts.format === undefined) {
-    const min = Math.min(facts.minLength, MAX_BUILT_LENGTH);
-    const max = facts.maxLength !== undefined && facts.maxLength < MAX_BUILT_LENGTH ? facts.maxLength : undefined;
-    if (min > 0) {
-      inside('length', min, `minLength ${min}`);
-      outside('length', min - 1, `below minLength ${min}`);
+  // A count (a string's length, an array's items) between its declared bounds, up to what is built.
+  const counts = (of: 'length' | 'items', min: number, max: number | undefined, cap: number, noun: 'Length' | 'Items') => {
+    const lo = Math.min(min, cap);
+    const hi = max !== undefined && max < cap ? max : undefined;
+    if (lo > 0) {
+      inside(of, lo, `min${noun} ${lo}`);
+      outside(of, lo - 1, `below min${noun} ${lo}`);
     }
-    if (max !== undefined) {
-      inside('length', max, `maxLength ${max}`);
-      outside('length', max + 1, `above maxLength ${max}`);
+    if (hi !== undefined) {
+      inside(of, hi, `max${noun} ${hi}`);
+      outside(of, hi + 1, `above max${noun} ${hi}`);
     }
-  }
-  if (types.includes('array')) {
-    const min = Math.min(facts.minItems, MAX_BUILT_ITEMS);
-    const max = facts.maxItems !== undefined && facts.maxItems < MAX_BUILT_ITEMS ? facts.maxItems : undefined;
-    if (min > 0) {
-      inside('items', min, `minItems ${min}`);
-      outside('items', min - 1, `below minItems ${min}`);
-    }
-    if (max !== undefined) {
-      inside('items', max, `maxItems ${max}`);
-      outside('items', max + 1, `above maxItems ${max}`);
-    }
-  }
+  };
+  if (types.includes('string') && facts.format === undefined) counts('length', facts.minLength, facts.maxLength, MAX_BUILT_LENGTH, 'Length');
+  if (types.includes('array')) counts('items', facts.minItems, facts.maxItems, MAX_BUILT_ITEMS, 'Items');
   return out;
 }
 

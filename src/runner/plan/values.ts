@@ -1,7 +1,7 @@
 import type { JsonSchema } from '../model.ts';
 import RandExp from 'randexp';
 import { formatRow } from './formats.ts';
-import { factsOf, INT32, mergeSchemas } from './keywords.ts';
+import { distinctValues, factsOf, INT32, mergeSchemas } from './keywords.ts';
 import type { Random } from './random.ts';
 
 export const INT32_MAX = INT32.max;
@@ -150,8 +150,7 @@ function isPlain(schema: JsonSchema): boolean {
 function uniqueOrMinimal(values: unknown[], min: number, items: JsonSchema): unknown[] | typeof UNKNOWN {
   const seen = new Set(values.map((v) => JSON.stringify(v)));
   if (seen.size === values.length) return values;
-  const facts = factsOf(items);
-  const choices = facts.allowed ?? (facts.types.includes('boolean') ? [true, false] : undefined);
+  const choices = distinctValues(factsOf(items));
   if (choices) {
     const distinct = [...new Map(choices.map((v) => [JSON.stringify(v), v])).values()].slice(0, values.length);
     return distinct.length >= min ? distinct : UNKNOWN;

@@ -8,6 +8,15 @@ export interface Truncated {
   bytes: number;
 }
 
+/**
+ * The same text as a string of its own: flat (not the tree of pieces it was concatenated from, nor a slice
+ * keeping a longer text alive) and one byte a character when every character allows it (a string joined from a
+ * piece stored two bytes a character stays two bytes a character, even for plain ASCII). For texts kept all run.
+ */
+export function ownString(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
+}
+
 /** Cuts text to at most maxBytes UTF-8 bytes without splitting a character. */
 export function truncateUtf8(text: string, maxBytes: number): Truncated {
   const bytes = Buffer.byteLength(text, 'utf8');
