@@ -17,6 +17,11 @@ export interface ParameterSpec {
   pointer: string;
   /** The parameter's documented example value, when it has one. */
   example?: unknown;
+  /**
+   * A parameter described by `content` instead of `schema`: its media type. A JSON one is sent as one JSON
+   * text (e.g. `?filter={"where":{...}}`), its schema being that media type's.
+   */
+  contentType?: string;
 }
 
 /** A security scheme the tool can send credentials for. */
@@ -120,6 +125,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** Body as sent (text), absent when none. */
   body?: string;
+  /** 'latin1': the body is bytes, one per character of `body` (a body that is not UTF-8). */
+  bodyEncoding?: 'latin1';
 }
 
 export interface RecordedResponse {
@@ -179,7 +186,8 @@ export type CheckId =
   | 'semantic-expectation'
   | 'response-timeout'
   | 'response-body-readable'
-  | 'write-only-not-returned';
+  | 'write-only-not-returned'
+  | 'unsupported-method';
 
 export type Severity = 'error' | 'warning' | 'info';
 

@@ -363,8 +363,12 @@ describe.concurrent('runs', () => {
       const results = requireResults(run);
       expect(results.operations.filter((o) => o.cases.length > 0).map((o) => o.operationId)).toEqual(['create-address-type']);
       const sent = results.operations.flatMap((o) => o.cases.flatMap((c) => c.exchanges.map((e) => `${e.request.method} ${new URL(e.request.url).pathname}`)));
-      // The only call that changes anything is the included create; the rest are read-backs of what it created.
-      expect(new Set(sent.filter((s) => !s.startsWith('GET ')))).toEqual(new Set(['POST /customer-service/address-types']));
+      // The only call that changes anything is the included create; the rest are read-backs of what it created
+      // and, the create being the one operation of its path in the run, that path asked with the safe methods the
+      // contract does not document there.
+      const others = new Set(sent.filter((s) => !s.startsWith('GET ')));
+      expect(others).toContain('POST /customer-service/address-types');
+      expect([...others].filter((s) => !['POST', 'TRACE', 'OPTIONS'].map((m) => `${m} /customer-service/address-types`).includes(s))).toEqual([]);
       expect(sent.filter((s) => s.startsWith('GET ')).every((s) => /^GET \/customer-service\/address-types\/[0-9a-f-]{36}\/fields$/.test(s))).toBe(true);
       expect(results.coverage.tested).toBe(1);
       await expectNoToken(run);

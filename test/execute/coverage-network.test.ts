@@ -48,6 +48,7 @@ function server(mode: Mode) {
   const seen = new Map<string, number>();
   let dropped = 0;
   const handler = (req: IncomingMessage, res: ServerResponse, text: string) => {
+    if (req.method !== 'POST') return json(res, 405, { detail: 'Method Not Allowed' }, { allow: 'POST' });
     if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return json(res, 422, { detail: 'JSON only' });
     let body: { a?: unknown; b?: unknown } = {};
     try {

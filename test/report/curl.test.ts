@@ -14,6 +14,7 @@ interface Received {
   url: string;
   headers: Record<string, string>;
   body: string;
+  raw: Buffer;
 }
 
 let server: Server;
@@ -27,7 +28,7 @@ beforeAll(async () => {
     req.on('end', () => {
       const headers: Record<string, string> = {};
       for (let i = 0; i < req.rawHeaders.length; i += 2) headers[(req.rawHeaders[i] ?? '').toLowerCase()] = req.rawHeaders[i + 1] ?? '';
-      last = { method: req.method ?? '', url: req.url ?? '', headers, body: Buffer.concat(chunks).toString('utf8') };
+      last = { method: req.method ?? '', url: req.url ?? '', headers, body: Buffer.concat(chunks).toString('utf8'), raw: Buffer.concat(chunks) };
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     });
   });
@@ -171,6 +172,19 @@ describe('the curl command, run by bash against a local echo server', () => {
     if (request.body !== undefined && !Object.keys(request.headers).some((h) => h.toLowerCase() === 'content-type')) {
       expect(got.headers['content-type']).toBeUndefined();
     }
+  });
+});
+
+describe('a body of bytes that is not UTF-8', () => {
+  test('reproduces byte for byte (printf octal escapes): 0x80, a quote, a percent sign, a backslash, a newline', async ({ skip }) => {
+    if (!HAS_BASH || !HAS_CURL) skip('bash or curl not installed: cannot run the generated command');
+    const bytes = Buffer.concat([Buffer.from('{"a\'%\\'), Buffer.from([0x80, 0xff, 0x0a]), Buffer.from('é":1}')]);
+    const request: RecordedRequest = { method: 'POST', url: `${base}/x`, headers: { 'content-type': 'application/json' }, body: bytes.toString('latin1'), bodyEncoding: 'latin1' };
+    const line = toCurl(request);
+    expect(line).toContain('--data-binary "$(printf ');
+    const run = await runInBash(line);
+    expect(run.stderr).toBe('');
+    expect(last?.raw.toString('hex')).toBe(bytes.toString('hex'));
   });
 });
 

@@ -46,10 +46,12 @@ async function sizes(server: Server, n: number, extra: string[]): Promise<Record
  * Bytes per added operation, per file, at most. The runs behind them: against 200 `{}` every operation fails
  * (no auth enforced, invalid input accepted, answers without the documented fields: each failing case keeps its
  * own findings and curl line; a response defect many cases saw is shown once, with its count); against 404
- * every operation is missing or answers like an unknown route (its cases skipped with a short reason).
+ * every operation is missing or answers like an unknown route (its cases skipped with a short reason). Against
+ * 200 `{}` each path also serves TRACE (a warning, with its exchange as evidence: about 1.7 KB more per operation
+ * in results.json and in junit.xml, 250 bytes in the compressed HTML).
  */
 const BOUNDS: Record<'ok' | 'missing', Record<File, number>> = {
-  ok: { 'results.json': 7300, 'junit.xml': 5500, 'index.html': 2000 },
+  ok: { 'results.json': 9500, 'junit.xml': 7600, 'index.html': 2400 },
   missing: { 'results.json': 1950, 'junit.xml': 1250, 'index.html': 700 },
 };
 

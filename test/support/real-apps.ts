@@ -111,11 +111,20 @@ export async function runEngine(app: App, seed = 1, extra: string[] = []): Promi
 
 /** "<operationId> <check>" of every error finding of the contract's own operations (scenario suites aside). */
 export function found(results: RunResults): string[] {
+  return bySeverity(results, 'error');
+}
+
+/** The warnings of a run, as "<operationId> <check>" (documented operations only), sorted, once each. */
+export function warned(results: RunResults): string[] {
+  return bySeverity(results, 'warning');
+}
+
+function bySeverity(results: RunResults, severity: Finding['severity']): string[] {
   const ops = new Set(results.operations.filter((o) => o.method !== null).map((o) => o.operationId));
   return [
     ...new Set(
       allFindings(results)
-        .filter((f: Finding) => f.severity === 'error' && ops.has(f.operationId))
+        .filter((f: Finding) => f.severity === severity && ops.has(f.operationId))
         .map((f) => `${f.operationId} ${f.check}`),
     ),
   ].sort();

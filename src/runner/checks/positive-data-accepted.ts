@@ -3,6 +3,9 @@ import { responseFor } from '../description/load.ts';
 import type { Check } from './types.ts';
 import { atPointer, finding } from './types.ts';
 
+/** Refusals that come before the input is looked at: credentials, the method, the media types, a rate limit. */
+const BEFORE_INPUT = new Set([401, 403, 405, 406, 415, 429]);
+
 /** A valid request must succeed (2xx), and carry the values the examples expect. */
 export const positiveDataAccepted: Check = {
   id: 'positive-data-accepted',
@@ -15,6 +18,11 @@ export const positiveDataAccepted: Check = {
       // Without a platform's status table, a refusal the contract documents for the operation may be the
       // service's answer to data the run cannot know (a referenced record that does not exist): a warning.
       const documentedRefusal = ctx.profile.statuses.length === 0 && status >= 400 && responseFor(ctx.operation, status)?.status === String(status);
+      // A body that names a record the run made up (user_id = 245) may be refused for that record alone.
+      const madeUp = ctx.madeUpReferences ?? [];
+      if (madeUp.length > 0 && !BEFORE_INPUT.has(status)) {
+        return [finding(ctx, 'positive-data-accepted', 'warning', `A valid request was refused with ${status}; its body names ${madeUp.join(', ')}, a record the run did not get from the service: the refusal may be about that record.`, { expected: '2xx', actual: status })];
+      }
       if (documentedRefusal) {
         return [finding(ctx, 'positive-data-accepted', 'warning', `A valid request was refused with ${status}, a status the contract documents for it: it may depend on data the run does not have.`, { expected: '2xx', actual: status })];
       }

@@ -19,6 +19,7 @@ import { responseSchemaConformance } from './response-schema-conformance.ts';
 import { statusCodeConformance } from './status-code-conformance.ts';
 import { successNotErrorEnvelope } from './success-not-error-envelope.ts';
 import type { Check, CheckContext, UnansweredContext } from './types.ts';
+import { unsupportedMethod } from './unsupported-method.ts';
 import { updatePersisted } from './update-persisted.ts';
 import { useAfterDelete } from './use-after-delete.ts';
 import { writeOnlyNotReturned } from './write-only-not-returned.ts';
@@ -48,11 +49,20 @@ export const CHECKS: ReadonlyMap<CheckId, Check> = new Map(
     secretNotExposed,
     semanticExpectation,
     writeOnlyNotReturned,
+    unsupportedMethod,
   ].map((c) => [c.id, c]),
 );
 
-/** True when the check judges the context: every response check; an intent check for its expectations. */
+/** Response checks that judge an answer to a method the operation does not have: they do not speak of the operation. */
+const ANY_METHOD = new Set<CheckId>(['secret-not-exposed', 'response-timeout']);
+
+/**
+ * True when the check judges the context: every response check; an intent check for its expectations. An
+ * answer to a method the contract does not document for the path is no answer of the operation: only its
+ * own check and the checks that hold for any answer judge it.
+ */
 export function applies(check: Check, ctx: Pick<CheckContext, 'expectation'>): boolean {
+  if (ctx.expectation === 'unsupported-method') return check.id === 'unsupported-method' || ANY_METHOD.has(check.id);
   return check.scope === 'response' || (ctx.expectation !== undefined && check.appliesTo.includes(ctx.expectation));
 }
 

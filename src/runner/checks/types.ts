@@ -32,6 +32,13 @@ export interface CheckContext {
   unknownRoute?: { path: string; response: Pick<RecordedResponse, 'status' | 'body'> };
   /** Coverage: the exchange is the smallest schema-valid request found to fail; what it varies, and how many were sent. */
   coverage?: { label: string; sent: number };
+  /**
+   * A request with a method the contract documents for no operation of the path: the methods it documents
+   * there, and whether the path names a record the run does not know to exist (then a 404 says nothing).
+   */
+  unsupportedMethod?: { documented: string[]; recordUnknown: boolean };
+  /** A positive request's body fields that name another record with a value the run made up ("user_id = 245"). */
+  madeUpReferences?: string[];
   /** A negative case that any 4xx rejects correctly (e.g. a required parameter left out, under the generic profile). */
   anyClientError?: boolean;
 }

@@ -199,8 +199,10 @@ function mergeParameters(
     list.forEach((p, i) => {
       if (!isObj(p) || typeof p['name'] !== 'string' || typeof p['in'] !== 'string') return;
       const location = p['in'] as ParameterSpec['in'];
-      const schema = toSchema(p['schema']);
-      const example = parameterExample(p, schema);
+      // OpenAPI: a parameter has `schema` or `content` (a map with one media type).
+      const media = p['schema'] === undefined && isObj(p['content']) ? jsonMedia(p['content']) : undefined;
+      const schema = toSchema(media ? media[1]['schema'] : p['schema']);
+      const example = parameterExample(media ? { ...media[1], ...p } : p, schema);
       byKey.set(`${location}:${p['name']}`, {
         name: p['name'],
         in: location,
@@ -208,6 +210,7 @@ function mergeParameters(
         schema,
         pointer: `${base}/parameters/${i}`,
         ...(example !== undefined ? { example } : {}),
+        ...(media ? { contentType: media[0] } : {}),
       });
     });
   add(pathLevel, pointer.replace(/\/[a-z]+$/, ''));

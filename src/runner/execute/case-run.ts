@@ -33,6 +33,8 @@ export class CaseRun {
   private readonly withIntent = new WeakSet<Exchange>();
   /** Exchanges already judged for response conformance (an intent judgement of one adds only its intent). */
   private readonly responseJudged = new WeakSet<Exchange>();
+  /** What each exchange judged with its intent was judged with (its replay is judged the same way). */
+  private readonly intents = new WeakMap<Exchange, Partial<JudgeInput>>();
   /** The call the case is about got no answer (a network error): the case is errored whatever else passed. */
   private mainError: string | undefined;
 
@@ -66,6 +68,7 @@ export class CaseRun {
   /** The call the case is about, judged with what the case meant (and every response check). */
   judgeIntent(exchange: Exchange, extra: Partial<JudgeInput> = {}, adjust: (j: Judgement) => Judgement = (j) => j): Judgement {
     this.withIntent.add(exchange);
+    this.intents.set(exchange, extra);
     const judgement = adjust(judge({
       operation: this.op,
       exchange,
@@ -95,6 +98,8 @@ export class CaseRun {
     const copy = { ...exchange, response };
     const origin = this.requests.get(exchange);
     if (origin) this.requests.set(copy, origin);
+    const intent = this.intents.get(exchange);
+    if (intent) this.intents.set(copy, intent);
     this.keptCopies.set(exchange, copy);
     return copy;
   }
@@ -107,6 +112,11 @@ export class CaseRun {
   /** A request the case needed got no answer (a network error): the case is errored unless a defect shows. */
   unanswered(exchange: Exchange): void {
     this.mainError ??= exchange.error?.message ?? 'no response';
+  }
+
+  /** What an exchange judged with its intent was judged with, beyond the case's own expectation. */
+  intentOf(exchange: Exchange): Partial<JudgeInput> | undefined {
+    return this.intents.get(exchange);
   }
 
   /** The request behind an exchange of this case (to send it again alone). */

@@ -38,6 +38,8 @@ export interface JudgeInput {
   unknownRoute?: CheckContext['unknownRoute'];
   coverage?: CheckContext['coverage'];
   anyClientError?: boolean;
+  unsupportedMethod?: CheckContext['unsupportedMethod'];
+  madeUpReferences?: string[];
   timeoutMs?: number;
 }
 
@@ -80,6 +82,8 @@ export function judge(input: JudgeInput): Judgement {
       ...(input.unknownRoute ? { unknownRoute: input.unknownRoute } : {}),
       ...(input.coverage ? { coverage: input.coverage } : {}),
       ...(input.anyClientError ? { anyClientError: true } : {}),
+      ...(input.unsupportedMethod ? { unsupportedMethod: input.unsupportedMethod } : {}),
+      ...(input.madeUpReferences?.length ? { madeUpReferences: input.madeUpReferences } : {}),
     });
   } catch (error) {
     // The tool cannot judge this response (e.g. a schema ajv cannot compile): not the service's fault.

@@ -4,8 +4,9 @@
  * operation's own security schemes (else the profile's header), and the body encoded in its media type.
  */
 import { randomBytes } from 'node:crypto';
+import { stringify as losslessStringify } from 'lossless-json';
 import { authorization, changedToken, truncatedToken } from '../http/auth-variants.ts';
-import type { Operation, RecordedRequest } from '../model.ts';
+import type { HttpMethod, Operation, RecordedRequest } from '../model.ts';
 import type { RequestPlan } from '../plan/cases.ts';
 import { encodeBody } from '../plan/parameters.ts';
 import type { Profile } from '../description/profile.ts';
@@ -17,6 +18,8 @@ export interface CallRequest {
   body?: unknown;
   /** A body sent as is (malformed JSON, a foreign media type), with `contentType` as its content type. */
   rawBody?: string;
+  /** 'latin1': rawBody is bytes, one per character (a body that is not UTF-8). */
+  rawBodyEncoding?: 'latin1';
   /** Send no body at all, whatever the operation declares. */
   noBody?: boolean;
   auth?: RequestPlan['auth'];
@@ -24,6 +27,14 @@ export interface CallRequest {
   cookies?: Record<string, string>;
   /** The media type of the body (one the operation declares, or any with rawBody). */
   contentType?: string;
+  /** Another method than the operation's (a method the contract does not document for the path). */
+  method?: HttpMethod;
+}
+
+/** Whether the operation's query parameter of that name is described by a JSON media type (`content`). */
+function jsonParameter(op: Operation, name: string): boolean {
+  const p = op.parameters.find((q) => q.in === 'query' && q.name === name);
+  return p?.contentType !== undefined && /json/i.test(p.contentType);
 }
 
 export interface BuilderSettings {
@@ -44,6 +55,11 @@ export class RequestBuilder {
     const search = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) {
       if (v === undefined) continue;
+      // A parameter described by a JSON media type is one JSON text, arrays included.
+      if (jsonParameter(op, k)) {
+        search.append(k, losslessStringify(v) ?? 'null');
+        continue;
+      }
       for (const item of Array.isArray(v) ? v : [v]) search.append(k, typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item));
     }
     const qs = search.toString();
@@ -91,7 +107,7 @@ export class RequestBuilder {
   }
 
   /** The request as sent: method, URL, headers and body text. */
-  build(op: Operation, request: CallRequest): Pick<RecordedRequest, 'method' | 'url' | 'headers'> & { body?: string } {
+  build(op: Operation, request: CallRequest): Pick<RecordedRequest, 'method' | 'url' | 'headers' | 'bodyEncoding'> & { body?: string } {
     const media = request.contentType ? (op.requestBodies ?? []).find((b) => b.contentType === request.contentType) : op.requestBody;
     const encoded =
       request.noBody || request.rawBody !== undefined || request.body === undefined
@@ -106,10 +122,11 @@ export class RequestBuilder {
     const cookies = { ...(request.cookies ?? {}), ...credentials.cookies };
     if (Object.keys(cookies).length > 0) headers['cookie'] = Object.entries(cookies).map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('; ');
     return {
-      method: op.method,
+      method: request.method ?? op.method,
       url: this.url(op, request.pathParams ?? {}, { ...(request.query ?? {}), ...credentials.query }),
       headers,
       ...(body !== undefined ? { body } : {}),
+      ...(body !== undefined && request.rawBody !== undefined && request.rawBodyEncoding ? { bodyEncoding: request.rawBodyEncoding } : {}),
     };
   }
 }

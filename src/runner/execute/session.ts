@@ -137,6 +137,33 @@ export class Session implements CaseHost {
     return executionOrder(selectOperations(this.contract.operations, this.config)).map((op) => planOperation(this.contract, op, this.profileOf(op), this.examples, options));
   }
 
+  /** Per path (its template, parameter names aside): the documented methods and the operation that probes the others. */
+  private pathMethods: Map<string, { methods: string[]; prober: string }> | undefined;
+
+  /**
+   * The methods the contract documents for the operation's path, and whether this operation's coverage case
+   * sends the path's requests with the methods it does not document (one operation per path: a selected GET,
+   * else the first selected one; DELETE has no coverage case).
+   */
+  methodsOfPath(op: Operation): { methods: string[]; probes: boolean } {
+    if (!this.pathMethods) {
+      const map = new Map<string, { methods: string[]; prober: string }>();
+      const key = (o: Operation) => `${o.service} ${o.path.replace(/\{[^}]*\}/g, '{}')}`;
+      for (const o of this.contract.operations) {
+        const entry = map.get(key(o)) ?? map.set(key(o), { methods: [], prober: '' }).get(key(o))!;
+        if (!entry.methods.includes(o.method)) entry.methods.push(o.method);
+      }
+      const selected = selectOperations(this.contract.operations, this.config).filter((o) => o.method !== 'DELETE');
+      for (const o of [...selected.filter((s) => s.method === 'GET'), ...selected]) {
+        const entry = map.get(key(o));
+        if (entry && entry.prober === '') entry.prober = o.operationId;
+      }
+      this.pathMethods = map;
+    }
+    const entry = this.pathMethods.get(`${op.service} ${op.path.replace(/\{[^}]*\}/g, '{}')}`);
+    return { methods: entry?.methods ?? [op.method], probes: entry?.prober === op.operationId };
+  }
+
   operation(operationId: string): Operation {
     const op = this.byId.get(operationId);
     if (!op) throw new Error(`The contract describes no operation ${operationId}.`);
@@ -173,7 +200,8 @@ export class Session implements CaseHost {
       const again = await send();
       exchange = { ...again, retries: [...(exchange.retries ?? []), { attempt: 1, reason: `documented transient ${first.status}`, waitedMs }, ...(again.retries ?? [])] };
     }
-    this.record(op, exchange, request.pathParams ?? {});
+    // An answer to a method the operation does not have records nothing of it.
+    if (request.method === undefined || request.method === op.method) this.record(op, exchange, request.pathParams ?? {});
     return exchange;
   }
 

@@ -83,6 +83,28 @@ export class ValuePool {
     }
   }
 
+  /** Whether an answer of the run held the value (as an id or id-like field, or a Location). */
+  seen(value: string): boolean {
+    for (const list of this.byKey.values()) if (list.includes(value)) return true;
+    return false;
+  }
+
+  /**
+   * Values for a body field that refers to another record by name (`user_id`, `orderId`): values seen under
+   * that field's name, and ids of the collection it names (`/users` or `/user`, as the path's last segment).
+   */
+  forReference(name: string): string[] {
+    const stem = name.replace(/(?:_id|Id|ID|_uuid|Uuid)$/, '').replace(/[-_]/g, '').toLowerCase();
+    if (stem === '') return [];
+    const out = [...(this.byKey.get(`n:${name.toLowerCase()}`) ?? [])];
+    for (const [key, list] of this.byKey) {
+      if (!key.startsWith('c:')) continue;
+      const last = key.slice(2).split('/').at(-1)?.replace(/[-_]/g, '').toLowerCase();
+      if (last === stem || last === `${stem}s` || last === `${stem}es`) out.push(...list);
+    }
+    return [...new Set(out)];
+  }
+
   /** Values for a path parameter of the operation: members of its collection, else fields of its name. */
   values(op: Operation, param: string): string[] {
     const collection = collectionOf(op.path, param);

@@ -27,6 +27,8 @@ export interface OutgoingRequest {
   url: string;
   headers: Record<string, string>;
   body?: string;
+  /** 'latin1': send the body as one byte per character (a body that is not UTF-8). */
+  bodyEncoding?: 'latin1';
 }
 
 /** Sends requests with undici through one keep-alive agent and records redacted exchanges. */
@@ -52,6 +54,7 @@ export class HttpClient {
       url: redactText(req.url, this.options.secrets),
       headers: redactHeaders(req.headers, this.options.secrets, this.options.secretHeaders),
       ...(req.body !== undefined ? { body: redactText(req.body, this.options.secrets) } : {}),
+      ...(req.bodyEncoding ? { bodyEncoding: req.bodyEncoding } : {}),
     };
     // The deadline covers the whole exchange, body included.
     const cancellation = new Cancellation();

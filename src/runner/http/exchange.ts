@@ -107,7 +107,7 @@ function isIdentity(encoding: string | undefined): boolean {
 
 export function exchange(
   dispatcher: Dispatcher,
-  request: { method: string; url: string; headers: Record<string, string>; body?: string },
+  request: { method: string; url: string; headers: Record<string, string>; body?: string; bodyEncoding?: 'latin1' },
   cap: number,
   cancellation: Cancellation,
   decodeAndRead: (body: Readable, encoding: string) => Promise<BodyText>,
@@ -201,7 +201,7 @@ export function exchange(
           path: url.search ? `${url.pathname}${url.search}` : url.pathname,
           method: request.method as Dispatcher.HttpMethod,
           headers: request.headers,
-          ...(request.body !== undefined ? { body: request.body } : {}),
+          ...(request.body !== undefined ? { body: request.bodyEncoding === 'latin1' ? Buffer.from(request.body, 'latin1') : request.body } : {}),
         },
         handler as unknown as Dispatcher.DispatchHandler,
       );

@@ -15,7 +15,7 @@ import { generate, INT32_MAX, isOmitted, UNKNOWN, wrongTypeValue } from './value
 export type AuthMode = 'valid' | InvalidAuth;
 
 /** What a case expects of the deployment. */
-export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete' | 'created-readable' | 'ownership' | 'semantic' | 'coverage';
+export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete' | 'created-readable' | 'ownership' | 'semantic' | 'coverage' | 'unsupported-method';
 
 export interface RequestPlan {
   /** Explicit path parameter values; the others come from records the run creates (fixtures) or are random. */

@@ -23,6 +23,9 @@ import { generate, isOmitted, patternValue, UNKNOWN, wrongTypeValue } from './va
  * - non-object-body: `[]`, `"conformance"`, `1` as the whole body (not the positive body's own JSON kind).
  *   Kept if invalid. wrong-type-body: `{}` where the body schema is no object. Kept if invalid.
  * - null-body: the JSON `null` as the whole body. As judged (valid where the body schema is nullable).
+ * - not-utf8: the positive body's JSON with a byte that is not UTF-8 (0x80) in its first string, else in a key,
+ *   sent as the JSON media type. RFC 8259 asks UTF-8 of the sender and nothing of the receiver (servers refuse
+ *   it or decode leniently), so only the answer's conformance is judged.
  * - undeclared-media-type: the positive body's JSON as text/plain (else application/xml, ...): a media type
  *   no declared one (wildcards included) matches. Invalid.
  *
@@ -35,6 +38,8 @@ import { generate, isOmitted, patternValue, UNKNOWN, wrongTypeValue } from './va
  *   (minimum/maximum, exclusive ones honoured, int32 and int64 limits where no bound is declared,
  *   minLength/maxLength, minItems/maxItems). The edge is kept if valid, the neighbour kept if invalid. Other
  *   edge values of coverage.ts's boundaryValues (0, -1, 2^53-1, the largest double) are here too, as judged.
+ * - coercible-type: for a body field, a value lenient parsers coerce to the declared type (true for a number,
+ *   1 for a boolean). Kept if invalid.
  * - invalid-format: a string the format rejects ("not-a-uuid", "2026-02-30", ...; plan/formats.ts). Kept if
  *   invalid.
  * - multiple-of: the lowest allowed integer plus one where multipleOf > 1. Kept if invalid.
@@ -50,7 +55,8 @@ import { generate, isOmitted, patternValue, UNKNOWN, wrongTypeValue } from './va
  * - optional-left-out, optional-present: an optional query parameter or body field the positive request has,
  *   left out; or one it lacks, added. As judged (an optional query parameter left out is valid by its
  *   `required: false`; a body field another one depends on is not). Required ones are the negative cases'.
- * - all-at-bound: every numeric body field at its high, then its low end, together. Kept if valid.
+ * - all-at-bound: every numeric body field at its high, then its low end, together; then at opposite ends
+ *   (the first high, the next low, and so on, then the other way round). Kept if valid.
  * - random: then, up to `max`, fields drawn afresh from their schema one at a time. Kept if valid.
  *
  * Ordering: one item of each body-level class first (cheap, and they catch the most); then a round robin over
@@ -82,8 +88,15 @@ export interface CoverageRequest {
   rawBody?: string;
   /** With rawBody: the content type sent. */
   contentType?: string;
+  /** With rawBody: its bytes, one per character (a body that is not UTF-8). */
+  rawBodyEncoding?: 'latin1';
   /** Send no body at all. */
   noBody?: true;
+  /**
+   * 'response': neither a positive nor a negative (nothing says how a server must take it): only its answer's
+   * conformance is judged (a documented status, its schema, no server error).
+   */
+  judgeAs?: 'response';
 }
 
 export type { PositiveRequest };
@@ -111,6 +124,8 @@ interface Target {
   required: boolean;
   /** Whether the positive request has it. */
   present: boolean;
+  /** A parameter sent as one JSON text (described by a JSON media type): its values are any JSON, as a body field's. */
+  json?: boolean;
   /** What the positive request sends (ABSENT: nothing; undefined: not known here, e.g. a path id filled in later). */
   positiveValue: Value | undefined;
   verdict(value: Value): Verdict;
@@ -234,6 +249,8 @@ function bodyLevelItems(op: Operation, positive: PositiveRequest): { first: Cove
       });
     if (wrong[0]) first.push(wrong[0]);
     later.push(...wrong.slice(1));
+    const bytes = notUtf8(positive.body);
+    if (bytes !== undefined) later.push({ label: 'body with a byte that is not UTF-8 (0x80)', valid: false, judgeAs: 'response', class: 'not-utf8', rawBody: bytes, rawBodyEncoding: 'latin1', contentType: json.contentType });
     const nullVerdict = accepts(json.schema, null);
     if (nullVerdict !== undefined) later.push({ label: `body = null (${nullVerdict ? 'nullable' : 'not nullable'})`, valid: nullVerdict, class: 'null-body', rawBody: 'null', contentType: json.contentType });
   }
@@ -243,6 +260,32 @@ function bodyLevelItems(op: Operation, positive: PositiveRequest): { first: Cove
     first.push({ label: `body as ${other} (a media type the operation does not declare)`, valid: false, class: 'undeclared-media-type', rawBody: text, contentType: other });
   }
   return { first, later };
+}
+
+/** A character no generated body holds, whose UTF-8 bytes become the single byte 0x80. */
+const MARK = '\uE000';
+
+/** The body's JSON as bytes (one per character) with 0x80 in its first string (depth first), else in a new first key. */
+function notUtf8(body: unknown): string | undefined {
+  if (body === undefined) return undefined;
+  let marked = false;
+  const mark = (v: unknown): unknown => {
+    if (marked) return v;
+    if (typeof v === 'string') {
+      marked = true;
+      return `${MARK}${v}`;
+    }
+    if (Array.isArray(v)) return v.map(mark);
+    if (isRecord(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, mark(x)]));
+    return v;
+  };
+  let value = mark(body);
+  if (!marked) {
+    if (!isRecord(value)) return undefined;
+    value = { [MARK]: 0, ...value };
+  }
+  const text = (losslessStringify(value) as string | undefined) ?? '';
+  return Buffer.from(text, 'utf8').toString('latin1').replace('\xee\x80\x80', '\x80');
 }
 
 function jsonKind(v: unknown): string {
@@ -317,7 +360,9 @@ function headerName(name: string, headers: Record<string, string> | undefined): 
 }
 
 function parameterTarget(p: ParameterSpec, positive: PositiveRequest): Target {
+  const json = p.contentType !== undefined && isJson(p.contentType);
   return {
+    ...(json ? { json } : {}),
     where: p.in,
     name: p.name,
     schema: p.schema,
@@ -332,7 +377,7 @@ function parameterTarget(p: ParameterSpec, positive: PositiveRequest): Target {
           return value === ABSENT ? undefined : { pathParams: { [p.name]: text(value) } };
         case 'query': {
           const { [p.name]: _left, ...rest } = positive.query;
-          return { query: value === ABSENT ? rest : { ...positive.query, [p.name]: queryValue(value) } };
+          return { query: value === ABSENT ? rest : { ...positive.query, [p.name]: json ? value : queryValue(value) } };
         }
         case 'header':
           return value === ABSENT ? undefined : { headers: { [headerName(p.name, positive.headers)]: text(value) } };
@@ -388,7 +433,9 @@ function candidates(t: Target, op: Operation, random: Random): Candidate[] {
   if (typeof schema !== 'object') return [];
   const facts = factsOf(schema);
   const types = facts.types;
-  const inUrl = t.where !== 'body';
+  // A JSON parameter's values are JSON texts: any JSON value can be sent, as in a body.
+  const inUrl = t.where !== 'body' && !t.json;
+  const jsonValued = !inUrl;
   const list: Candidate[] = [];
   const add = (value: unknown, cls: string, note: Candidate['note'], intent: Intent) => list.push({ value, class: cls, note, intent });
 
@@ -398,6 +445,8 @@ function candidates(t: Target, op: Operation, random: Random): Candidate[] {
 
   const wrong = inUrl ? urlWrongType(schema) : wrongTypeValue(schema);
   if (wrong !== UNKNOWN) add(wrong, 'wrong-type', `not ${article(types.find((x) => x !== 'null') ?? 'value')}`, false);
+  const lenient = inUrl ? undefined : coercible(types);
+  if (lenient) add(lenient.value, 'coercible-type', lenient.note, false);
 
   const format = facts.format;
   const invalid = types.includes('string') ? formatRow(format)?.invalid : undefined;
@@ -418,7 +467,7 @@ function candidates(t: Target, op: Operation, random: Random): Candidate[] {
     if (outside !== undefined) add(outside, 'outside-enum', 'not in the enum', false);
     for (const v of allowed) if (!(inUrl && v === null)) add(v, 'enum', 'enum value', true);
   }
-  if (types.includes('array') && t.where === 'body') add([], 'empty-array', 'empty array', 'either');
+  if (types.includes('array') && jsonValued) add([], 'empty-array', 'empty array', 'either');
   for (const v of beyond.slice(1)) add(v, 'beyond-int64', v > 0n ? 'beyond int64' : 'below int64', 'either');
 
   if (op.method === 'GET' && t.where === 'query' && !allowed) {
@@ -444,6 +493,17 @@ function candidates(t: Target, op: Operation, random: Random): Candidate[] {
     }
   }
   return list;
+}
+
+/**
+ * A JSON value of another type that lenient parsers turn into the declared one (true read as 1, 1 as true):
+ * refused by a strict one. Not a numeric string: some platforms read numbers from strings by design.
+ */
+function coercible(types: string[]): { value: unknown; note: string } | undefined {
+  const numeric = types.includes('integer') || types.includes('number');
+  if (numeric && !types.includes('boolean')) return { value: true, note: 'a boolean, not a number' };
+  if (types.includes('boolean') && !numeric) return { value: 1, note: 'a number, not a boolean' };
+  return undefined;
 }
 
 function article(type: string): string {
@@ -570,13 +630,16 @@ function allAtBound(op: Operation, positive: PositiveRequest, targets: Target[],
   const names = Object.keys(highs);
   if (names.length < 2) return [];
   const out: Array<[CoverageRequest, string]> = [];
-  for (const [end, values] of [['high', highs], ['low', lows]] as const) {
+  // Opposite ends: a difference or a quotient overflows where a sum does not.
+  const alternate = (startHigh: boolean) => Object.fromEntries(names.map((n, i) => [n, (i % 2 === 0) === startHigh ? highs[n] : lows[n]])) as Record<string, number>;
+  const ends = [['at its high end', highs], ['at its low end', lows], ['at opposite ends, the first high', alternate(true)], ['at opposite ends, the first low', alternate(false)]] as const;
+  for (const [end, values] of ends) {
     const body = { ...positive.body, ...values };
     // Where only one field moves, it is the same request as that field's own item.
     const moved = fields.filter((t) => t.name in values && valueKey(values[t.name]) !== valueKey(t.positiveValue));
     if (moved.length === 0 || accepts(json.schema, body) !== true) continue;
     const key = moved.length === 1 ? targetKey(moved[0] as Target, values[(moved[0] as Target).name]) : wholeKey({ body });
-    out.push([{ label: `every number at its ${end} end (${names.join(', ')})`, valid: true, class: 'all-at-bound', body }, key]);
+    out.push([{ label: `every number ${end} (${names.join(', ')})`, valid: true, class: 'all-at-bound', body }, key]);
   }
   return out;
 }

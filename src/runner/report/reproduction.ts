@@ -13,7 +13,7 @@
  * failed or a value could not be read from an answer.
  */
 import type { HttpMethod, RecordedRequest } from '../model.ts';
-import { carriesToken, shellQuote, TOKEN_VARIABLE } from './curl.ts';
+import { bytesWord, carriesToken, shellQuote, TOKEN_VARIABLE } from './curl.ts';
 
 export interface ChainStep {
   request: RecordedRequest;
@@ -257,7 +257,7 @@ export function reproductionScript(steps: readonly ChainStep[], options: Reprodu
   const rendered = steps.map((step, i) => {
     const lookup = lookupBefore(i);
     const url = word(urlParts(step.request.url, lookup, used));
-    const body = step.request.body !== undefined ? word(bodyParts(step.request.body, lookup, used)) : undefined;
+    const body = step.request.body === undefined ? undefined : step.request.bodyEncoding === 'latin1' ? bytesWord(step.request.body) : word(bodyParts(step.request.body, lookup, used));
     const undo = step.undo ? word(urlParts(step.undo.url, lookupBefore(i + 1), used)) : undefined;
     return { step, url, body, undo };
   });
@@ -279,7 +279,7 @@ export function reproductionScript(steps: readonly ChainStep[], options: Reprodu
     const label = i === last ? 'the call' : `step ${i + 1} of ${steps.length}`;
     out.push(`echo ${shellQuote(`==> ${label}: ${step.request.method}`)} ${url}`);
     const args = [...methodArgs(step.request), url, ...headerArgs(step.request)];
-    if (body !== undefined) args.push('--data-raw', body);
+    if (body !== undefined) args.push(step.request.bodyEncoding === 'latin1' ? '--data-binary' : '--data-raw', body);
     out.push(`call ${i + 1} ${args.join(' ')}`);
     if (i < last) {
       const ran = step.response?.status;

@@ -1,4 +1,4 @@
-import type { CaseResult } from '../../model.ts';
+import type { CaseResult, HttpMethod, Operation } from '../../model.ts';
 import { DEFAULT_MAX_EXAMPLES } from '../../plan/coverage.ts';
 import { coverageRequests } from '../../plan/coverage-classes.ts';
 import { Random } from '../../plan/random.ts';
@@ -11,6 +11,24 @@ import { replayed } from './replay.ts';
 /** Class requests of one operation at most (the generator's round robin touches every parameter first). */
 const CLASS_LIMIT = 100;
 
+/** Methods sent where the contract does not document them: safe ones (RFC 9110 §9.2.1), harmless if served. */
+const UNDOCUMENTED_PROBES: HttpMethod[] = ['TRACE', 'OPTIONS'];
+
+/** The path's requests with a method the contract documents for no operation of it (one operation per path sends them). */
+function undocumentedMethodItems(session: Session, op: Operation): CoverageItem[] {
+  const { methods, probes } = session.methodsOfPath(op);
+  if (!probes) return [];
+  return UNDOCUMENTED_PROBES.filter((m) => !methods.includes(m)).map((method) => ({
+    label: `${method} ${op.path} (a method the contract does not document for this path)`,
+    valid: false,
+    class: 'unsupported-method',
+    method,
+    noBody: true,
+    query: {},
+    unsupportedMethod: { documented: methods, recordUnknown: /\{[^}]+\}/.test(op.path) },
+  }));
+}
+
 /** The coverage case of one operation: its planned items sent and judged (phases/coverage.ts), then replayed. */
 export async function runCoveragePhase(session: Session, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }): Promise<CaseResult> {
   const { op } = run;
@@ -21,7 +39,7 @@ export async function runCoveragePhase(session: Session, run: CaseRun, request: 
   const max = session.config.maxExamples ?? DEFAULT_MAX_EXAMPLES;
   const all = coverageRequests(op, positive, random, CLASS_LIMIT + max);
   const classes = all.filter((i) => i.class !== 'random').slice(0, CLASS_LIMIT);
-  const items: CoverageItem[] = [...classes, ...all.filter((i) => i.class === 'random').slice(0, Math.max(0, max - classes.length))];
+  const items: CoverageItem[] = [...classes, ...all.filter((i) => i.class === 'random').slice(0, Math.max(0, max - classes.length)), ...undocumentedMethodItems(session, op)];
   if (items.length === 0) return run.skipped('the contract shows no constraint to vary in this request');
   const { sent } = await runCoverage(run, request, items);
   if (sent === 0) return run.skipped('no coverage request was sent');

@@ -7,18 +7,24 @@
  * documents no 415. A valid request that broke the server is shrunk (optional fields left out, varied values
  * put back) while it still fails; each finding is then shown with the smallest request that showed it.
  */
-import type { Exchange, Finding, Operation } from '../../model.ts';
+import type { Exchange, Finding, HttpMethod, Operation } from '../../model.ts';
 import { describeVariation, shrinkSteps, type Variation } from '../../plan/coverage.ts';
 import { responseFor } from '../../description/load.ts';
 import type { CaseRun } from '../case-run.ts';
-import type { Judgement } from '../judge.ts';
+import type { JudgeInput, Judgement } from '../judge.ts';
 import type { CoverageRequest } from '../../plan/coverage-classes.ts';
+import { alignBodyToPath } from '../references.ts';
 import type { CallRequest } from '../request-builder.ts';
 
 /**
  * One request of the coverage phase (plan/coverage-classes.ts); a shrinking step has no class of its own.
  */
-export type CoverageItem = Omit<CoverageRequest, 'class'> & { class?: string };
+export type CoverageItem = Omit<CoverageRequest, 'class'> & {
+  class?: string;
+  /** Sent with another method than the operation's: judged by the unsupported-method check alone. */
+  method?: HttpMethod;
+  unsupportedMethod?: JudgeInput['unsupportedMethod'];
+};
 
 /**
  * Whether the operation documents how it refuses invalid input (a 4xx other than 401, 403 and 404, a 4XX range
@@ -29,7 +35,7 @@ function documentsRefusal(op: Operation): boolean {
 }
 
 /** The classes that change the body as a whole or its media type: a 415 is a right refusal of each. */
-const BODY_CLASSES = new Set(['undeclared-media-type', 'malformed-json', 'empty-body', 'non-object-body', 'null-body', 'wrong-type-body']);
+const BODY_CLASSES = new Set(['not-utf8', 'undeclared-media-type', 'malformed-json', 'empty-body', 'non-object-body', 'null-body', 'wrong-type-body']);
 
 /** Requests a shrinking may send for one failure. */
 const SHRINK_BUDGET = 25;
@@ -45,9 +51,13 @@ function isServerError(e: Exchange): boolean {
 }
 
 /** The request of an item: the positive request with the item's overrides. */
-export function itemRequest(base: CallRequest, item: CoverageItem): CallRequest {
+export function itemRequest(op: Operation, base: CallRequest, item: CoverageItem): CallRequest {
   const out: CallRequest = { ...base };
-  if (item.pathParams) out.pathParams = { ...(base.pathParams ?? {}), ...item.pathParams };
+  if (item.pathParams) {
+    out.pathParams = { ...(base.pathParams ?? {}), ...item.pathParams };
+    // The body's field of the same name follows the path: the request still names one record.
+    if (item.body === undefined && item.rawBody === undefined) out.body = alignBodyToPath(op, base.body, item.pathParams);
+  }
   if (item.query) out.query = item.query;
   if (item.headers) out.headers = { ...(base.headers ?? {}), ...item.headers };
   if (item.cookies) out.cookies = { ...(base.cookies ?? {}), ...item.cookies };
@@ -56,9 +66,11 @@ export function itemRequest(base: CallRequest, item: CoverageItem): CallRequest 
     delete out.body;
   } else if (item.rawBody !== undefined) {
     out.rawBody = item.rawBody;
+    if (item.rawBodyEncoding) out.rawBodyEncoding = item.rawBodyEncoding;
     delete out.body;
   } else if (item.body !== undefined) out.body = item.body;
   if (item.contentType !== undefined) out.contentType = item.contentType;
+  if (item.method !== undefined) out.method = item.method;
   return out;
 }
 
@@ -81,14 +93,16 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
       return { outcome: 'errored', checks: [], findings: [] };
     }
     const adjust = item.class !== undefined && BODY_CLASSES.has(item.class) ? (j: Judgement) => softenUnsupportedMedia(op, exchange, j) : undefined;
-    const judgement = item.valid
+    const judgement = item.unsupportedMethod
+      ? run.judgeIntent(exchange, { intent: 'unsupported-method', unsupportedMethod: item.unsupportedMethod })
+      : item.valid || item.judgeAs === 'response'
       ? run.judgeResponse(exchange, { coverage: { label, sent } }, adjust)
       : run.judgeIntent(exchange, { intent: 'rejected', coverage: { label, sent }, anyClientError: !documentsRefusal(op) }, adjust);
     if (judgement.findings.some((f) => f.severity === 'error')) failing.push(run.kept(exchange));
     return judgement;
   };
   for (const item of items) {
-    const request = itemRequest(base, item);
+    const request = itemRequest(op, base, item);
     const exchange = await sendOnce(request);
     judgeItem(exchange, item, item.label);
     if (!item.valid || !isServerError(exchange) || (item.pathParams ?? item.headers ?? item.cookies ?? item.rawBody ?? item.noBody) !== undefined) continue;
@@ -100,7 +114,7 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
       for (const step of shrinkSteps(op, current, { body: base.body, query: base.query })) {
         if (budget-- <= 0) break;
         const label = describeVariation(step, { body: base.body, query: base.query });
-        const tried = await sendOnce(itemRequest(base, { ...step, label, valid: true }));
+        const tried = await sendOnce(itemRequest(op, base, { ...step, label, valid: true }));
         judgeItem(tried, { ...step, label, valid: true }, label);
         if (isServerError(tried)) {
           current = step;

@@ -16,6 +16,8 @@ import { ATTEMPTS, combineAttempts, repeatPolicy } from '../repeat.ts';
 import type { CallRequest } from '../request-builder.ts';
 import type { Session } from '../session.ts';
 import { Skip } from '../skip.ts';
+import { accepts } from '../../plan/accepts.ts';
+import { alignBodyToPath, fillReferences, madeUpReferences } from '../references.ts';
 import { resolveTemplates } from '../templates.ts';
 import type { CaseRun } from '../case-run.ts';
 import { runCoveragePhase } from './coverage-phase.ts';
@@ -58,7 +60,10 @@ async function runRequests(session: Session, run: CaseRun, secrets: string[], pr
   const scope = session.scope(steps, secrets);
   const ids = await recordIds(session, run);
   const pathParams = { ...session.pathValues(op, planned.kind), ...ids, ...planned.request.pathParams };
-  const body = await resolveTemplates(planned.request.body, scope);
+  // A body field named like a path parameter names the same record (a negative case's body stays as planned).
+  const resolved = await resolveTemplates(planned.request.body, scope);
+  // A field that names another record takes one the run has seen where it can (a negative case's body stays as planned).
+  const body = planned.kind === 'negative' ? resolved : alignBodyToPath(op, fillReferences(op, resolved, planned.request.body, (name) => session.pool.forReference(name), accepts), pathParams);
   const query = (await resolveTemplates(planned.request.query, scope)) as Record<string, unknown>;
   // A positive call sends the real secret in its secret fields (a negative one sends a wrong value).
   if (planned.kind === 'positive') secrets.push(...secretFieldValues(body, session.profileOf(op).secretFields ?? []));
@@ -79,7 +84,9 @@ async function runRequests(session: Session, run: CaseRun, secrets: string[], pr
   // The examples phase: one request, judged with what it means.
   const exchange = await run.send(op, request, { intent: true });
   if (presence === 'unverified' && (await session.looksUnknown(op, exchange))) return run.skipped(UNVERIFIED, 'unverified');
-  const judged = run.judgeIntent(exchange, { secrets, caseExchanges: run.exchanges });
+  const madeUp = planned.kind === 'positive' ? madeUpReferences(body, planned.request.body, pathParams, (v) => session.pool.seen(v)) : [];
+  const references = madeUp.length > 0 ? { madeUpReferences: madeUp } : {};
+  const judged = run.judgeIntent(exchange, { secrets, caseExchanges: run.exchanges, ...references });
   const first = run.result();
   if (planned.kind !== 'positive') return first;
   // Identical calls that disagree make the operation flaky (the counts are reported).
@@ -89,7 +96,7 @@ async function runRequests(session: Session, run: CaseRun, secrets: string[], pr
   while (attempts.length < ATTEMPTS) {
     const again = await session.call(op, request);
     run.keep(again);
-    const verdict = judge({ operation: op, exchange: again, ...session.judgeInput(op), intent: planned.expectation, expect: planned.expect, secrets, caseExchanges: run.exchanges });
+    const verdict = judge({ operation: op, exchange: again, ...session.judgeInput(op), intent: planned.expectation, expect: planned.expect, secrets, caseExchanges: run.exchanges, ...references });
     attempts.push({ ...first, outcome: verdict.outcome, checks: verdict.checks, findings: verdict.findings });
   }
   return { ...combineAttempts(attempts), exchanges: run.exchanges };

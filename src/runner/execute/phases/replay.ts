@@ -17,7 +17,9 @@ export async function replayed(session: Session, run: CaseRun, result: CaseResul
   if (!shown || !origin || origin.op.operationId !== run.op.operationId) return result;
   const again = await session.call(origin.op, origin.request);
   const first = result.findings.find((f) => f.severity === 'error');
-  const verdict = judge({ operation: run.op, exchange: again, ...session.judgeInput(run.op), ...(first?.check === 'negative-data-rejected' ? { intent: 'rejected' as const } : {}) });
+  // Judged as the request was (a variation as a negative, a method the path does not document by its own check).
+  const { coverage: _label, ...intent } = run.intentOf(shown) ?? {};
+  const verdict = judge({ operation: run.op, exchange: again, ...session.judgeInput(run.op), ...intent });
   const reproduced = verdict.findings.some((f) => f.severity === 'error' && f.check === first?.check) || (again.response === undefined && again.error?.kind !== 'timeout');
   if (reproduced) return result;
   return {

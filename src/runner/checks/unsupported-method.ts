@@ -1,0 +1,45 @@
+import type { Check } from './types.ts';
+import { finding } from './types.ts';
+
+/** Statuses that say nothing of the method: credentials refused before routing, a rate limit. */
+const BEFORE_ROUTING = new Set([401, 403, 407, 429]);
+
+/**
+ * A request with a method the contract documents for no operation of the path (TRACE, OPTIONS: methods safe
+ * to send, RFC 9110 §9.2.1) is answered as HTTP says an unsupported method is (RFC 9110 §15.5.6): 405 with an
+ * `Allow` header (a MUST), or 501 for a method the server does not know. An answer without `Allow`, or a server
+ * error, is an error; any other answer is a warning, since the contract says nothing of undocumented methods:
+ * another 4xx (a 404 where the path names a record that may not exist says nothing, and is not reported), a
+ * 2xx to TRACE (the method is served), or an `Allow` that leaves out a method the contract documents there.
+ * An OPTIONS answered with success is how servers announce their methods: nothing to report.
+ */
+export const unsupportedMethod: Check = {
+  id: 'unsupported-method',
+  scope: 'intent',
+  appliesTo: ['unsupported-method'],
+  run(ctx) {
+    const probe = ctx.unsupportedMethod;
+    if (!probe) return [];
+    const { status, headers } = ctx.exchange.response;
+    const method = ctx.exchange.request.method.toUpperCase();
+    const where = `${method} ${ctx.operation.path}`;
+    const expected = '405 with an Allow header (or 501)';
+    if (status === 501) return [];
+    if (status >= 500) return [finding(ctx, 'unsupported-method', 'error', `${where} (a method the contract does not document for the path) answered ${status}, a server error.`, { expected, actual: status })];
+    if (status === 405) {
+      const allow = headers['allow'];
+      if (allow === undefined) return [finding(ctx, 'unsupported-method', 'error', `${where} answered 405 without the Allow header a 405 must carry (RFC 9110 §15.5.6).`, { expected, actual: '405 without Allow' })];
+      const listed = new Set(allow.toUpperCase().split(/[\s,]+/).filter(Boolean));
+      const left = probe.documented.filter((m) => !listed.has(m));
+      if (left.length === 0) return [];
+      return [finding(ctx, 'unsupported-method', 'warning', `${where} answered 405 with "Allow: ${allow}", which leaves out ${left.join(', ')}: documented for this path.`, { expected: `Allow listing ${probe.documented.join(', ')}`, actual: allow })];
+    }
+    if (BEFORE_ROUTING.has(status)) return [];
+    if (status >= 200 && status < 300) {
+      if (method === 'OPTIONS') return [];
+      return [finding(ctx, 'unsupported-method', 'warning', `${where} (a method the contract does not document for the path) answered ${status}: the deployment serves it.`, { expected, actual: status })];
+    }
+    if (status === 404 && probe.recordUnknown) return [];
+    return [finding(ctx, 'unsupported-method', 'warning', `${where} (a method the contract does not document for the path) answered ${status}, not 405.`, { expected, actual: status })];
+  },
+};

@@ -1,0 +1,94 @@
+/**
+ * What a request body says of records, beside its path:
+ *  - a body field named like a path parameter (`PUT /todos/{id}` with `{"id": …}`) names the same record: it
+ *    is sent with the path's value, so that a schema-valid request does not contradict itself;
+ *  - a body field that refers to another record (`user_id`, `orderId`) holds a value the run either got
+ *    from the service or made up. A refusal of a positive request that names a made-up record is the service's
+ *    answer to a reference that does not exist, not a refusal of valid input.
+ * Derived from the names in the contract and the values in the answers only.
+ */
+import type { JsonSchema, Operation } from '../model.ts';
+import { factsOf } from '../plan/keywords.ts';
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function bodyProperties(op: Operation): Record<string, JsonSchema> {
+  return op.requestBody ? factsOf(op.requestBody.schema).properties : {};
+}
+
+/** A path value as the body field's type: a number where the field is numeric, else the text; undefined if it cannot be. */
+function typed(text: string, schema: JsonSchema | undefined): unknown {
+  const types = schema === undefined ? [] : factsOf(schema).types;
+  if ((types.includes('integer') || types.includes('number')) && !types.includes('string')) {
+    const n = Number(text);
+    return /^-?\d+(\.\d+)?$/.test(text) && Number.isFinite(n) && (!Number.isInteger(n) || Number.isSafeInteger(n)) ? n : undefined;
+  }
+  if (types.length === 0 || types.includes('string')) return text;
+  return undefined;
+}
+
+/** The body with each field named like a path parameter set to the path's value (where the body has the field). */
+export function alignBodyToPath(op: Operation, body: unknown, pathParams: Record<string, string>): unknown {
+  if (!isRecord(body)) return body;
+  const properties = bodyProperties(op);
+  let out: Record<string, unknown> | undefined;
+  for (const [name, text] of Object.entries(pathParams)) {
+    if (!Object.hasOwn(body, name) || text === undefined || typeof body[name] === 'string' && body[name].includes('{{')) continue;
+    const value = typed(text, properties[name]);
+    if (value === undefined || value === body[name]) continue;
+    out ??= { ...body };
+    out[name] = value;
+  }
+  return out ?? body;
+}
+
+/** A field that refers to another record by its name: `userId`, `user_id`, `orderID`, `orderUuid` (a bare `id` is the record's own). */
+export function isReferenceName(name: string): boolean {
+  return /[a-z0-9](?:_id|Id|ID|_uuid|Uuid)$/.test(name);
+}
+
+/**
+ * The body with each top-level field that refers to another record, and holds a value of the plan's making
+ * (not a {{template}}), set to a record the run has seen of that kind (`user_id` from the ids of `/users`),
+ * where one fits the field's schema; newest first.
+ */
+export function fillReferences(op: Operation, body: unknown, planned: unknown, candidates: (name: string) => string[], fits: (schema: JsonSchema, value: unknown) => boolean | undefined): unknown {
+  if (!isRecord(body)) return body;
+  const properties = bodyProperties(op);
+  let out: Record<string, unknown> | undefined;
+  for (const [name, current] of Object.entries(body)) {
+    if (!isReferenceName(name) || current === null || typeof current === 'object') continue;
+    const fromPlan = isRecord(planned) ? planned[name] : undefined;
+    if (typeof fromPlan === 'string' && fromPlan.includes('{{')) continue;
+    const schema = properties[name];
+    for (const text of [...candidates(name)].reverse()) {
+      const value = typed(text, schema);
+      if (value === undefined || (schema !== undefined && fits(schema, value) !== true)) continue;
+      out ??= { ...body };
+      out[name] = value;
+      break;
+    }
+  }
+  return out ?? body;
+}
+
+/**
+ * The top-level body fields that refer to another record with a value the run did not get from the service:
+ * not a {{template}} of the plan (a record the run made), not a path parameter's value, not a value seen in an
+ * answer. Shown as "user_id = 245".
+ */
+export function madeUpReferences(body: unknown, planned: unknown, pathParams: Record<string, string>, seen: (value: string) => boolean): string[] {
+  if (!isRecord(body)) return [];
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(body)) {
+    if (!isReferenceName(name) || value === null || value === undefined || typeof value === 'object') continue;
+    const fromPlan = isRecord(planned) ? planned[name] : undefined;
+    if (typeof fromPlan === 'string' && fromPlan.includes('{{')) continue;
+    const text = String(value);
+    if (Object.values(pathParams).includes(text) || seen(text)) continue;
+    out.push(`${name} = ${JSON.stringify(value)}`);
+  }
+  return out;
+}
