@@ -4,6 +4,7 @@
  * spool as they arrive and memory keeps their summary.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import v8 from 'node:v8';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -96,6 +97,30 @@ describe('limitEvidence', () => {
   test('--keep-passed-exchanges keeps every case whole', () => {
     const all = limitEvidence(ops(EVIDENCE_PER_FAILURE + 3), { unlimited: true });
     expect(all).toEqual(ops(EVIDENCE_PER_FAILURE + 3));
+  });
+
+  test('the failing cases left without evidence share their hidden classes (V8): no map of its own per case', () => {
+    v8.setFlagsFromString('--allow-natives-syntax');
+    const sameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: unknown, b: unknown) => boolean;
+    // Cases of two shapes (with and without a reproduction), as the run keeps them: copies made by spreads.
+    const cases = Array.from({ length: 40 }, (_, i) => {
+      const c = { ...failingCase(`op-${i}`), name: `negative ${i % 3}` };
+      return i % 2 === 0 ? { ...c, reproduction: '#!/usr/bin/env bash' } : { ...c };
+    });
+    const limited = limitEvidence([operation('op', cases)], { perFailure: 0 })[0]!.cases;
+    expect(limited.every((c) => c.omittedExchanges === 1)).toBe(true);
+    const byKeys = new Map<string, unknown>();
+    let pairs = 0;
+    for (const c of limited) {
+      const keys = Object.keys(c).join();
+      const first = byKeys.get(keys);
+      if (first === undefined) byKeys.set(keys, c);
+      else {
+        pairs++;
+        expect(sameMap(first, c), keys).toBe(true);
+      }
+    }
+    expect(pairs).toBe(38);
   });
 
   test('a limited run still validates against the results schema', () => {
