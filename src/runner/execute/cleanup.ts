@@ -55,27 +55,15 @@ function safeDecode(segment: string): string {
 }
 
 export class CleanupLedger {
-  private readonly records: LedgerRecord[] = [];
+  /** The records still to delete or report, in the order they were noted (a record the run deleted leaves it). */
+  private readonly records = new Set<LedgerRecord>();
+  /** How many records were noted in all. */
+  private noted = 0;
   /** The records no id names, counted by operation and reason (in the order they were first noted). */
   private readonly unnamedRecords = new Map<string, UnnamedRecords>();
   private readonly undos = new Map<string, Undo | undefined>();
   /** The records with a DELETE, by the path that DELETE is sent to (each record's path is worked out once). */
   private readonly byPath = new Map<string, LedgerRecord[]>();
-  /**
-   * The create URLs and reasons of the records, each text held once: a run against a server that names no ids
-   * notes tens of thousands of records with the same few URLs and reasons (built by concatenation, each a tree of
-   * string pieces of its own).
-   */
-  private readonly texts = new Map<string, string>();
-
-  private text(value: string): string {
-    const known = this.texts.get(value);
-    if (known !== undefined) return known;
-    const own = ownString(value);
-    if (this.texts.size < 50_000) this.texts.set(own, own);
-    return own;
-  }
-
   constructor(
     private readonly contract: Contract,
     private readonly profileOf: (op: Operation) => Profile,
@@ -114,8 +102,8 @@ export class CleanupLedger {
         this.noteUnnamed(op, exchange.request.url, reason);
         return;
       }
-      const base = { create: op, createUrl: this.text(exchange.request.url), done: false };
-      for (const id of ids) this.records.push({ ...base, id, reason: this.text(reason) });
+      const base = { create: op, createUrl: ownString(exchange.request.url), done: false };
+      for (const id of ids) this.add({ ...base, id, reason });
       return;
     }
     const del = undo.delete;
@@ -136,18 +124,23 @@ export class CleanupLedger {
       this.noteUnnamed(op, exchange.request.url, `the answer (${status}) named no id for {${idParam}} of ${del.method} ${del.path}`);
       return;
     }
-    const base = { create: op, createUrl: this.text(exchange.request.url), done: false };
+    const base = { create: op, createUrl: ownString(exchange.request.url), done: false };
     for (const id of ids) {
       const params = undoPathParams(op, del, idParam, pathParams, id);
       const url = pathKey(this.urlOf(del, params));
       // The same record noted twice (a PUT sent again, a create answered with a record the run has): once.
       if (this.byPath.get(url)?.some((r) => !r.done)) continue;
       const record: LedgerRecord = { ...base, id, undo: { operation: del, pathParams: params } };
-      this.records.push(record);
+      this.add(record);
       const same = this.byPath.get(url);
       if (same) same.push(record);
       else this.byPath.set(url, [record]);
     }
+  }
+
+  private add(record: LedgerRecord): void {
+    this.records.add(record);
+    this.noted++;
   }
 
   /** One more record no id names: counted with the others of its operation and reason. */
@@ -160,12 +153,17 @@ export class CleanupLedger {
 
   /** A DELETE the run sent succeeded: the record at that path is gone. */
   private deleted(url: string): void {
-    for (const r of this.byPath.get(pathKey(url)) ?? []) r.done = true;
+    const key = pathKey(url);
+    for (const r of this.byPath.get(key) ?? []) {
+      r.done = true;
+      this.records.delete(r);
+    }
+    this.byPath.delete(key);
   }
 
   /** Records still to delete or report, newest first. */
   pending(): LedgerRecord[] {
-    return this.records.filter((r) => !r.done).reverse();
+    return [...this.records].filter((r) => !r.done).reverse();
   }
 
   /** The records no id names, counted per operation and reason, in the order they were first noted. */
@@ -175,7 +173,7 @@ export class CleanupLedger {
 
   /** How many records the ledger noted (those no id names counted one by one). */
   get size(): number {
-    let n = this.records.length;
+    let n = this.noted;
     for (const u of this.unnamedRecords.values()) n += u.count;
     return n;
   }
