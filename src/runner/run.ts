@@ -8,7 +8,7 @@ import { runTokenCommand, TokenCommandError } from './http/token-command.ts';
 import { CHECKS } from './checks/registry.ts';
 import type { RunConfig } from './execute/config.ts';
 import { runScenarios, type ScenarioRun } from './execute/scenarios.ts';
-import { schedule } from './execute/scheduler.ts';
+import { schedule, type Scheduler } from './execute/scheduler.ts';
 import { matchesSelector, selectOperations } from './execute/select.ts';
 import { Session } from './execute/session.ts';
 import { executionOrder, planOptionsOf } from './plan/options.ts';
@@ -299,7 +299,9 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     let doneOperations = 0;
     let casesSeen = 0;
     let failingOperations = 0;
-    const scheduler = schedule(Session.from(config, contract, profiles, examples), plans, options.concurrency, {
+    // Let go of once its cases are done: the session holds what the cases needed (the validators, the records the
+    // run created, the value pool), not what the reports need.
+    let scheduler: Scheduler | undefined = schedule(Session.from(config, contract, profiles, examples), plans, options.concurrency, {
       onCase: (operationId, index, result) => {
         // The case summaries are what stays; everything else a case made is garbage: collected every few
         // thousand cases rather than left to pile up before V8 decides to (the heap would grow to twice the live set).
@@ -330,7 +332,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     let interrupted = false;
     const onAbort = () => {
       interrupted = true;
-      scheduler.interrupt();
+      scheduler?.interrupt();
       scenarioRun?.cancel();
     };
     if (options.signal?.aborted) onAbort();
@@ -351,6 +353,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       leftBehind = scheduled.cleanup.leftBehind ?? [];
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
+      scheduler = undefined;
     }
 
     const final = await finish(() => {
