@@ -355,15 +355,20 @@ export interface RunResults {
   leftBehind?: LeftBehindRecord[];
 }
 
-/** A record the run created and did not delete: which create made it, where, and why it is still there. */
+/**
+ * A record the run created and did not delete: which create made it, where, and why it is still there. Records
+ * whose create named no id are one entry per operation and reason with their `count`.
+ */
 export interface LeftBehindRecord {
   operationId: string;
   method: HttpMethod;
   path: string;
-  /** The URL of the call that created it (without its query). */
+  /** The URL of the call that created it (without its query); of the first such call, for counted records. */
   createdBy: string;
   id?: string;
   reason: string;
+  /** This many records (when more than one) that no id names, left by this operation's creates for this reason. */
+  count?: number;
 }
 
 export interface BaselineEntry {

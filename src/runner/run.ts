@@ -8,7 +8,7 @@ import { runTokenCommand, TokenCommandError } from './http/token-command.ts';
 import { CHECKS } from './checks/registry.ts';
 import type { RunConfig } from './execute/config.ts';
 import { runScenarios, type ScenarioRun } from './execute/scenarios.ts';
-import { schedule } from './execute/scheduler.ts';
+import { schedule, type Scheduler } from './execute/scheduler.ts';
 import { matchesSelector, selectOperations } from './execute/select.ts';
 import { Session } from './execute/session.ts';
 import { executionOrder, planOptionsOf } from './plan/options.ts';
@@ -88,6 +88,10 @@ export interface RunOptions {
 
 export interface RunOutcome {
   exitCode: 0 | 1 | 2;
+  /**
+   * The final results, as the reporters had them: the curl lines and reproduction scripts of the generated cases
+   * were on disk (the reporters read them back, report/case-spool.ts) and are gone with the spool file.
+   */
   results?: RunResults;
   message?: string;
 }
@@ -241,14 +245,15 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     const deploymentDiff = options.deploymentSpec ? (localDeploymentDiff ?? (await early(diffDeployment(contract, options.deploymentSpec)))) : undefined;
 
     const startedAt = new Date();
-    // Each case goes to disk as it finishes (report/case-spool.ts); memory keeps its summary.
+    // Each case goes to disk as it finishes (report/case-spool.ts); memory keeps its summary, and the reporters
+    // read back the curl lines and reproduction scripts as they write (the file stays until they are done).
     spool = openSpool(options.out);
     /** The final results from the built ones (synchronous: what it made on the way is garbage once it returns). */
     const judge = (built: RunResults): RunResults => {
       collectNow();
       const checked = built.stopped ? built : { ...built, ...(diagnoseResults(built) ? { stopped: diagnoseResults(built) } : {}) };
       // Each failure shown with its evidence a bounded number of times, read back from the spool.
-      const diagnosed = { ...checked, operations: limitEvidence(checked.operations, { ...(spool ? { full: (c: CaseResult) => spool!.full(c) } : {}), unlimited: options.keepPassedExchanges ?? false }) };
+      const diagnosed = { ...checked, operations: limitEvidence(checked.operations, { ...(spool ? { full: (c: CaseResult) => spool!.full(c), recorded: (c: CaseResult) => spool!.recorded(c) } : {}), unlimited: options.keepPassedExchanges ?? false }) };
       // Hashed at the end, not before the first case (a quarter of a second at 2,770 operations).
       let summarised = summarise(applyWaivers({ ...diagnosed, contract: { ...diagnosed.contract, hash: contractHash(contract) } }, waivers, localDate()));
       if (baseline && options.baseline) summarised = { ...summarised, baseline: compareWithBaseline(summarised, baseline, options.baseline) };
@@ -294,7 +299,9 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     let doneOperations = 0;
     let casesSeen = 0;
     let failingOperations = 0;
-    const scheduler = schedule(Session.from(config, contract, profiles, examples), plans, options.concurrency, {
+    // Let go of once its cases are done: the session holds what the cases needed (the validators, the records the
+    // run created, the value pool), not what the reports need.
+    let scheduler: Scheduler | undefined = schedule(Session.from(config, contract, profiles, examples), plans, options.concurrency, {
       onCase: (operationId, index, result) => {
         // The case summaries are what stays; everything else a case made is garbage: collected every few
         // thousand cases rather than left to pile up before V8 decides to (the heap would grow to twice the live set).
@@ -325,7 +332,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     let interrupted = false;
     const onAbort = () => {
       interrupted = true;
-      scheduler.interrupt();
+      scheduler?.interrupt();
       scenarioRun?.cancel();
     };
     if (options.signal?.aborted) onAbort();
@@ -346,6 +353,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       leftBehind = scheduled.cleanup.leftBehind ?? [];
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
+      scheduler = undefined;
     }
 
     const final = await finish(() => {

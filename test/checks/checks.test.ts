@@ -2,6 +2,7 @@
  * The pure core, without HTTP: the registered checks judged on hand-built exchanges against the real
  * contract and profile, and the planner's cases (names, bodies, read-only skips).
  */
+import fc from 'fast-check';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { runChecks } from '../../src/runner/checks/registry.ts';
 import { SchemaValidator } from '../../src/runner/checks/schema.ts';
@@ -424,6 +425,52 @@ describe('hostile bodies fail their case, never pass unexamined', () => {
     const { nestingDepth, MAX_JSON_DEPTH } = await import('../../src/runner/http/client.ts');
     expect(nestingDepth(JSON.parse(deep(100_000)), MAX_JSON_DEPTH)).toBeGreaterThan(MAX_JSON_DEPTH);
     expect(nestingDepth({ a: [{ b: 1 }] }, MAX_JSON_DEPTH)).toBe(3);
+  });
+
+  test('arrays nested past the limit are known too deep without parsing, exactly where parsing would say so', async () => {
+    const { arraysDeeperThan, nestingDepth } = await import('../../src/runner/http/client.ts');
+    // What the client concluded by parsing: valid JSON, deeper than the limit.
+    const parsedTooDeep = (text: string, limit: number): boolean => {
+      try {
+        return nestingDepth(JSON.parse(text), limit) > limit;
+      } catch {
+        return false;
+      }
+    };
+    expect(arraysDeeperThan(deep(100_000), 512)).toBe(true);
+    expect(arraysDeeperThan(deep(512), 512)).toBe(false);
+    expect(arraysDeeperThan(` [1, "a\\u00e9\\n", [true, null, -0.5e+3, ${deep(600)}], []]\n`, 512)).toBe(true);
+    expect(arraysDeeperThan(`["\\u0010", ${deep(600)}]`, 512)).toBe(true);
+    // Not certain without parsing: an object anywhere (a repeated key drops a value), anything that is not JSON.
+    for (const text of [`[{"a":1},${deep(600)}]`, `${deep(600)},`, `[${deep(600)}`, `${deep(600)}]`, `[01,${deep(600)}]`, `["\\u12",${deep(600)}]`, `["\u0010",${deep(600)}]`, `[1,]`, '\ufeff[[]]']) {
+      expect(arraysDeeperThan(text, 512), text.slice(0, 20)).toBe(false);
+    }
+    // Never true where parsing would not conclude "too deep": JSON texts and broken ones, at small limits.
+    const texts = fc.oneof(
+      fc.json({ maxDepth: 6 }),
+      fc.json({ maxDepth: 6 }).map((t) => t.replace(/[{}:]/g, (c) => (c === '{' ? '[' : c === '}' ? ']' : ','))),
+      fc.tuple(fc.json({ maxDepth: 6 }), fc.nat(), fc.constantFrom('', ',', ']', '[', '"', '\\', '0', '-', 'e', ' ', '\u0000', 'tru')).map(([t, at, c]) => t.slice(0, at % (t.length + 1)) + c + t.slice(at % (t.length + 1))),
+      // Nested arrays of scalars, some of them malformed.
+      fc.letrec<{ node: string }>((tie) => ({
+        node: fc.oneof(
+          { depthSize: 'small' },
+          fc.oneof(
+            fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => JSON.stringify(d)),
+            fc.constantFrom('1e', '-', '01', '1.', '.5', '1e+', '-a', '1E5', '-0', '0.0e-0', 'tru', 'nul', 'true', 'null', 'false', '"a"', '"\\u12"', '"\\u00e9"', '"\\x"', '"\u0001"', '"\\""', '"', '{}', '[,]', '[1,]', ''),
+          ),
+          fc.tuple(fc.array(tie('node'), { maxLength: 3 }), fc.constantFrom('', ' ', '\n')).map(([items, ws]) => `[${ws}${items.join(`,${ws}`)}]`),
+        ),
+      })).node,
+    );
+    fc.assert(
+      fc.property(texts, fc.integer({ min: 0, max: 4 }), (text, limit) => {
+        const quick = arraysDeeperThan(text, limit);
+        if (quick) expect(parsedTooDeep(text, limit), text).toBe(true);
+        // Arrays only: the same answer as parsing.
+        if (!/[{}]/.test(text.replace(/"(?:[^"\\]|\\.)*"/g, '""'))) expect(quick, text).toBe(parsedTooDeep(text, limit));
+      }),
+      { numRuns: 5000, seed: 7 },
+    );
   });
 
   test('the schema validator answers a body it cannot walk with an error, never a throw', () => {

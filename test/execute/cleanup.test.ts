@@ -104,17 +104,21 @@ interface Store {
   live: Map<string, Record<string, unknown>>;
   deletes: string[];
   unsafe: string[];
+  /** Records created by a POST whose answer left their id out (faults.hideIdEvery), by collection kind. */
+  hidden: Map<string, string[]>;
 }
 
 /**
  * A correct server for the three contracts: records are created by POST on a collection (next integer id, or
  * "n-<n>" for notes), by PUT on /labels/{name}, read by GET and removed by DELETE on their item path. A body
  * without the required string field (at most 20 characters) is refused with 422, one that is not JSON with 415. `faults.acceptAll` creates a
- * record for any POST body; `faults.deleteFails` answers 500 to every DELETE.
+ * record for any POST body; `faults.deleteFails` answers 500 to every DELETE; `faults.hideIdEvery` n: every n-th
+ * record a POST creates is answered without its id (it is created all the same).
  */
-function recordsServer(faults: { acceptAll?: boolean; deleteFails?: boolean } = {}) {
-  const store: Store = { live: new Map(), deletes: [], unsafe: [] };
+function recordsServer(faults: { acceptAll?: boolean; deleteFails?: boolean; hideIdEvery?: number } = {}) {
+  const store: Store = { live: new Map(), deletes: [], unsafe: [], hidden: new Map() };
   let next = 1;
+  let posted = 0;
   const fields: Record<string, { field: string; idName: string; ids: 'integer' | 'string' }> = {
     pets: { field: 'name', idName: 'id', ids: 'integer' },
     toys: { field: 'label', idName: 'toy_id', ids: 'integer' },
@@ -153,6 +157,10 @@ function recordsServer(faults: { acceptAll?: boolean; deleteFails?: boolean } = 
         const id = spec.ids === 'integer' ? next++ : `n-${next++}`;
         const rec = { [spec.idName]: id, ...fieldsSent };
         store.live.set(`${path}/${id}`, rec);
+        if (faults.hideIdEvery && ++posted % faults.hideIdEvery === 0) {
+          store.hidden.set(kind, [...(store.hidden.get(kind) ?? []), `${path}/${id}`]);
+          return json(res, kind === 'notes' ? 200 : 201, fieldsSent);
+        }
         return json(res, kind === 'notes' ? 200 : 201, rec);
       }
       if (method === 'GET' && kind === 'pets') return json(res, 200, [...store.live.entries()].filter(([k]) => /^\/pets\/[^/]+$/.test(k)).map(([, v]) => v));
@@ -274,6 +282,39 @@ describe('records that cannot be deleted are reported as left behind, never blam
       expect(run.stdout).toContain(`Left behind: ${left.length} record`);
       expect(run.stdout).toMatch(/note {2}\d+ × appendLog \(POST \/logs\): the contract describes no DELETE/);
       expect(resultsSchemaErrors(results)).toEqual([]);
+    },
+    RUN_TIMEOUT,
+  );
+
+  test(
+    'creates answered without an id: counted per operation with one example (not one entry per record), and every record that has an id is still deleted',
+    async () => {
+      const { run, results, store } = await runAgainst(INTEGER_SPEC, { hideIdEvery: 2 });
+      const hiddenPets = store.hidden.get('pets') ?? [];
+      const hiddenToys = store.hidden.get('toys') ?? [];
+      expect(hiddenPets.length).toBeGreaterThan(1);
+      expect(hiddenToys.length).toBeGreaterThan(1);
+      // Only records whose id the server kept to itself are still there (a toy of a deleted pet went with it).
+      const hidden = new Set([...hiddenPets, ...hiddenToys]);
+      expect([...store.live.keys()].filter((k) => !hidden.has(k))).toEqual([]);
+      for (const pet of hiddenPets) expect(store.live.has(pet)).toBe(true);
+      expect(store.deletes.some((d) => /^\/pets\/\d+$/.test(d))).toBe(true);
+      expect(store.deletes.some((d) => /^\/pets\/\d+\/toys\/\d+$/.test(d))).toBe(true);
+      // One entry per create operation, with how many records its creates left and the first call as the example.
+      const left = results.leftBehind ?? [];
+      expect(left.map((r) => r.operationId).sort()).toEqual(['addToy', 'createPet']);
+      const pets = left.find((r) => r.operationId === 'createPet')!;
+      expect(pets).toMatchObject({ method: 'POST', path: '/pets/', count: hiddenPets.length, reason: 'the answer (201) named no id for {pet_id} of DELETE /pets/{pet_id}' });
+      expect(pets.createdBy).toMatch(/\/svc\/pets\/$/);
+      expect(pets).not.toHaveProperty('id');
+      const toys = left.find((r) => r.operationId === 'addToy')!;
+      expect(toys).toMatchObject({ method: 'POST', path: '/pets/{pet_id}/toys', count: hiddenToys.length });
+      expect(toys.createdBy).toMatch(/\/svc\/pets\/\d+\/toys$/);
+      expect(run.stdout).toContain(`Left behind: ${hiddenPets.length + hiddenToys.length} records`);
+      expect(run.stdout).toContain(`note  ${hiddenPets.length} × createPet (POST /pets/): the answer (201) named no id`);
+      expect(resultsSchemaErrors(results)).toEqual([]);
+      // The answers without an id are the deployment's defect (the schema requires it), nothing else changes.
+      expect(results.operations.find((o) => o.operationId === 'createPet')?.outcome).toBe('failed');
     },
     RUN_TIMEOUT,
   );

@@ -4,16 +4,20 @@
  * spool as they arrive and memory keeps their summary.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import v8 from 'node:v8';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { CaseResult, Finding, OperationResult } from '../../src/runner/model.ts';
-import { CaseSpool, readSpool, spoolFileName } from '../../src/runner/report/case-spool.ts';
-import { EVIDENCE_PER_FAILURE, failureSignature, limitEvidence } from '../../src/runner/report/evidence-limit.ts';
+import { CaseSpool, operationWithTexts, readSpool, spoolFileName, withTexts } from '../../src/runner/report/case-spool.ts';
+import { EVIDENCE_PER_FAILURE, failureSignature, limitEvidence, type EvidenceOptions } from '../../src/runner/report/evidence-limit.ts';
+import { renderHtml } from '../../src/runner/report/html.ts';
+import { renderJunit } from '../../src/runner/report/junit.ts';
 import { summarise } from '../../src/runner/report/outcomes.ts';
 import { validateResults } from '../../src/runner/report/results-schema.ts';
+import { applyWaivers } from '../../src/runner/report/waivers.ts';
 import { serialiseResults } from '../../src/runner/report/write.ts';
-import { rawRun } from './fixtures/run-results.ts';
+import { rawOperations, rawRun, TODAY, WAIVERS } from './fixtures/run-results.ts';
 
 function finding(operationId: string, message = 'Response 200 does not match the schema: (root) must have required property \'id\'.'): Finding {
   return {
@@ -95,6 +99,30 @@ describe('limitEvidence', () => {
     expect(all).toEqual(ops(EVIDENCE_PER_FAILURE + 3));
   });
 
+  test('the failing cases left without evidence share their hidden classes (V8): no map of its own per case', () => {
+    v8.setFlagsFromString('--allow-natives-syntax');
+    const sameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: unknown, b: unknown) => boolean;
+    // Cases of two shapes (with and without a reproduction), as the run keeps them: copies made by spreads.
+    const cases = Array.from({ length: 40 }, (_, i) => {
+      const c = { ...failingCase(`op-${i}`), name: `negative ${i % 3}` };
+      return i % 2 === 0 ? { ...c, reproduction: '#!/usr/bin/env bash' } : { ...c };
+    });
+    const limited = limitEvidence([operation('op', cases)], { perFailure: 0 })[0]!.cases;
+    expect(limited.every((c) => c.omittedExchanges === 1)).toBe(true);
+    const byKeys = new Map<string, unknown>();
+    let pairs = 0;
+    for (const c of limited) {
+      const keys = Object.keys(c).join();
+      const first = byKeys.get(keys);
+      if (first === undefined) byKeys.set(keys, c);
+      else {
+        pairs++;
+        expect(sameMap(first, c), keys).toBe(true);
+      }
+    }
+    expect(pairs).toBe(38);
+  });
+
   test('a limited run still validates against the results schema', () => {
     const operations = limitEvidence(ops(EVIDENCE_PER_FAILURE + 2));
     const results = summarise(rawRun(operations));
@@ -125,6 +153,10 @@ describe('CaseSpool', () => {
     ]);
     expect(keptFailing.findings[0]).not.toHaveProperty('schemaErrors');
     expect(keptFailing.findings[0]?.message).toBe(failing.findings[0]?.message);
+    // Nor its curl line: the reporters read it back.
+    expect(keptFailing).not.toHaveProperty('curl');
+    expect(withTexts(keptFailing).curl).toBe(failing.curl);
+    expect(spool.recorded(keptFailing)).toBe(1);
     expect(spool.full(keptFailing)).toEqual(failing);
     expect(spool.full(passed)).toBe(passed);
     // Through limitEvidence, the shown failure comes back whole from the file.
@@ -132,6 +164,68 @@ describe('CaseSpool', () => {
     expect(limited?.cases[0]).toEqual(failing);
     spool.close(true);
     expect(existsSync(spool.file)).toBe(false);
+  });
+
+  test('a case other than a positive one or a presence probe keeps none of its exchanges in memory: how many it recorded is counted from the spool', () => {
+    const spool = new CaseSpool(dir);
+    const negative = { ...failingCase('op-n'), name: 'negative: missing body', kind: 'negative' as const };
+    const kept = spool.add('op-n', 0, negative);
+    expect(kept.exchanges).toEqual([]);
+    expect(spool.recorded(kept)).toBe(1);
+    // Its failure shown with evidence: the whole case; left out: the exchange counted, the curl line read back.
+    const [shown] = limitEvidence([operation('op-n', [kept])], { full: (c) => spool.full(c), recorded: (c) => spool.recorded(c) });
+    expect(shown?.cases[0]).toEqual(negative);
+    const [omitted] = limitEvidence([operation('op-n', [kept])], { full: (c) => spool.full(c), recorded: (c) => spool.recorded(c), perFailure: 0 });
+    expect(omitted?.cases[0]).toMatchObject({ exchanges: [], omittedExchanges: 1 });
+    expect(omitted?.cases[0]).not.toHaveProperty('curl');
+    expect(operationWithTexts(omitted!).cases[0]?.curl).toBe(negative.curl);
+    spool.close(true);
+    // Once the spool is gone, nothing is read.
+    expect(withTexts(kept)).toBe(kept);
+  });
+
+  test('the reports read the curl lines and reproduction scripts back from the spool: the same results.json, JUnit and HTML as from the cases kept whole', () => {
+    // The fixture's operations and one with failing cases beyond the evidence limit, each with its curl line and reproduction.
+    const ops = (): OperationResult[] => {
+      const repeated = Array.from({ length: 4 }, (_, i) => ({
+        ...failingCase('op-r'),
+        name: `negative: wrong type ${i}`,
+        kind: 'negative' as const,
+        curl: `curl -g -X GET 'http://127.0.0.1:9/op-r?i=${i}'`,
+        reproduction: `#!/usr/bin/env bash\n# op-r › negative: wrong type ${i}\ncurl -sS 'http://127.0.0.1:9/op-r?i=${i}'\n`,
+      }));
+      const passedWithCurl = { ...passedCase(), name: 'coverage: shortest name', kind: 'coverage' as const, curl: `curl -g 'http://127.0.0.1:9/op-r?short'` };
+      const warned = {
+        ...passedWithCurl,
+        name: 'coverage: longest name',
+        findings: [{ ...finding('op-r', 'a warning'), severity: 'warning' as const }],
+        curl: `curl -g 'http://127.0.0.1:9/op-r?long'`,
+      };
+      return [...rawOperations(), operation('op-r', [passedCase(), ...repeated, passedWithCurl, warned])];
+    };
+    const render = (operations: OperationResult[], limit: EvidenceOptions): string[] => {
+      const results = applyWaivers(summarise(rawRun(limitEvidence(operations, { ...limit, perFailure: 2 }))), WAIVERS, TODAY);
+      return [serialiseResults(results), renderJunit(results), renderHtml(results, { lazy: false }), renderHtml(results, { lazy: true })];
+    };
+    const whole = render(ops(), {});
+    const spool = new CaseSpool(dir);
+    const kept = ops().map((op) => ({ ...op, cases: op.cases.map((c, i) => spool.add(op.operationId, i, c)) }));
+    // Memory holds no curl line and no reproduction script of a generated case.
+    expect(kept.flatMap((o) => o.cases).filter((c) => c.curl !== undefined || c.reproduction !== undefined)).toEqual([]);
+    const spooled = render(kept, { full: (c) => spool.full(c), recorded: (c) => spool.recorded(c) });
+    spool.close(true);
+    expect(spooled[0]).toBe(whole[0]);
+    expect(spooled[1]).toBe(whole[1]);
+    expect(spooled[2]).toBe(whole[2]);
+    expect(spooled[3]).toBe(whole[3]);
+    // The texts are in the reports: the curl lines of the failures shown without evidence, the passed case's with its warning.
+    const stored = JSON.parse(whole[0]!) as { operations: Array<{ operationId: string; cases?: Array<{ name: string; curl?: string; reproduction?: string; omittedExchanges?: number }> }> };
+    const cases = stored.operations.find((o) => o.operationId === 'op-r')?.cases ?? [];
+    expect(cases.filter((c) => c.omittedExchanges !== undefined).map((c) => [c.name, c.curl?.slice(0, 4), c.reproduction?.slice(0, 11)])).toEqual([
+      ['negative: wrong type 2', 'curl', '#!/usr/bin/'],
+      ['negative: wrong type 3', 'curl', '#!/usr/bin/'],
+    ]);
+    expect(whole[2]).toContain('op-r?long');
   });
 
   test('closed without removing, the file stays with every case written', () => {

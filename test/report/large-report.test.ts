@@ -147,13 +147,17 @@ describe('a large run, as text', () => {
   });
 });
 
-test('results.json counts alike records left behind once, and reads them back one by one', () => {
+test('results.json keeps the count of records left behind that no id names, adds up alike entries (merged shards), and reads the counts back', () => {
   const record = { operationId: 'create-thing', method: 'POST' as const, path: '/things', createdBy: 'http://127.0.0.1:4010/things', reason: 'the answer (200) named no id' };
-  const run = { ...summarise(rawRun([])), leftBehind: [record, record, record, { ...record, id: 'a1' }] };
+  const run = { ...summarise(rawRun([])), leftBehind: [{ ...record, count: 3 }, { ...record, id: 'a1' }, record, { ...record, count: 2 }] };
   const stored = JSON.parse(serialiseResults(run)) as { leftBehind: unknown[] };
-  expect(stored.leftBehind).toEqual([{ ...record, count: 3 }, { ...record, id: 'a1' }]);
+  expect(stored.leftBehind).toEqual([{ ...record, count: 6 }, { ...record, id: 'a1' }]);
   expect(validateResults(stored)).toEqual([]);
-  expect(expandResults(stored).leftBehind).toEqual(run.leftBehind);
+  expect(expandResults(stored).leftBehind).toEqual([{ ...record, count: 6 }, { ...record, id: 'a1' }]);
+  // One record alone carries no count.
+  const single = JSON.parse(serialiseResults({ ...summarise(rawRun([])), leftBehind: [record] })) as { leftBehind: unknown[] };
+  expect(single.leftBehind).toEqual([record]);
+  expect(validateResults(single)).toEqual([]);
 });
 
 describe('a large run in a real browser (chromium)', () => {

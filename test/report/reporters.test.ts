@@ -5,8 +5,11 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, afterEach, describe, expect, test, vi } from 'vitest';
 import { runConformance, type RunOptions } from '../../src/runner/run.ts';
+import { Session } from '../../src/runner/execute/session.ts';
 import type { RunResults } from '../../src/runner/model.ts';
 import { filesReporter, type Reporter } from '../../src/runner/report/reporter.ts';
 import { removeTemps, ROOT, tempDir } from '../support/runs.ts';
@@ -77,6 +80,40 @@ describe('reporters', () => {
     expect(outcome.exitCode).toBe(2);
     expect(mine.results?.interrupted).toBe(true);
     expect(existsSync(join(opts.out, 'results.json'))).toBe(true);
+  });
+
+  test('while the reporters write, the session the cases ran in is gone: what the cases needed (validators, records created, the value pool) is not kept for the reports', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    let session: WeakRef<Session> | undefined;
+    const from = Session.from.bind(Session);
+    Session.from = (...args: Parameters<typeof Session.from>) => {
+      const made = from(...args);
+      session = new WeakRef(made);
+      return made;
+    };
+    let alive: boolean | undefined;
+    try {
+      const opts = await options();
+      const outcome = await runConformance({
+        ...opts,
+        reporters: [
+          {
+            finished: async () => {
+              // A later turn: a WeakRef keeps its object for the rest of the job that read it.
+              await new Promise((resolve) => setTimeout(resolve, 0));
+              gc();
+              alive = session?.deref() !== undefined;
+            },
+          },
+        ],
+      });
+      expect(outcome.exitCode).toBe(0);
+    } finally {
+      Session.from = from;
+    }
+    expect(session).toBeDefined();
+    expect(alive).toBe(false);
   });
 
   test('a run writes nothing to the process streams: all of it goes to its reporters', async () => {

@@ -4,7 +4,9 @@
  * plan/undo.ts). A successful DELETE of the same record during the run ticks it off. At the end the session
  * works the ledger off newest first (children before their parents); what cannot be deleted, or whose delete
  * fails, is reported as left behind: a note for the people running the suite, never a finding against an
- * operation.
+ * operation. A create whose answer names no id leaves a record nothing can find again: such records are only
+ * counted, per operation and reason, with the first call as the example (a server that names no ids would
+ * otherwise fill the ledger with one entry per create, tens of thousands at 2,770 operations).
  */
 import type { Contract, Exchange, LeftBehindRecord, Operation } from '../model.ts';
 import { normalisePath } from '../plan/resources.ts';
@@ -23,6 +25,15 @@ export interface LedgerRecord {
   reason?: string;
   /** Deleted by a case of the run, or worked off by the cleanup. */
   done: boolean;
+}
+
+/** Records no id names (nothing can delete them): how many one operation's creates left, for one reason. */
+export interface UnnamedRecords {
+  create: Operation;
+  /** The URL of the first create that left one (the example the report shows). */
+  createUrl: string;
+  reason: string;
+  count: number;
 }
 
 /** The path of a URL without query, trailing slashes and percent-encoding differences. */
@@ -44,25 +55,15 @@ function safeDecode(segment: string): string {
 }
 
 export class CleanupLedger {
-  private readonly records: LedgerRecord[] = [];
+  /** The records still to delete or report, in the order they were noted (a record the run deleted leaves it). */
+  private readonly records = new Set<LedgerRecord>();
+  /** How many records were noted in all. */
+  private noted = 0;
+  /** The records no id names, counted by operation and reason (in the order they were first noted). */
+  private readonly unnamedRecords = new Map<string, UnnamedRecords>();
   private readonly undos = new Map<string, Undo | undefined>();
   /** The records with a DELETE, by the path that DELETE is sent to (each record's path is worked out once). */
   private readonly byPath = new Map<string, LedgerRecord[]>();
-  /**
-   * The create URLs and reasons of the records, each text held once: a run against a server that names no ids
-   * notes tens of thousands of records with the same few URLs and reasons (built by concatenation, each a tree of
-   * string pieces of its own).
-   */
-  private readonly texts = new Map<string, string>();
-
-  private text(value: string): string {
-    const known = this.texts.get(value);
-    if (known !== undefined) return known;
-    const own = ownString(value);
-    if (this.texts.size < 50_000) this.texts.set(own, own);
-    return own;
-  }
-
   constructor(
     private readonly contract: Contract,
     private readonly profileOf: (op: Operation) => Profile,
@@ -94,12 +95,15 @@ export class CleanupLedger {
     const undo = this.undoOf(op);
     if (!undo) return;
     if (op.method === 'PUT' && !putCreated(this.contract, op, status)) return;
-    const base = { create: op, createUrl: this.text(exchange.request.url), done: false };
     if (!undo.delete || !undo.idParam) {
-      const reason = this.text(undo.reason ?? 'the contract describes no DELETE for it');
+      const reason = undo.reason ?? 'the contract describes no DELETE for it';
       const ids = undo.itemParam ? createdIdsFor(exchange.response?.json, undo.itemParam, undo.pointer) : [];
-      if (ids.length === 0) this.records.push({ ...base, reason });
-      for (const id of ids) this.records.push({ ...base, id, reason });
+      if (ids.length === 0) {
+        this.noteUnnamed(op, exchange.request.url, reason);
+        return;
+      }
+      const base = { create: op, createUrl: ownString(exchange.request.url), done: false };
+      for (const id of ids) this.add({ ...base, id, reason });
       return;
     }
     const del = undo.delete;
@@ -117,39 +121,66 @@ export class CleanupLedger {
       }
     }
     if (ids.length === 0) {
-      this.records.push({ ...base, reason: this.text(`the answer (${status}) named no id for {${idParam}} of ${del.method} ${del.path}`) });
+      this.noteUnnamed(op, exchange.request.url, `the answer (${status}) named no id for {${idParam}} of ${del.method} ${del.path}`);
       return;
     }
+    const base = { create: op, createUrl: ownString(exchange.request.url), done: false };
     for (const id of ids) {
       const params = undoPathParams(op, del, idParam, pathParams, id);
       const url = pathKey(this.urlOf(del, params));
       // The same record noted twice (a PUT sent again, a create answered with a record the run has): once.
       if (this.byPath.get(url)?.some((r) => !r.done)) continue;
       const record: LedgerRecord = { ...base, id, undo: { operation: del, pathParams: params } };
-      this.records.push(record);
+      this.add(record);
       const same = this.byPath.get(url);
       if (same) same.push(record);
       else this.byPath.set(url, [record]);
     }
   }
 
+  private add(record: LedgerRecord): void {
+    this.records.add(record);
+    this.noted++;
+  }
+
+  /** One more record no id names: counted with the others of its operation and reason. */
+  private noteUnnamed(op: Operation, url: string, reason: string): void {
+    const key = `${op.operationId}\u0000${reason}`;
+    const known = this.unnamedRecords.get(key);
+    if (known) known.count++;
+    else this.unnamedRecords.set(key, { create: op, createUrl: ownString(url), reason: ownString(reason), count: 1 });
+  }
+
   /** A DELETE the run sent succeeded: the record at that path is gone. */
   private deleted(url: string): void {
-    for (const r of this.byPath.get(pathKey(url)) ?? []) r.done = true;
+    const key = pathKey(url);
+    for (const r of this.byPath.get(key) ?? []) {
+      r.done = true;
+      this.records.delete(r);
+    }
+    this.byPath.delete(key);
   }
 
   /** Records still to delete or report, newest first. */
   pending(): LedgerRecord[] {
-    return this.records.filter((r) => !r.done).reverse();
+    return [...this.records].filter((r) => !r.done).reverse();
   }
 
+  /** The records no id names, counted per operation and reason, in the order they were first noted. */
+  unnamed(): UnnamedRecords[] {
+    return [...this.unnamedRecords.values()];
+  }
+
+  /** How many records the ledger noted (those no id names counted one by one). */
   get size(): number {
-    return this.records.length;
+    let n = this.noted;
+    for (const u of this.unnamedRecords.values()) n += u.count;
+    return n;
   }
 }
 
-/** The report line of a record left behind. */
-export function leftBehind(record: LedgerRecord, reason: string): LeftBehindRecord {
+/** The report line of a record left behind (of `count` records no id names, when more than one). */
+export function leftBehind(record: Pick<LedgerRecord, 'create' | 'createUrl' | 'id'> & { count?: number }, reason: string): LeftBehindRecord {
   return {
     operationId: record.create.operationId,
     method: record.create.method,
@@ -157,5 +188,6 @@ export function leftBehind(record: LedgerRecord, reason: string): LeftBehindReco
     createdBy: record.createUrl.split(/[?#]/)[0] ?? record.createUrl,
     ...(record.id !== undefined ? { id: record.id } : {}),
     reason,
+    ...(record.count !== undefined && record.count > 1 ? { count: record.count } : {}),
   };
 }

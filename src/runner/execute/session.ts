@@ -269,6 +269,7 @@ export class Session implements CaseHost {
    * Deletes everything the run created and did not delete itself, newest first, whatever failed before,
    * through the DELETE of the same resource. What cannot be deleted (no DELETE described, no id in the
    * answer, --read-only, a delete that fails) is left behind and reported; a 404 or 410 means it is gone.
+   * Records no id names are reported last, one line per operation and reason with their count.
    */
   async cleanup(): Promise<{ deleted: number; failed: number; leftBehind: LeftBehindRecord[] }> {
     let deleted = 0;
@@ -295,6 +296,8 @@ export class Session implements CaseHost {
         left.push(leftBehind(entry, `${undo.method} ${undo.path} answered ${status ?? exchange.error?.message ?? 'nothing'}`));
       }
     }
+    // What no id names cannot be deleted: counted per operation and reason.
+    for (const group of this.ledger.unnamed()) left.push(leftBehind(group, group.reason));
     await this.client.close();
     return { deleted, failed, leftBehind: left };
   }

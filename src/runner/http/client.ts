@@ -75,7 +75,9 @@ export class HttpClient {
         ...(invalidUtf8 ? { invalidUtf8 } : {}),
       };
       if (!truncated && text.trim() !== '') {
-        try {
+        // Arrays nested past the limit are known too deep without parsing (100,000 levels would be 100,000 arrays).
+        if (arraysDeeperThan(response.body, MAX_JSON_DEPTH)) response.jsonError = `${TOO_DEEP} ${MAX_JSON_DEPTH} levels deep; it cannot be validated`;
+        else try {
           const json: unknown = JSON.parse(response.body);
           const depth = nestingDepth(json, MAX_JSON_DEPTH);
           if (depth > MAX_JSON_DEPTH) response.jsonError = `${TOO_DEEP} ${MAX_JSON_DEPTH} levels deep; it cannot be validated`;
@@ -157,6 +159,87 @@ export function nestingDepth(value: unknown, limit: number): number {
     for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
   }
   return deepest;
+}
+
+/**
+ * Whether `text` is JSON of arrays and scalars only (no object: a repeated key would drop a value) nesting arrays
+ * deeper than `limit`: JSON.parse would give a value that deep (`nestingDepth` over `limit`), so it need not be
+ * built to know. Read once, nothing allocated. False for anything else, JSON or not (it is parsed as usual):
+ * true only where parsing is certain to succeed.
+ */
+export function arraysDeeperThan(text: string, limit: number): boolean {
+  const n = text.length;
+  let i = 0;
+  let depth = 0;
+  let deepest = 0;
+  const space = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+  const digits = (): boolean => {
+    const start = i;
+    while (i < n && text.charCodeAt(i) >= 0x30 && text.charCodeAt(i) <= 0x39) i++;
+    return i > start;
+  };
+  // The grammar of RFC 8259 without objects: one value, then only whitespace.
+  for (;;) {
+    // A value is expected here.
+    while (i < n && space(text.charCodeAt(i))) i++;
+    if (i >= n) return false;
+    let c = text.charCodeAt(i);
+    if (c === 0x5b /* [ */) {
+      i++;
+      depth++;
+      if (depth > deepest) deepest = depth;
+      while (i < n && space(text.charCodeAt(i))) i++;
+      if (text.charCodeAt(i) !== 0x5d /* ] */) continue;
+      i++;
+      depth--;
+    } else if (c === 0x22 /* " */) {
+      for (i++; ; i++) {
+        if (i >= n) return false;
+        c = text.charCodeAt(i);
+        if (c === 0x22) break;
+        if (c < 0x20) return false;
+        if (c !== 0x5c /* \ */) continue;
+        c = text.charCodeAt(++i);
+        if (c === 0x75 /* u */) {
+          for (let k = 0; k < 4; k++) {
+            c = text.charCodeAt(++i);
+            if (!((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66))) return false;
+          }
+        } else if (!(c === 0x22 || c === 0x5c || c === 0x2f || c === 0x62 || c === 0x66 || c === 0x6e || c === 0x72 || c === 0x74)) return false;
+      }
+      i++;
+    } else if (c === 0x2d /* - */ || (c >= 0x30 && c <= 0x39)) {
+      if (c === 0x2d) i++;
+      if (text.charCodeAt(i) === 0x30) i++;
+      else if (!digits()) return false;
+      if (text.charCodeAt(i) === 0x2e /* . */) {
+        i++;
+        if (!digits()) return false;
+      }
+      c = text.charCodeAt(i);
+      if (c === 0x65 || c === 0x45 /* e E */) {
+        i++;
+        c = text.charCodeAt(i);
+        if (c === 0x2b || c === 0x2d) i++;
+        if (!digits()) return false;
+      }
+    } else if (text.startsWith('true', i) || text.startsWith('null', i)) i += 4;
+    else if (text.startsWith('false', i)) i += 5;
+    else return false;
+    // After a value: more items, the end of arrays, or the end of the text.
+    for (;;) {
+      while (i < n && space(text.charCodeAt(i))) i++;
+      if (depth === 0) return i >= n && deepest > limit;
+      c = text.charCodeAt(i);
+      if (c === 0x2c /* , */) {
+        i++;
+        break;
+      }
+      if (c !== 0x5d /* ] */) return false;
+      i++;
+      depth--;
+    }
+  }
 }
 
 /** A decoded body, read until it ends or passes the cap; then the decoder and the transfer are stopped. */

@@ -269,16 +269,20 @@ export function renderSummary(results: RunResults, paths: ReportPaths, options: 
 function leftBehindLines(results: RunResults, c: Record<'yellow' | 'dim' | 'bold', Painter>): string[] {
   const left = results.leftBehind ?? [];
   if (left.length === 0) return [];
-  const lines = ['', c.bold(c.yellow(`Left behind: ${left.length} record${left.length === 1 ? '' : 's'} the run created could not be deleted (delete them by hand):`))];
+  const records = (list: NonNullable<RunResults['leftBehind']>): number => list.reduce((n, r) => n + (r.count ?? 1), 0);
+  const total = records(left);
+  const lines = ['', c.bold(c.yellow(`Left behind: ${total} record${total === 1 ? '' : 's'} the run created could not be deleted (delete them by hand):`))];
   const groups = new Map<string, NonNullable<RunResults['leftBehind']>>();
   for (const r of left) {
     const key = `${r.operationId}\u0000${r.reason}`;
-    groups.set(key, [...(groups.get(key) ?? []), r]);
+    const group = groups.get(key);
+    if (group) group.push(r);
+    else groups.set(key, [r]);
   }
   for (const group of groups.values()) {
     const first = group[0]!;
     const ids = group.flatMap((r) => (r.id !== undefined ? [r.id] : []));
-    lines.push(`  ${c.yellow('note')}  ${group.length} × ${first.operationId} (${first.method} ${first.path}): ${first.reason}`);
+    lines.push(`  ${c.yellow('note')}  ${records(group)} × ${first.operationId} (${first.method} ${first.path}): ${first.reason}`);
     lines.push(`        ${c.dim(ids.length > 0 ? `ids ${ids.slice(0, 10).join(', ')}${ids.length > 10 ? ', …' : ''} · created by ${first.createdBy}` : `created by ${first.createdBy}`)}`);
   }
   return lines;

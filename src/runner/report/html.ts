@@ -28,6 +28,7 @@ import type {
 } from '../model.ts';
 import { baselineLine, failureKey } from './baseline.ts';
 import { failureGroups, findingEvidence, type FailureGroup } from './failures.ts';
+import { operationWithTexts } from './case-spool.ts';
 import { Base64Gzip } from './gzip-base64.ts';
 import { blockingFindings, coverageText, OUTCOMES, outcomeCountLabel, sortOperations, sortPactInteractions } from './outcomes.ts';
 import { pactHeadline } from './pact-summary.ts';
@@ -307,7 +308,9 @@ function caseSummaries(cases: CaseResult[]): OperationView['summaries'] {
 }
 
 /** The view of an operation's row; `withCases` false: without the views of its cases (rendered later, see renderHtmlTo). */
-function operationView(op: OperationResult, results: RunResults, maxBytes: number, withCases = true): OperationView {
+function operationView(given: OperationResult, results: RunResults, maxBytes: number, withCases = true): OperationView {
+  // The cases' curl lines and reproduction scripts read back from the run's spool, one operation at a time.
+  const op = operationWithTexts(given);
   const anchor = anchorFor(op);
   const cases = !withCases ? [] : op.cases.filter((c) => !summaryOnly(c)).map((c): CaseView => {
     const failing = new Set(blockingFindings(c, results.failOn));

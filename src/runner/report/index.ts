@@ -34,3 +34,4 @@ export { ConsoleProgress, isInteractive, renderSummary, type ConsoleOptions, typ
 export { writeReports, serialiseResults, serialiseResultsTo, type ReportFiles, type WriteReportsOptions } from './write.ts';
 export { mergeResults, readResultsDir, ResultsInputError } from './merge.ts';
 export { validateResults, RESULTS_SCHEMA_URL, type ResultsSchemaError } from './results-schema.ts';
+export { operationWithTexts, withTexts } from './case-spool.ts';

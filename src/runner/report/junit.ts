@@ -24,6 +24,7 @@
 import xmlbuilder from 'xmlbuilder';
 import type { CaseResult, Finding, OperationResult, PactInteractionResult, RunResults } from '../model.ts';
 import { blockingFindings, sortOperations, sortPactInteractions, untestedCase } from './outcomes.ts';
+import { operationWithTexts } from './case-spool.ts';
 import { failureSignature } from './evidence-limit.ts';
 import { exchangeTranscript, findingText, seconds } from './text.ts';
 
@@ -209,7 +210,8 @@ function* operationSuites(results: RunResults, maxBody: number, propertiesMode: 
       name: group,
       timestamp: results.startedAt,
       properties: suiteProperties(results, services),
-      cases: ops.flatMap((op) => operationCases(results, op, maxBody, propertiesMode)),
+      // The cases' curl lines and reproduction scripts read back from the run's spool, one operation at a time.
+      cases: ops.flatMap((op) => operationCases(results, operationWithTexts(op), maxBody, propertiesMode)),
     };
   }
 }

@@ -22,7 +22,11 @@ export interface Reporter {
   operationDone?(operationId: string, progress: { done: number; failing: number }): void;
   /** Something a user should know while the run goes (an interruption, a stop on --max-failures). */
   notice?(text: string): void;
-  /** The run's final results. Called in order: a reporter sees what the ones before it added to `finished`. */
+  /**
+   * The run's final results. Called in order: a reporter sees what the ones before it added to `finished`. The
+   * cases' curl lines and reproduction scripts stay on disk until every reporter is done: a reporter that shows
+   * them reads them back with `operationWithTexts` (case-spool.ts), one operation at a time.
+   */
   finished?(results: RunResults, finished: Finished): Promise<void> | void;
 }
 

@@ -12,7 +12,8 @@
  *  - a skipped case with nothing but its reason is listed by name under `skipped`, grouped by reason and kind
  *    ({ reason, cases: { kind: [names] } }); it comes back with durationMs 0 after the cases of its kind;
  *  - a passed case keeps its `curl` line only when it kept its exchanges (--keep-passed-exchanges, a retry);
- *  - records left behind that are alike in everything (no id to tell them apart) are one entry with a `count`;
+ *  - records left behind that no id names are counted (one entry per operation and reason, with a `count` when
+ *    more than one, the model's own shape); alike entries (shards merged) are one entry with their counts added;
  *  - a failing case whose evidence was left out (evidence-limit.ts) and whose checks and findings are those of an
  *    earlier such case of the same operation is stored as `sameAs: <that case's name>`: it comes back with that
  *    case's checks and findings, without a curl line of its own (the one named keeps its curl line).
@@ -160,16 +161,16 @@ export function storedOperation(op: OperationResult): StoredOperation {
   return out;
 }
 
-export type StoredLeftBehind = LeftBehindRecord & { count?: number };
+export type StoredLeftBehind = LeftBehindRecord;
 
-/** Records left behind, alike ones (same fields, in the same order) as one entry counted. */
+/** Records left behind, alike ones (same fields but the count, in the same order) as one entry, counts added. */
 export function storedLeftBehind(records: readonly LeftBehindRecord[]): StoredLeftBehind[] {
   const byText = new Map<string, StoredLeftBehind>();
-  for (const r of records) {
+  for (const { count, ...r } of records) {
     const key = JSON.stringify(r);
     const seen = byText.get(key);
-    if (seen) seen.count = (seen.count ?? 1) + 1;
-    else byText.set(key, { ...r });
+    if (seen) seen.count = (seen.count ?? 1) + (count ?? 1);
+    else byText.set(key, count !== undefined && count > 1 ? { ...r, count } : { ...r });
   }
   return [...byText.values()];
 }
@@ -233,9 +234,6 @@ export function expandResults(data: unknown): RunResults {
   const results = data as StoredResults | RunResults;
   if (results.schemaVersion !== 2) return results as RunResults;
   const stored = results as StoredResults;
-  const expanded = { ...stored, operations: stored.operations.map(expandOperation) } as unknown as RunResults;
-  if (stored.leftBehind) {
-    expanded.leftBehind = stored.leftBehind.flatMap(({ count, ...r }) => Array.from({ length: count ?? 1 }, () => ({ ...r })));
-  }
-  return expanded;
+  // Records left behind keep their counts: the model counts the records no id names too.
+  return { ...stored, operations: stored.operations.map(expandOperation) } as unknown as RunResults;
 }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { RunResults } from '../model.ts';
 import { renderHtmlTo, type HtmlOptions } from './html.ts';
 import { renderJunitTo, type JunitOptions } from './junit.ts';
+import { operationWithTexts } from './case-spool.ts';
 import { storedOperation, storedResults } from './results-format.ts';
 
 export interface ReportFiles {
@@ -45,7 +46,8 @@ export function serialiseResultsTo(results: RunResults, write: (chunk: string) =
   const at = frame.indexOf(`"${marker}"`);
   write(`${frame.slice(0, at)}[\n`);
   results.operations.forEach((op, i) => {
-    write(`${JSON.stringify(storedOperation(op))}${i < results.operations.length - 1 ? ',' : ''}\n`);
+    // The cases' curl lines and reproduction scripts read back from the run's spool, one operation at a time.
+    write(`${JSON.stringify(storedOperation(operationWithTexts(op)))}${i < results.operations.length - 1 ? ',' : ''}\n`);
   });
   write(`]${frame.slice(at + marker.length + 2)}\n`);
 }
