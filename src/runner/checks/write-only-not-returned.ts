@@ -19,6 +19,8 @@ export const writeOnlyNotReturned: Check = {
     const ref = spec.schemaRef;
     const docId = ref?.split('#')[0];
     const doc = docId ? ctx.validator.documentOf(docId) : undefined;
+    // Most schemas say nothing of writeOnly: known before the reference is resolved again for each answer.
+    if (mentionedBefore(ref ?? spec.schema, doc) === false) return [];
     const root = ref && doc ? resolve(doc, `#${ref.slice(ref.indexOf('#') + 1)}`) : spec.schema;
     if (!mentionsWriteOnly(ref ?? spec.schema, root, doc)) return [];
     const found: string[] = [];
@@ -41,6 +43,12 @@ type Obj = Record<string, unknown>;
 /** Per validation document, by reference; per schema object otherwise. */
 const known = new WeakMap<object, Map<string, boolean>>();
 const knownSchemas = new WeakMap<object, boolean>();
+
+/** What `mentionsWriteOnly` found for this schema before (undefined: not asked yet). */
+function mentionedBefore(key: unknown, doc: Obj | undefined): boolean | undefined {
+  if (typeof key === 'string') return doc ? known.get(doc)?.get(key) : undefined;
+  return isObj(key) ? knownSchemas.get(key) : undefined;
+}
 
 /** True when the schema or anything it references says writeOnly (computed once per schema): else nothing to walk. */
 function mentionsWriteOnly(key: unknown, root: unknown, doc: Obj | undefined): boolean {

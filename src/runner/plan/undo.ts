@@ -55,6 +55,17 @@ function deleteOn(contract: Contract, service: string, itemShape: string): Opera
  * model). A producer without a matching DELETE has an Undo with only a reason.
  */
 export function undoOf(contract: Contract, profile: Profile, op: Operation): Undo | undefined {
+  // Worked out once per operation (a lookup over every operation; asked for each record a run creates).
+  const known = undos.get(op);
+  if (known && known.contract === contract && known.profile === profile) return known.undo;
+  const undo = findUndo(contract, profile, op);
+  undos.set(op, { contract, profile, undo });
+  return undo;
+}
+
+const undos = new WeakMap<Operation, { contract: Contract; profile: Profile; undo: Undo | undefined }>();
+
+function findUndo(contract: Contract, profile: Profile, op: Operation): Undo | undefined {
   const effect = sideEffectOf(profile, op.operationId);
   if (effect?.class === 'reversible' && effect.undo) {
     const named = contract.operations.find((o) => o.operationId === effect.undo);
