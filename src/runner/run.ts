@@ -13,7 +13,7 @@ import { matchesSelector, selectOperations } from './execute/select.ts';
 import { Session } from './execute/session.ts';
 import { executionOrder, planOptionsOf } from './plan/options.ts';
 import type { CaseResult, Contract, OperationResult, RunResults } from './model.ts';
-import { planOperation } from './plan/cases.ts';
+import { defaultFuzzExamples, planOperation } from './plan/cases.ts';
 import { assembleOperations, compactCase } from './report/assemble.ts';
 import { SharedValues } from './report/case-memory.ts';
 import { openSpool, type CaseSpool } from './report/case-spool.ts';
@@ -237,6 +237,11 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       ...(options.maxFailures ? { maxFailures: options.maxFailures } : {}),
     };
     const selected = selectOperations(contract.operations, config);
+    // Without --fuzz-examples: the default budget of the whole selection (every shard draws as one run would).
+    if (config.fuzzExamples === undefined) {
+      const { shard: _shard, ...unsharded } = config;
+      config.fuzzExamples = defaultFuzzExamples(config.shard ? selectOperations(contract.operations, unsharded) : selected);
+    }
     const planOptions = planOptionsOf({ ...options, allowIrreversible, otpSourceUrl });
     // Each operation is planned when the scheduler reaches it, and its plan let go once its cases have started.
     const plans = (function* () {

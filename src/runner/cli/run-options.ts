@@ -165,7 +165,7 @@ export function addRunOptions(cmd: Command, packs: readonly Pack[] = []): Comman
     .option('--out <dir>', 'report directory', 'reports')
     .option('--seed <n>', 'seed of the generated requests', positiveInt('--seed'), 1)
     .option('--max-examples <n>', 'coverage requests per operation: every input class, then random variation up to n in all (0: none; default 10)', nonNegativeInt('--max-examples'))
-    .option('--fuzz-examples <n>', 'random requests of the fuzzing phase per operation (0: none; default 10)', nonNegativeInt('--fuzz-examples'))
+    .option('--fuzz-examples <n>', 'random requests of the fuzzing phase per operation (0: none; default 100, fewer when a run would send more than 10,000 of them in all, at least 10)', nonNegativeInt('--fuzz-examples'))
     .option('--shard <i/n>', 'run a deterministic i-th of n parts of the operations', parseShard)
     .option('--fail-on <levels>', 'what else fails the run besides errors: warning, untested (comma-separated)', parseFailOn)
     .option('--quiet', 'print only the summary')

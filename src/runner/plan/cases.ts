@@ -71,8 +71,27 @@ export interface PlanOptions {
 
 /** The case name of the fuzzing phase (a coverage-kind case: the same skip rules apply). */
 export const FUZZ_CASE = 'fuzzing';
-/** Random requests of the fuzzing phase per operation by default. */
-export const DEFAULT_FUZZ_EXAMPLES = 10;
+/** Random requests of the fuzzing phase per operation by default (as many as Schemathesis draws by default). */
+export const DEFAULT_FUZZ_EXAMPLES = 100;
+/**
+ * A default run sends at most this many fuzzing requests in all: past it, each operation that fuzzes draws its even
+ * share, never fewer than MIN_DEFAULT_FUZZ_EXAMPLES. A small contract is fuzzed deeply; a contract of thousands of
+ * operations still ends in minutes against a real gateway.
+ */
+export const FUZZ_RUN_BUDGET = 10_000;
+export const MIN_DEFAULT_FUZZ_EXAMPLES = 10;
+
+/** True when the operation gets a fuzzing case (with a fuzzing budget above 0). */
+export function fuzzes(op: Operation): boolean {
+  return op.method !== 'DELETE' && hasInputs(op);
+}
+
+/** The fuzzing requests per operation of a run over these operations without `--fuzz-examples`. */
+export function defaultFuzzExamples(operations: readonly Operation[]): number {
+  let fuzzing = 0;
+  for (const op of operations) if (fuzzes(op)) fuzzing++;
+  return Math.max(MIN_DEFAULT_FUZZ_EXAMPLES, Math.min(DEFAULT_FUZZ_EXAMPLES, Math.floor(FUZZ_RUN_BUDGET / Math.max(1, fuzzing))));
+}
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const NOT_A_UUID = 'not-a-uuid';
@@ -256,7 +275,7 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
     add({ name: 'coverage', kind: 'coverage', expectation: 'coverage', fixture: needsFixture ? 'shared' : 'none', request: base() });
   }
   // Fuzzing phase: random schema-valid requests (fast-check), shrunk on a server error; see execute/fuzz.ts.
-  if ((options.fuzzExamples ?? DEFAULT_FUZZ_EXAMPLES) > 0 && op.method !== 'DELETE' && hasInputs(op)) {
+  if ((options.fuzzExamples ?? DEFAULT_FUZZ_EXAMPLES) > 0 && fuzzes(op)) {
     add({ name: FUZZ_CASE, kind: 'coverage', expectation: 'coverage', fixture: needsFixture ? 'shared' : 'none', request: base() });
   }
 
