@@ -89,13 +89,25 @@ export async function fuzzOperation(op: Operation, positive: PositiveRequest, op
     keys.add(d.key);
     order.push(d);
   }
-  const slots = new Slots(options.parallel ?? 1);
+  const parallel = Math.max(1, options.parallel ?? 1);
+  const slots = new Slots(parallel);
   let stopped = false;
-  const answers = order.map((d) => slots.run(async () => (stopped ? undefined : options.send(d.request))));
+  // Sent at most `parallel` ahead of the one judged next (twice that started): an answer waits for its turn in
+  // memory, so a slow first answer must not leave a hundred large ones waiting behind it.
+  const answers = new Map<number, Promise<Exchange | undefined>>();
+  let started = 0;
+  const startUpTo = (limit: number) => {
+    for (; started < Math.min(limit, order.length); started++) {
+      const d = order[started]!;
+      answers.set(started, slots.run(async () => (stopped ? undefined : options.send(d.request))));
+    }
+  };
   // 3. Judged in the order drawn: a request without an answer before any server error ends the phase.
   const seen = new Map<string, boolean>();
   for (const [at, item] of order.entries()) {
-    const exchange = await answers[at];
+    startUpTo(at + 2 * parallel);
+    const exchange = await answers.get(at);
+    answers.delete(at);
     if (!exchange) break;
     run.sent++;
     options.answered?.(item.request, exchange, run.sent);
@@ -111,7 +123,8 @@ export async function fuzzOperation(op: Operation, positive: PositiveRequest, op
     if (!passed && !run.failing) run.failing = { request: item.request, exchange, label: describeRequest(item.request, positive) };
   }
   stopped = true;
-  await Promise.all(answers);
+  await Promise.all(answers.values());
+  answers.clear();
   if (!run.failing) return run;
 
   // 4. Shrink from the first server error: fast-check's run again, the drawn answers known, new requests sent
