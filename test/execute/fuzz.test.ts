@@ -302,6 +302,33 @@ describe('the fuzzing phase', () => {
     expect(b.failing).toBe(a.failing);
   });
 
+  test('fuzzOperation: a slow first answer holds back the sending (at most twice `parallel` answered and not yet judged), not a hundred answers waiting in memory', async () => {
+    const op: Operation = {
+      operationId: 'fill', method: 'POST', path: '/fill', group: '/fill', service: 'svc', specFile: 'x', pointer: '/paths/~1fill/post', parameters: [],
+      requestBody: { required: true, contentType: 'application/json', pointer: '', schema: { type: 'object', required: ['n'], properties: { n: { type: 'integer', minimum: 0, maximum: 100000 } } } },
+      responses: [], secured: false, extensions: {},
+    };
+    let sent = 0;
+    let judged = 0;
+    let waiting = 0;
+    const fuzz = await fuzzOperation(op, { pathParams: {}, query: {}, body: { n: 1 } }, {
+      seed: 'seed:slow-first',
+      numRuns: 100,
+      parallel: 4,
+      send: async () => {
+        const mine = sent++;
+        // The first answer comes last: every other one is answered at once and must wait for its turn.
+        await new Promise((resolve) => setTimeout(resolve, mine === 0 ? 200 : 0));
+        waiting = Math.max(waiting, sent - judged);
+        return { request: { method: 'POST', url: 'http://x/fill', headers: {}, body: '{}' }, response: { status: 200, headers: {}, body: '{}', durationMs: 1 } } as unknown as Exchange;
+      },
+      answered: () => void judged++,
+    });
+    expect(fuzz.sent).toBeGreaterThan(50);
+    expect(judged).toBe(fuzz.sent);
+    expect(waiting).toBeLessThanOrEqual(8);
+  });
+
   test('--read-only: the fuzzing phase of an unsafe operation does not run; safe ones do', async () => {
     const server = await startServer(true);
     try {
