@@ -66,6 +66,11 @@ function fragmentAt(schema: unknown, depth: number): unknown {
 export function schemaFragment(parentSchema: unknown): unknown {
   if (typeof parentSchema === 'boolean') return parentSchema;
   if (!isObject(parentSchema)) return undefined;
-  // Summarise nested schemas of the parent right away: its own keywords are what the error is about.
-  return fragmentAt(parentSchema, MAX_DEPTH);
+  // Summarise nested schemas of the parent right away: its own keywords are what the error is about. Built once
+  // per schema (a schema that fails fails on many answers; the fragment is shared, never changed).
+  let known = fragments.get(parentSchema);
+  if (known === undefined) fragments.set(parentSchema, (known = fragmentAt(parentSchema, MAX_DEPTH)));
+  return known;
 }
+
+const fragments = new WeakMap<object, unknown>();
