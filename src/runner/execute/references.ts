@@ -46,7 +46,17 @@ export function alignBodyToPath(op: Operation, body: unknown, pathParams: Record
 
 /** A field that refers to another record by its name: `userId`, `user_id`, `orderID`, `orderUuid` (a bare `id` is the record's own). */
 export function isReferenceName(name: string): boolean {
-  return /[a-z0-9](?:_id|Id|ID|_uuid|Uuid)$/.test(name);
+  return referenceStem(name) !== undefined;
+}
+
+/** The suffix of a field that names another record, after a lower-case letter or digit. */
+const REFERENCE = /[a-z0-9](?:_id|Id|ID|_uuid|Uuid)$/;
+const SUFFIX = /(?:_id|Id|ID|_uuid|Uuid)$/;
+
+/** The kind of record a reference field names, lower case without separators (`user_id` -> `user`); else undefined. */
+export function referenceStem(name: string): string | undefined {
+  if (!REFERENCE.test(name)) return undefined;
+  return name.replace(SUFFIX, '').replace(/[-_]/g, '').toLowerCase();
 }
 
 /**

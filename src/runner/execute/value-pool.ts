@@ -6,6 +6,7 @@
  * answers only. Bounded: a few values per key.
  */
 import type { Exchange, Operation } from '../model.ts';
+import { referenceStem } from './references.ts';
 
 /** Values kept per key. */
 const PER_KEY = 8;
@@ -94,8 +95,8 @@ export class ValuePool {
    * that field's name, and ids of the collection it names (`/users` or `/user`, as the path's last segment).
    */
   forReference(name: string): string[] {
-    const stem = name.replace(/(?:_id|Id|ID|_uuid|Uuid)$/, '').replace(/[-_]/g, '').toLowerCase();
-    if (stem === '') return [];
+    const stem = referenceStem(name);
+    if (!stem) return [];
     const out = [...(this.byKey.get(`n:${name.toLowerCase()}`) ?? [])];
     for (const [key, list] of this.byKey) {
       if (!key.startsWith('c:')) continue;
