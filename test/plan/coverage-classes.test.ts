@@ -232,8 +232,27 @@ describe('body-level classes', () => {
     expect(items[2]).toMatchObject({ rawBody: '[]', contentType: 'application/json' });
     expect(items[3]).toMatchObject({ rawBody: '{"name":"n"}', contentType: 'text/plain' });
     const all = run(operation, positive);
-    expect(all.filter((i) => i.class === 'non-object-body').map((i) => i.rawBody)).toEqual(['[]', '"conformance"', '1']);
+    expect(all.filter((i) => i.class === 'non-object-body').map((i) => i.rawBody)).toEqual(['[]', '"conformance"', '1', 'true']);
+    expect(all.filter((i) => i.class === 'non-object-body').every((i) => !i.valid && i.judgeAs === undefined)).toBe(true);
     expect(all.find((i) => i.class === 'null-body')).toMatchObject({ rawBody: 'null', valid: false });
+  });
+
+  test('a body schema naming properties but no type: other JSON kinds are sent, and only their answers are judged', () => {
+    const untyped = { required: ['name'], properties: { name: { type: 'string' } } };
+    const all = run(op({ method: 'POST', path: '/things', ...jsonBody(untyped) }), positive);
+    const kinds = all.filter((i) => i.class === 'non-object-body');
+    expect(kinds.map((i) => i.rawBody)).toEqual(['[]', '"conformance"', '1', 'true']);
+    for (const item of kinds) {
+      expect(item).toMatchObject({ valid: true, judgeAs: 'response', contentType: 'application/json' });
+      expect(item.label).toMatch(/; the body schema allows it\)$/);
+    }
+    // The first of them still comes among the body-level classes sent first.
+    expect(run(op({ method: 'POST', path: '/things', ...jsonBody(untyped) }), positive, 4).map((i) => i.class)).toContain('non-object-body');
+    // A schema that says "object" keeps them negatives (the test above); one whose type allows an array sends no `[]`.
+    const arrays = run(op({ method: 'POST', path: '/things', ...jsonBody({ type: ['object', 'array'], properties: { name: { type: 'string' } } }) }), positive);
+    const arrayItem = arrays.find((i) => i.rawBody === '[]');
+    expect(arrayItem).toMatchObject({ valid: true, judgeAs: 'response' });
+    expect(arrays.find((i) => i.rawBody === 'true')).toMatchObject({ valid: false });
   });
 
   test('no body is valid where the body is optional', () => {

@@ -20,8 +20,10 @@ import { generate, isOmitted, patternValue, UNKNOWN, wrongTypeValue } from './va
  * Body level (any operation that takes a body), first:
  * - malformed-json: `{"` sent as the JSON media type. Invalid.
  * - empty-body: no body at all. Valid only where the request body is not required.
- * - non-object-body: `[]`, `"conformance"`, `1` as the whole body (not the positive body's own JSON kind).
- *   Kept if invalid. wrong-type-body: `{}` where the body schema is no object. Kept if invalid.
+ * - non-object-body: `[]`, `"conformance"`, `1`, `true` as the whole body (not the positive body's own JSON
+ *   kind). Invalid where the schema says so; where it names properties but no type (any JSON kind is valid by
+ *   the letter), only the answer's conformance is judged. wrong-type-body: `{}` where the body schema is no
+ *   object, the same way.
  * - null-body: the JSON `null` as the whole body. As judged (valid where the body schema is nullable).
  * - not-utf8: the positive body's JSON with a byte that is not UTF-8 (0x80) in its first string, else in a key,
  *   sent as the JSON media type. RFC 8259 asks UTF-8 of the sender and nothing of the receiver (servers refuse
@@ -239,16 +241,25 @@ function bodyLevelItems(op: Operation, positive: PositiveRequest): { first: Cove
   if (json) {
     const bodyFacts = factsOf(json.schema);
     const objectSchema = bodyFacts.types.includes('object') || Object.keys(bodyFacts.properties).length > 0;
-    const values: unknown[] = objectSchema ? [[], 'conformance', 1] : [{}, [], 'conformance', 1];
-    const wrong = values
-      .filter((v) => jsonKind(v) !== jsonKind(positive.body) && accepts(json.schema, v) === false)
-      .map((v): CoverageRequest => {
-        const text = losslessStringify(v) as string;
-        const kind = jsonKind(v);
-        return { label: `body = ${text} (${kind === 'object' ? 'an object' : `not an object: ${kind === 'array' ? 'an' : 'a'} ${kind}`})`, valid: false, class: kind === 'object' ? 'wrong-type-body' : 'non-object-body', rawBody: text, contentType: json.contentType };
-      });
-    if (wrong[0]) first.push(wrong[0]);
-    later.push(...wrong.slice(1));
+    const values: unknown[] = objectSchema ? [[], 'conformance', 1, true] : [{}, [], 'conformance', 1, true];
+    const wrong: CoverageRequest[] = [];
+    const untyped: CoverageRequest[] = [];
+    for (const v of values) {
+      if (jsonKind(v) === jsonKind(positive.body)) continue;
+      const verdict = accepts(json.schema, v);
+      if (verdict === undefined) continue;
+      const text = losslessStringify(v) as string;
+      const kind = jsonKind(v);
+      const what = kind === 'object' ? 'an object' : `not an object: ${kind === 'array' ? 'an' : 'a'} ${kind}`;
+      const item = { rawBody: text, contentType: json.contentType, class: kind === 'object' ? 'wrong-type-body' : 'non-object-body' };
+      if (verdict === false) wrong.push({ ...item, label: `body = ${text} (${what})`, valid: false });
+      // A schema that names properties but no type lets any JSON kind through: nothing says how the server
+      // must take the value, but it answers something, and that answer must be one the contract documents.
+      else untyped.push({ ...item, label: `body = ${text} (${what}; the body schema allows it)`, valid: true, judgeAs: 'response' });
+    }
+    const [firstItem, ...rest] = [...wrong, ...untyped];
+    if (firstItem) first.push(firstItem);
+    later.push(...rest);
     const bytes = notUtf8(positive.body);
     if (bytes !== undefined) later.push({ label: 'body with a byte that is not UTF-8 (0x80)', valid: false, judgeAs: 'response', class: 'not-utf8', rawBody: bytes, rawBodyEncoding: 'latin1', contentType: json.contentType });
     const nullVerdict = accepts(json.schema, null);
