@@ -13,7 +13,7 @@ import { matchesSelector, selectOperations } from './execute/select.ts';
 import { Session } from './execute/session.ts';
 import { executionOrder, planOptionsOf } from './plan/options.ts';
 import type { CaseResult, Contract, OperationResult, RunResults } from './model.ts';
-import { defaultFuzzExamples, planOperation } from './plan/cases.ts';
+import { defaultFuzzExamples, defaultSequences, planOperation } from './plan/cases.ts';
 import { assembleOperations, compactCase } from './report/assemble.ts';
 import { SharedValues } from './report/case-memory.ts';
 import { openSpool, type CaseSpool } from './report/case-spool.ts';
@@ -62,6 +62,8 @@ export interface RunOptions {
   seed: number;
   maxExamples?: number;
   fuzzExamples?: number;
+  /** Sequences of the stateful phase per operation (default: 3, fewer past 3,000 in a run, at least 1). */
+  sequences?: number;
   shard?: { index: number; count: number };
   failOn: 'error' | 'warning';
   /** --fail-on untested: an untested operation fails the run. */
@@ -229,6 +231,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       seed: options.seed,
       ...(options.maxExamples !== undefined ? { maxExamples: options.maxExamples } : {}),
       ...(options.fuzzExamples !== undefined ? { fuzzExamples: options.fuzzExamples } : {}),
+      ...(options.sequences !== undefined ? { sequences: options.sequences } : {}),
       include: options.include,
       exclude: options.exclude,
       ...(options.shard ? { shard: options.shard } : {}),
@@ -238,9 +241,11 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     };
     const selected = selectOperations(contract.operations, config);
     // Without --fuzz-examples: the default budget of the whole selection (every shard draws as one run would).
-    if (config.fuzzExamples === undefined) {
+    if (config.fuzzExamples === undefined || config.sequences === undefined) {
       const { shard: _shard, ...unsharded } = config;
-      config.fuzzExamples = defaultFuzzExamples(config.shard ? selectOperations(contract.operations, unsharded) : selected);
+      const whole = config.shard ? selectOperations(contract.operations, unsharded) : selected;
+      config.fuzzExamples ??= defaultFuzzExamples(whole);
+      config.sequences ??= defaultSequences(contract, whole);
     }
     const planOptions = planOptionsOf({ ...options, allowIrreversible, otpSourceUrl });
     // Each operation is planned when the scheduler reaches it, and its plan let go once its cases have started.

@@ -210,6 +210,15 @@ describe.skipIf(unavailable !== undefined)('real applications of other stacks', 
         expect(messages?.some((m) => m.startsWith('Status 201 '))).toBe(true);
         expect(messages?.some((m) => m.startsWith('Status 409 '))).toBe(true);
       });
+      test('POST /api/agreement for a user made for it: its 201 and, sent again, its 409 are reported (a sequence)', () => {
+        for (const { label } of RUNS) {
+          const add = runs()[label].operations.find((o) => o.operationId === `${A}add_agreement`);
+          const sequence = add?.cases.find((c) => c.name === 'lifecycle: sequences');
+          const messages = sequence?.findings.map((f) => f.message) ?? [];
+          expect(messages.some((m) => m.includes('Status 201 is not documented')), label).toBe(true);
+          expect(messages.some((m) => m.includes('Status 409 is not documented')), label).toBe(true);
+        }
+      });
     },
   );
 

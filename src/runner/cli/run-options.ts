@@ -119,6 +119,7 @@ export interface RunFlags {
   seed: number;
   maxExamples?: number;
   fuzzExamples?: number;
+  sequences?: number;
   shard?: { index: number; count: number };
   failOn?: string[];
   quiet?: boolean;
@@ -166,6 +167,7 @@ export function addRunOptions(cmd: Command, packs: readonly Pack[] = []): Comman
     .option('--seed <n>', 'seed of the generated requests', positiveInt('--seed'), 1)
     .option('--max-examples <n>', 'coverage requests per operation: every input class, then random variation up to n in all (0: none; default 10)', nonNegativeInt('--max-examples'))
     .option('--fuzz-examples <n>', 'random requests of the fuzzing phase per operation (0: none; default 100, fewer when a run would send more than 10,000 of them in all, at least 10)', nonNegativeInt('--fuzz-examples'))
+    .option('--sequences <n>', 'stateful sequences per operation that acts on records: records made for the call alone, the call, the same call again (0: none; default 3, fewer when a run would send more than 3,000 of them, at least 1)', nonNegativeInt('--sequences'))
     .option('--shard <i/n>', 'run a deterministic i-th of n parts of the operations', parseShard)
     .option('--fail-on <levels>', 'what else fails the run besides errors: warning, untested (comma-separated)', parseFailOn)
     .option('--quiet', 'print only the summary')
@@ -294,6 +296,7 @@ export function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv, packs: rea
     seed: flags.seed,
     ...(flags.maxExamples !== undefined ? { maxExamples: flags.maxExamples } : {}),
     ...(flags.fuzzExamples !== undefined ? { fuzzExamples: flags.fuzzExamples } : {}),
+    ...(flags.sequences !== undefined ? { sequences: flags.sequences } : {}),
     ...(flags.shard ? { shard: flags.shard } : {}),
     failOn: flags.failOn?.includes('warning') ? 'warning' : 'error',
     ...(flags.failOn?.includes('untested') ? { failOnUntested: true } : {}),

@@ -23,6 +23,8 @@ export interface RunConfig {
   maxExamples?: number;
   /** Random requests of the fuzzing phase per operation (0 turns the phase off). */
   fuzzExamples?: number;
+  /** Sequences of the stateful phase per operation (0 turns them off). */
+  sequences?: number;
   include: string[];
   exclude: string[];
   shard?: { index: number; count: number };

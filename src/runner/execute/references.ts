@@ -9,6 +9,7 @@
  */
 import type { JsonSchema, Operation } from '../model.ts';
 import { factsOf } from '../plan/keywords.ts';
+import { referenceStem } from '../plan/relations.ts';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -49,14 +50,13 @@ export function isReferenceName(name: string): boolean {
   return referenceStem(name) !== undefined;
 }
 
-/** The suffix of a field that names another record, after a lower-case letter or digit. */
-const REFERENCE = /[a-z0-9](?:_id|Id|ID|_uuid|Uuid)$/;
-const SUFFIX = /(?:_id|Id|ID|_uuid|Uuid)$/;
+export { referenceStem };
 
-/** The kind of record a reference field names, lower case without separators (`user_id` -> `user`); else undefined. */
-export function referenceStem(name: string): string | undefined {
-  if (!REFERENCE.test(name)) return undefined;
-  return name.replace(SUFFIX, '').replace(/[-_]/g, '').toLowerCase();
+/** The body with one field set to a record's id, typed as the field is; the body unchanged when the id cannot be that type. */
+export function withReference(op: Operation, body: unknown, name: string, id: string): unknown {
+  if (!isRecord(body)) return body;
+  const value = typed(id, bodyProperties(op)[name]);
+  return value === undefined ? body : { ...body, [name]: value };
 }
 
 /**

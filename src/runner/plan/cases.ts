@@ -8,7 +8,7 @@ import { DEFAULT_MAX_EXAMPLES } from './coverage.ts';
 import { hasInputs } from './fuzz-inputs.ts';
 import { parameterValues, stringValues, withoutReadOnly } from './parameters.ts';
 import { createsItself, producerFor, readerFor } from './resources.ts';
-import { createOf, isCreate, readersOfCreated } from './relations.ts';
+import { createOf, isCreate, readersOfCreated, referencedCreates } from './relations.ts';
 import { anyClientErrorRejects, omittableParameters, withoutParameter, type OmittedParameter } from './missing-parameters.ts';
 import { generate, INT32_MAX, isOmitted, UNKNOWN, wrongTypeValue } from './values.ts';
 
@@ -67,6 +67,8 @@ export interface PlanOptions {
   maxExamples?: number;
   /** Random requests of the fuzzing phase per operation (0: no fuzzing phase). */
   fuzzExamples?: number;
+  /** Sequences of the stateful phase per operation (0: none). */
+  sequences?: number;
 }
 
 /** The case name of the fuzzing phase (a coverage-kind case: the same skip rules apply). */
@@ -93,9 +95,38 @@ export function defaultFuzzExamples(operations: readonly Operation[]): number {
   return Math.max(MIN_DEFAULT_FUZZ_EXAMPLES, Math.min(DEFAULT_FUZZ_EXAMPLES, Math.floor(FUZZ_RUN_BUDGET / Math.max(1, fuzzing))));
 }
 
+/** The case name of the stateful sequences (see execute/phases/stateful.ts runSequences). */
+export const SEQUENCE_CASE = 'lifecycle: sequences';
+/** Sequences per operation by default, at most SEQUENCE_RUN_BUDGET in a run (never fewer than 1 each). */
+export const DEFAULT_SEQUENCES = 3;
+export const SEQUENCE_RUN_BUDGET = 3_000;
+
+/**
+ * True when the operation gets a sequences case: it acts on records (its path names them, or its body names
+ * records of another create) and the contract says which operation makes every one of them.
+ */
+export function sequences(contract: Contract, op: Operation): boolean {
+  const params = pathParamNames(op).filter((p) => !createsItself(contract, op, p));
+  if (!params.every((p) => producerFor(contract, op, p) !== undefined)) return false;
+  return params.length > 0 || referencedCreates(contract, op).length > 0;
+}
+
+/** The sequences per operation of a run over these operations without `--sequences`. */
+export function defaultSequences(contract: Contract, operations: readonly Operation[]): number {
+  let count = 0;
+  for (const op of operations) if (sequences(contract, op)) count++;
+  return Math.max(1, Math.min(DEFAULT_SEQUENCES, Math.floor(SEQUENCE_RUN_BUDGET / Math.max(1, count))));
+}
+
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const NOT_A_UUID = 'not-a-uuid';
 const MALFORMED_JSON = '{"conformance-probe":';
+
+/** True when the examples name every path record of the operation (the run makes none of them). */
+function explicitParamsCover(op: Operation, explicit: Record<string, string>): boolean {
+  const names = pathParamNames(op);
+  return names.length > 0 && names.every((n) => n in explicit);
+}
 
 export function testName(c: Pick<PlannedCase, 'operationId' | 'name'>): string {
   return `${c.operationId} › ${c.name}`;
@@ -292,6 +323,11 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
   // Relations: a create's record is served by its readers; a child reader keeps each parent's children apart.
   if (isCreate(contract, op) && readersOfCreated(contract, op).length > 0) {
     add({ name: 'lifecycle: created record readable', kind: 'lifecycle', expectation: 'created-readable', fixture: needsFixture ? 'shared' : 'none', request: base() });
+  }
+  // Stateful sequences: records made for the call alone (its path's and those its body names), the call, the
+  // same call again on the state the first one left.
+  if ((options.sequences ?? DEFAULT_SEQUENCES) > 0 && !explicitParamsCover(op, explicitParams) && sequences(contract, op)) {
+    add({ name: SEQUENCE_CASE, kind: 'lifecycle', expectation: 'coverage', fixture: 'fresh', request: base() });
   }
   const creator = op.method === 'GET' ? createOf(contract, op) : undefined;
   if (creator && pathParamNames(creator).length > 0) {

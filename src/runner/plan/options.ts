@@ -11,6 +11,7 @@ export interface PlanSettings {
   otpSourceUrl?: string | undefined;
   maxExamples?: number | undefined;
   fuzzExamples?: number | undefined;
+  sequences?: number | undefined;
 }
 
 export function planOptionsOf(settings: PlanSettings): PlanOptions {
@@ -21,6 +22,7 @@ export function planOptionsOf(settings: PlanSettings): PlanOptions {
     otpSource: settings.otpSource ?? settings.otpSourceUrl !== undefined,
     ...(settings.maxExamples !== undefined ? { maxExamples: settings.maxExamples } : {}),
     ...(settings.fuzzExamples !== undefined ? { fuzzExamples: settings.fuzzExamples } : {}),
+    ...(settings.sequences !== undefined ? { sequences: settings.sequences } : {}),
   };
 }
 

@@ -8,6 +8,7 @@ import type { Contract, JsonSchema, Operation } from '../model.ts';
 import { responseFor } from '../description/load.ts';
 import { onPath, operationIndex } from './operation-index.ts';
 import { schemaFormat, schemaProperties, schemaTypes } from '../description/json-schema.ts';
+import { factsOf } from './keywords.ts';
 
 /** How a reader serves a created record: its item path, a path nested under it, or its collection's list. */
 export type ReadRole = 'item' | 'nested' | 'list';
@@ -136,6 +137,56 @@ export function notAcceptedOnUpdate(update: Operation, reader: Operation, curren
     const value = (current as Record<string, unknown>)[name];
     if (name in accepted || name === 'id' || schemaFormat(s) === 'uuid' || value === undefined) continue;
     if (['string', 'number', 'boolean'].includes(typeof value)) out[name] = value;
+  }
+  return out;
+}
+
+/** The suffix of a field that names another record, after a lower-case letter or digit. */
+const REFERENCE = /[a-z0-9](?:_id|Id|ID|_uuid|Uuid)$/;
+const SUFFIX = /(?:_id|Id|ID|_uuid|Uuid)$/;
+
+/** The kind of record a reference field names, lower case without separators (`user_id` -> `user`); else undefined. */
+export function referenceStem(name: string): string | undefined {
+  if (!REFERENCE.test(name)) return undefined;
+  return name.replace(SUFFIX, '').replace(/[-_]/g, '').toLowerCase();
+}
+
+/** The last fixed segment of a path, lower case without separators (`/address-types/{id}/fields` -> `fields`). */
+export function collectionName(path: string): string | undefined {
+  return path.split('/').filter((s) => s !== '' && !s.startsWith('{')).at(-1)?.replace(/[-_]/g, '').toLowerCase();
+}
+
+const createsByName = new WeakMap<Contract, Map<string, Operation[]>>();
+
+/**
+ * The creates of the records a body field names: `user_id` -> the create of `/users` (or `/user`, `/useres`)
+ * in the same service. Worked out once per contract.
+ */
+export function createsOfReference(contract: Contract, service: string, name: string): Operation[] {
+  const stem = referenceStem(name);
+  if (!stem) return [];
+  let byName = createsByName.get(contract);
+  if (!byName) {
+    byName = new Map();
+    for (const o of contract.operations) {
+      const collection = isCreate(contract, o) ? collectionName(o.path) : undefined;
+      if (collection === undefined) continue;
+      const list = byName.get(collection) ?? [];
+      list.push(o);
+      byName.set(collection, list);
+    }
+    createsByName.set(contract, byName);
+  }
+  return [stem, `${stem}s`, `${stem}es`].flatMap((n) => byName.get(n) ?? []).filter((o) => o.service === service);
+}
+
+/** The top-level body fields of an operation that name a record some create of the contract makes, with that create. */
+export function referencedCreates(contract: Contract, op: Operation): { field: string; create: Operation }[] {
+  if (!op.requestBody) return [];
+  const out: { field: string; create: Operation }[] = [];
+  for (const field of Object.keys(factsOf(op.requestBody.schema).properties)) {
+    const create = createsOfReference(contract, op.service, field)[0];
+    if (create) out.push({ field, create });
   }
   return out;
 }

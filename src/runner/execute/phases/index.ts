@@ -4,12 +4,13 @@
  *    and the negative cases: one request each, judged with its intent;
  *  - coverage: the deterministic classes of inputs that break servers, then boundary variation (coverage.ts);
  *  - fuzzing: random schema-valid requests, shrunk on a failure (fuzzing.ts);
- *  - stateful: update persisted, use after delete, created record readable, ownership (stateful.ts).
+ *  - stateful: update persisted, use after delete, created record readable, ownership, and sequences: the
+ *    call on records made for it, then again (stateful.ts).
  * A case waits on a record of the run only when its check is about that record (positive, stateful); the
  * others take a record the run has where one is at hand, else values from the pool or of the parameter's type.
  */
 import type { CaseResult } from '../../model.ts';
-import { FUZZ_CASE, pathParamNames } from '../../plan/cases.ts';
+import { FUZZ_CASE, pathParamNames, SEQUENCE_CASE } from '../../plan/cases.ts';
 import { secretFieldValues } from '../flow-secrets.ts';
 import { judge } from '../judge.ts';
 import { ATTEMPTS, combineAttempts, repeatPolicy } from '../repeat.ts';
@@ -23,7 +24,7 @@ import type { CaseRun } from '../case-run.ts';
 import { runCoveragePhase } from './coverage-phase.ts';
 import { runFuzzingPhase } from './fuzzing.ts';
 import { runPresence } from './presence.ts';
-import { runCreatedReadable, runLifecycle, runOwnership } from './stateful.ts';
+import { runCreatedReadable, runLifecycle, runOwnership, runSequences } from './stateful.ts';
 
 const UNVERIFIED = 'answered like an unknown route; presence unverified';
 
@@ -78,6 +79,7 @@ async function runRequests(session: Session, run: CaseRun, secrets: string[], pr
     ...(planned.request.contentType ? { contentType: planned.request.contentType } : {}),
   };
   if (planned.expectation === 'created-readable') return runCreatedReadable(session, run, request);
+  if (planned.name === SEQUENCE_CASE) return runSequences(session, run, request);
   if (planned.kind === 'lifecycle') return runLifecycle(session, run, request);
   if (planned.kind === 'coverage') return planned.name === FUZZ_CASE ? runFuzzingPhase(session, run, request) : runCoveragePhase(session, run, request);
 

@@ -3,12 +3,16 @@
  * delete (DELETE, then read again and list), created record readable (a create, then its readers) and
  * ownership (records under two parents, each read under its own parent only). Every answer of the chain is
  * judged (the reads as answers of their own operations); the intent check judges the chain.
+ * Sequences (runSequences): records made for the call alone, the call, and the same call again.
  */
 import type { RelatedRead } from '../../checks/types.ts';
+import { isIrreversible } from '../../description/profile.ts';
 import type { CaseResult, Exchange, Operation } from '../../model.ts';
-import { pathParamNames, positiveBody, readerOf } from '../../plan/cases.ts';
+import { DEFAULT_SEQUENCES, pathParamNames, positiveBody, readerOf } from '../../plan/cases.ts';
 import { Random } from '../../plan/random.ts';
-import { listOf, notAcceptedOnUpdate } from '../../plan/relations.ts';
+import { listOf, notAcceptedOnUpdate, referencedCreates } from '../../plan/relations.ts';
+import { createdId } from '../../plan/resources.ts';
+import { alignBodyToPath, withReference } from '../references.ts';
 import type { CaseRun } from '../case-run.ts';
 import { readCreated, readOwnership, RelationUnmet, type RelationsHost } from '../relations-run.ts';
 import type { CallRequest } from '../request-builder.ts';
@@ -88,6 +92,71 @@ export async function runLifecycle(session: Session, run: CaseRun, request: Call
   }
   run.judgeIntent(action, { lifecycle: { ...(sent !== undefined ? { sent } : {}), readBack: after as NonNullable<import('../../checks/types.ts').CheckContext['lifecycle']>['readBack'], ...(Object.keys(notAccepted).length > 0 ? { notAccepted } : {}) }, reads });
   return run.result();
+}
+
+/**
+ * Stateful sequences, each on records made for it alone: the records the path names (new ones, parents
+ * first), one new record of each kind a body field names (`user_id`: a user made by the create of `/users`,
+ * its id in the body), then the call, then the same call again on the state the first one left (a second
+ * create of the same record, a second delete, an update repeated). Every answer is judged for conformance:
+ * nothing says whether the repeat must succeed, but whatever the service answers must be documented. The first
+ * sequence sends the positive body; the others bodies drawn afresh from the schema (examples where given).
+ */
+export async function runSequences(session: Session, run: CaseRun, request: CallRequest & { pathParams: Record<string, string> }): Promise<CaseResult> {
+  const { op } = run;
+  const count = session.config.sequences ?? DEFAULT_SEQUENCES;
+  // A record of another kind is made only by a create that can be undone (an irreversible one needs --allow-irreversible).
+  const references = referencedCreates(session.contract, op).filter(({ create }) => session.config.allowIrreversible || !isIrreversible(session.profileOf(create), create.operationId));
+  let sent = 0;
+  for (let n = 0; n < count; n++) {
+    let pathParams = request.pathParams;
+    let body = request.body;
+    if (n > 0) {
+      try {
+        if (pathParamNames(op).length > 0) pathParams = { ...request.pathParams, ...(await session.fixture(op, true, run)) };
+      } catch (error) {
+        if (error instanceof Skip) break;
+        throw error;
+      }
+      const drawn = await resolveTemplates(positiveBody(op, session.examples, new Random(`${session.config.seed}:${op.operationId}:sequence:${n}`)), session.scope({}));
+      body = request.body === undefined ? undefined : alignBodyToPath(op, drawn, pathParams);
+    }
+    for (const { field, create } of references) {
+      if (typeof body !== 'object' || body === null || !(field in body)) continue;
+      const id = await makeRecord(session, run, create, field, n);
+      if (id !== undefined) body = withReference(op, body, field, id);
+    }
+    const call: CallRequest = { ...request, pathParams, ...(body !== undefined ? { body } : {}) };
+    const first = await run.send(op, call, { intent: true });
+    sent++;
+    if (first.response === undefined && first.error?.kind !== 'timeout') {
+      run.unanswered(first);
+      break;
+    }
+    run.judgeResponse(first);
+    const again = await run.send(op, call, { intent: true });
+    if (again.response === undefined && again.error?.kind !== 'timeout') {
+      run.unanswered(again);
+      break;
+    }
+    run.judgeResponse(again);
+  }
+  if (sent === 0) return run.skipped('no record could be made for a sequence', 'setup-failed');
+  return run.result();
+}
+
+/** One new record of a create (parents made for it first), as the id a body field names; undefined when none came. */
+async function makeRecord(session: Session, run: CaseRun, create: Operation, field: string, n: number): Promise<string | undefined> {
+  let pathParams: Record<string, string> = {};
+  try {
+    if (pathParamNames(create).length > 0) pathParams = await session.fixture(create, true, run);
+  } catch (error) {
+    if (error instanceof Skip) return undefined;
+    throw error;
+  }
+  const body = await resolveTemplates(positiveBody(create, session.examples, new Random(`${session.config.seed}:${create.operationId}:sequence:${n}`)), session.scope({}));
+  const made = await run.send(create, { pathParams, ...(body !== undefined ? { body } : {}) });
+  return made.response && is2xx(made) ? createdId(made.response.json, field) : undefined;
 }
 
 /** The update body with every value made different from what the record holds now (so a no-op update shows). */
