@@ -329,7 +329,7 @@ describe('plan', () => {
       /^negative: (missing body field|wrong type for body field|int32 (out of|below) range in body field|non-uuid path id|int32 (out of|below) range in query) \S+$/,
       /^negative: .+$/,
       /^semantic: .+$/,
-      /^lifecycle: (update persisted|use after delete|created record readable|ownership)$/,
+      /^lifecycle: (update persisted|use after delete|created record readable|ownership|sequences)$/,
       /^coverage$/,
       /^fuzzing$/,
     ];

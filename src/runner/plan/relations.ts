@@ -151,7 +151,7 @@ export function referenceStem(name: string): string | undefined {
   return name.replace(SUFFIX, '').replace(/[-_]/g, '').toLowerCase();
 }
 
-/** The last fixed segment of a path, lower case without separators (`/address-types/{id}/fields` -> `fields`). */
+/** The last fixed segment of a path, lower case without separators (`/orders/{id}/lines` -> `lines`). */
 export function collectionName(path: string): string | undefined {
   return path.split('/').filter((s) => s !== '' && !s.startsWith('{')).at(-1)?.replace(/[-_]/g, '').toLowerCase();
 }
