@@ -1,7 +1,8 @@
 /**
  * Stateful sequences against real HTTP servers: each sequence makes records for the call alone (the record
  * its path names, and a new record of each kind a body field names: `user_id` gets a user made by `POST
- * /users`), sends the call, then the same call again on the state the first one left. A service whose answers
+ * /users`), sends the call, then the same call again on the state the first one left; the second sequence
+ * with a property the schema does not list. A service whose answers
  * to them are undocumented (a 201 where 200 is documented, a 409 to the repeat, a 500 to a second delete) is
  * flagged on that operation; a correct one gets nothing flagged. Derived from names and paths only.
  */
@@ -119,6 +120,8 @@ async function startServer(faulty: boolean): Promise<{ url: string; seen: Seen[]
       if (typeof userId !== 'number' || !Number.isInteger(userId) || typeof parsed['accepted'] !== 'boolean') return error(400, 'user_id and accepted are required');
       if (!users.has(userId)) return error(400, 'no such user');
       if (agreements.has(userId)) return faulty ? error(409, 'the user has an agreement') : error(400, 'the user has an agreement');
+      // A strict deserialiser, reached only for a user without an agreement: a property it does not know breaks it.
+      if (faulty && Object.keys(parsed).some((k) => k !== 'user_id' && k !== 'accepted')) return error(500, 'unknown field');
       const id = next++;
       agreements.set(userId, id);
       return reply(faulty ? 201 : 200, { id, user_id: userId, accepted: parsed['accepted'] });
@@ -190,11 +193,13 @@ describe('sequences against a service', () => {
     const made = seen.filter((s) => s.method === 'POST' && s.path === '/svc/users' && s.status === 200).map((s) => (JSON.parse(s.body) as { email: string }).email);
     const named = seen.filter((s) => s.path === '/svc/agreements' && s.status === 201);
     expect(made.length).toBeGreaterThan(0);
-    expect(named.length).toBeGreaterThanOrEqual(DEFAULT_SEQUENCES);
-    expect(seen.filter((s) => s.path === '/svc/agreements' && s.status === 409).length).toBeGreaterThanOrEqual(DEFAULT_SEQUENCES);
+    // Every sequence but the second (its unknown property meets the 500 below).
+    expect(named.length).toBeGreaterThanOrEqual(DEFAULT_SEQUENCES - 1);
+    expect(seen.filter((s) => s.path === '/svc/agreements' && s.status === 409).length).toBeGreaterThanOrEqual(DEFAULT_SEQUENCES - 1);
     const found = errors(results);
     // Nothing else: each pair of operation and check is one of these.
     expect([...new Set(found.map((f) => f.split(' ').slice(0, 2).join(' ')))].sort()).toEqual([
+      'addAgreement not-a-server-error',
       'addAgreement status-code-conformance',
       'deleteUser not-a-server-error',
       'deleteUser status-code-conformance',
@@ -207,6 +212,10 @@ describe('sequences against a service', () => {
       results.operations.find((o) => o.operationId === operationId)?.cases.filter((c) => c.findings.some((f) => f.check === check && c.exchanges.some((e) => e.response?.status === status))).map((c) => c.name);
     expect(caseOf('addAgreement', 'status-code-conformance', 409)).toContain(SEQUENCE_CASE);
     expect(caseOf('deleteUser', 'not-a-server-error', 500)).toContain(SEQUENCE_CASE);
+    // The second sequence adds a property the schema does not list, for a user made for it: the 500 shows there.
+    const extra = seen.find((s) => s.path === '/svc/agreements' && s.status === 500);
+    expect(JSON.parse(extra?.body ?? '{}')).toMatchObject({ conformanceExtra: 'conformance' });
+    expect(caseOf('addAgreement', 'not-a-server-error', 500)).toContain(SEQUENCE_CASE);
   }, 120_000);
 
   test('a correct service gets nothing flagged; --sequences 0 sends none', async () => {

@@ -237,6 +237,18 @@ describe('body-level classes', () => {
     expect(all.find((i) => i.class === 'null-body')).toMatchObject({ rawBody: 'null', valid: false });
   });
 
+  test('a property the schema does not list, where it lets others through; none where additionalProperties is false', () => {
+    const open = run(op({ method: 'POST', path: '/things', ...jsonBody(schema) }), positive).find((i) => i.class === 'additional-property');
+    expect(open).toMatchObject({ valid: true, body: { name: 'n', conformanceExtra: 'conformance' } });
+    expect(open?.label).toBe('body.conformanceExtra = "conformance" (not in the schema, which allows others)');
+    // The first of the later body-level items: a small max still reaches it after one round over the fields.
+    expect(run(op({ method: 'POST', path: '/things', ...jsonBody(schema) }), positive, 6).some((i) => i.class === 'additional-property')).toBe(true);
+    const closed = { ...schema, additionalProperties: false };
+    expect(run(op({ method: 'POST', path: '/things', ...jsonBody(closed) }), positive).some((i) => i.class === 'additional-property')).toBe(false);
+    const typedExtra = { ...schema, additionalProperties: { type: 'integer' } };
+    expect(run(op({ method: 'POST', path: '/things', ...jsonBody(typedExtra) }), positive).some((i) => i.class === 'additional-property')).toBe(false);
+  });
+
   test('a body schema naming properties but no type: other JSON kinds are sent, and only their answers are judged', () => {
     const untyped = { required: ['name'], properties: { name: { type: 'string' } } };
     const all = run(op({ method: 'POST', path: '/things', ...jsonBody(untyped) }), positive);

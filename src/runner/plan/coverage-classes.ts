@@ -24,6 +24,8 @@ import { generate, isOmitted, patternValue, UNKNOWN, wrongTypeValue } from './va
  *   kind). Invalid where the schema says so; where it names properties but no type (any JSON kind is valid by
  *   the letter), only the answer's conformance is judged. wrong-type-body: `{}` where the body schema is no
  *   object, the same way.
+ * - additional-property: the positive body with one property the schema does not list, where the schema lets
+ *   others through (no `additionalProperties: false`). Kept if valid.
  * - null-body: the JSON `null` as the whole body. As judged (valid where the body schema is nullable).
  * - not-utf8: the positive body's JSON with a byte that is not UTF-8 (0x80) in its first string, else in a key,
  *   sent as the JSON media type. RFC 8259 asks UTF-8 of the sender and nothing of the receiver (servers refuse
@@ -135,6 +137,8 @@ interface Target {
 }
 
 const UNICODE = 'Ünïcødé ✓ 𝔘 中文';
+/** The name of a body property no schema lists (the additional-property class). */
+const EXTRA_PROPERTY = 'conformanceExtra';
 const MALFORMED_JSON = '{"';
 const OTHER_MEDIA_TYPES = ['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'application/octet-stream'];
 /** Header parameters OpenAPI says are ignored (the engine sets them itself). */
@@ -259,6 +263,10 @@ function bodyLevelItems(op: Operation, positive: PositiveRequest): { first: Cove
     }
     const [firstItem, ...rest] = [...wrong, ...untyped];
     if (firstItem) first.push(firstItem);
+    // A property the schema does not list, where it lets others through: valid by the letter, and what a strict
+    // deserialiser breaks on (a 500 to an unknown field). The first of the later items.
+    const extra = withAdditionalProperty(json.schema, positive.body);
+    if (extra) later.push({ label: extra.label, valid: true, class: 'additional-property', body: extra.body });
     later.push(...rest);
     const bytes = notUtf8(positive.body);
     if (bytes !== undefined) later.push({ label: 'body with a byte that is not UTF-8 (0x80)', valid: false, judgeAs: 'response', class: 'not-utf8', rawBody: bytes, rawBodyEncoding: 'latin1', contentType: json.contentType });
@@ -271,6 +279,17 @@ function bodyLevelItems(op: Operation, positive: PositiveRequest): { first: Cove
     first.push({ label: `body as ${other} (a media type the operation does not declare)`, valid: false, class: 'undeclared-media-type', rawBody: text, contentType: other });
   }
   return { first, later };
+}
+
+/**
+ * The body with one property its schema does not list, when the schema lets it through (valid by the letter);
+ * undefined when the body is no object or the schema refuses it.
+ */
+export function withAdditionalProperty(schema: JsonSchema, body: unknown): { body: Record<string, unknown>; label: string } | undefined {
+  if (!isRecord(body) || Object.hasOwn(body, EXTRA_PROPERTY)) return undefined;
+  const extended = { ...body, [EXTRA_PROPERTY]: 'conformance' };
+  if (accepts(schema, extended) !== true) return undefined;
+  return { body: extended, label: `body.${EXTRA_PROPERTY} = "conformance" (not in the schema, which allows others)` };
 }
 
 /** A character no generated body holds, whose UTF-8 bytes become the single byte 0x80. */

@@ -12,6 +12,7 @@ import { DEFAULT_SEQUENCES, pathParamNames, positiveBody, readerOf } from '../..
 import { Random } from '../../plan/random.ts';
 import { listOf, notAcceptedOnUpdate, referencedCreates } from '../../plan/relations.ts';
 import { createdId } from '../../plan/resources.ts';
+import { withAdditionalProperty } from '../../plan/coverage-classes.ts';
 import { alignBodyToPath, withReference } from '../references.ts';
 import type { CaseRun } from '../case-run.ts';
 import { readCreated, readOwnership, RelationUnmet, type RelationsHost } from '../relations-run.ts';
@@ -100,7 +101,8 @@ export async function runLifecycle(session: Session, run: CaseRun, request: Call
  * its id in the body), then the call, then the same call again on the state the first one left (a second
  * create of the same record, a second delete, an update repeated). Every answer is judged for conformance:
  * nothing says whether the repeat must succeed, but whatever the service answers must be documented. The first
- * sequence sends the positive body; the others bodies drawn afresh from the schema (examples where given).
+ * sequence sends the positive body; the others bodies drawn afresh from the schema (examples where given), the
+ * second with a property the schema does not list where it allows others.
  */
 export async function runSequences(session: Session, run: CaseRun, request: CallRequest & { pathParams: Record<string, string> }): Promise<CaseResult> {
   const { op } = run;
@@ -120,10 +122,13 @@ export async function runSequences(session: Session, run: CaseRun, request: Call
       }
       const drawn = await resolveTemplates(positiveBody(op, session.examples, new Random(`${session.config.seed}:${op.operationId}:sequence:${n}`)), session.scope({}));
       body = request.body === undefined ? undefined : alignBodyToPath(op, drawn, pathParams);
+      // The second sequence adds a property the schema does not list where it lets others through: on fresh
+      // records, so a strict deserialiser's failure is not hidden behind a refusal of the state.
+      if (n === 1 && op.requestBody) body = withAdditionalProperty(op.requestBody.schema, body)?.body ?? body;
     }
     for (const { field, create } of references) {
       if (typeof body !== 'object' || body === null || !(field in body)) continue;
-      const id = await makeRecord(session, run, create, field, n);
+      const id = await makeRecord(session, run, create, field, `${op.operationId}:${n}`);
       if (id !== undefined) body = withReference(op, body, field, id);
     }
     const call: CallRequest = { ...request, pathParams, ...(body !== undefined ? { body } : {}) };
@@ -146,7 +151,7 @@ export async function runSequences(session: Session, run: CaseRun, request: Call
 }
 
 /** One new record of a create (parents made for it first), as the id a body field names; undefined when none came. */
-async function makeRecord(session: Session, run: CaseRun, create: Operation, field: string, n: number): Promise<string | undefined> {
+async function makeRecord(session: Session, run: CaseRun, create: Operation, field: string, draw: string): Promise<string | undefined> {
   let pathParams: Record<string, string> = {};
   try {
     if (pathParamNames(create).length > 0) pathParams = await session.fixture(create, true, run);
@@ -154,7 +159,7 @@ async function makeRecord(session: Session, run: CaseRun, create: Operation, fie
     if (error instanceof Skip) return undefined;
     throw error;
   }
-  const body = await resolveTemplates(positiveBody(create, session.examples, new Random(`${session.config.seed}:${create.operationId}:sequence:${n}`)), session.scope({}));
+  const body = await resolveTemplates(positiveBody(create, session.examples, new Random(`${session.config.seed}:${create.operationId}:sequence:${draw}`)), session.scope({}));
   const made = await run.send(create, { pathParams, ...(body !== undefined ? { body } : {}) });
   return made.response && is2xx(made) ? createdId(made.response.json, field) : undefined;
 }
