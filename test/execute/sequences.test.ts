@@ -223,6 +223,25 @@ describe('sequences against a service', () => {
     expect(errors(results)).toEqual([]);
     expect(Object.fromEntries(results.operations.filter((o) => o.method !== null).map((o) => [o.operationId, o.outcome]))).toEqual({ addUser: 'passed', getUser: 'passed', deleteUser: 'passed', addAgreement: 'passed' });
     expect(seen.filter((s) => s.path === '/svc/agreements' && s.status === 200).length).toBeGreaterThanOrEqual(DEFAULT_SEQUENCES);
+    // A body the examples give, naming a setup step: every sequence sends it as resolved, a new user in user_id.
+    const examples = join(await tempDir(), 'examples.yaml');
+    await writeFile(examples, [
+      'operations:',
+      '  addAgreement:',
+      '    setup:',
+      '      - as: u',
+      '        operation: addUser',
+      "        body: { email: 'example-{{unique}}' }",
+      "    body: { user_id: '{{u./id}}', accepted: true }",
+      '',
+    ].join('\n'));
+    const exampled = await runAgainst(false, ['--examples', examples]);
+    const sequence = exampled.results.operations.find((o) => o.operationId === 'addAgreement')?.cases.find((c) => c.name === SEQUENCE_CASE);
+    expect(sequence?.outcome, sequence?.errorMessage).toBe('passed');
+    expect(errors(exampled.results)).toEqual([]);
+    const users = exampled.seen.filter((s) => s.path === '/svc/users' && s.status === 200).length;
+    expect(exampled.seen.filter((s) => s.path === '/svc/agreements' && s.status === 200).length).toBeGreaterThanOrEqual(DEFAULT_SEQUENCES);
+    expect(users).toBeGreaterThanOrEqual(DEFAULT_SEQUENCES + 1);
     const none = await runAgainst(false, ['--sequences', '0']);
     expect(none.results.operations.flatMap((o) => o.cases).some((c) => c.name === SEQUENCE_CASE)).toBe(false);
     expect(none.seen.filter((s) => s.path === '/svc/agreements' && s.status === 200).length).toBeLessThan(seen.filter((s) => s.path === '/svc/agreements' && s.status === 200).length);

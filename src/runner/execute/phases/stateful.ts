@@ -120,7 +120,10 @@ export async function runSequences(session: Session, run: CaseRun, request: Call
         if (error instanceof Skip) break;
         throw error;
       }
-      const drawn = await resolveTemplates(positiveBody(op, session.examples, new Random(`${session.config.seed}:${op.operationId}:sequence:${n}`)), session.scope({}));
+      // A body the examples give (it may name setup steps or a one-time password) is sent as the first
+      // sequence resolved it; one built from the schema is drawn afresh.
+      const example = session.examples.operations[op.operationId];
+      const drawn = example && 'body' in example ? request.body : await resolveTemplates(positiveBody(op, session.examples, new Random(`${session.config.seed}:${op.operationId}:sequence:${n}`)), session.scope({}));
       body = request.body === undefined ? undefined : alignBodyToPath(op, drawn, pathParams);
       // The second sequence adds a property the schema does not list where it lets others through: on fresh
       // records, so a strict deserialiser's failure is not hidden behind a refusal of the state.
@@ -159,7 +162,12 @@ async function makeRecord(session: Session, run: CaseRun, create: Operation, fie
     if (error instanceof Skip) return undefined;
     throw error;
   }
-  const body = await resolveTemplates(positiveBody(create, session.examples, new Random(`${session.config.seed}:${create.operationId}:sequence:${draw}`)), session.scope({}));
+  let body: unknown;
+  try {
+    body = await resolveTemplates(positiveBody(create, session.examples, new Random(`${session.config.seed}:${create.operationId}:sequence:${draw}`)), session.scope({}));
+  } catch {
+    return undefined; // its example names setup steps: the field keeps a record the run has seen
+  }
   const made = await run.send(create, { pathParams, ...(body !== undefined ? { body } : {}) });
   return made.response && is2xx(made) ? createdId(made.response.json, field) : undefined;
 }
