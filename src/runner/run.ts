@@ -240,7 +240,8 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       ...(options.maxFailures ? { maxFailures: options.maxFailures } : {}),
     };
     const selected = selectOperations(contract.operations, config);
-    // Without --fuzz-examples: the default budget of the whole selection (every shard draws as one run would).
+    // Without --fuzz-examples or --sequences: the default budgets of the whole selection (every shard draws as one
+    // run would).
     if (config.fuzzExamples === undefined || config.sequences === undefined) {
       const { shard: _shard, ...unsharded } = config;
       const whole = config.shard ? selectOperations(contract.operations, unsharded) : selected;

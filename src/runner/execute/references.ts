@@ -50,8 +50,6 @@ export function isReferenceName(name: string): boolean {
   return referenceStem(name) !== undefined;
 }
 
-export { referenceStem };
-
 /** The body with one field set to a record's id, typed as the field is; the body unchanged when the id cannot be that type. */
 export function withReference(op: Operation, body: unknown, name: string, id: string): unknown {
   if (!isRecord(body)) return body;

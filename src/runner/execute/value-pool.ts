@@ -6,7 +6,7 @@
  * answers only. Bounded: a few values per key.
  */
 import type { Exchange, Operation } from '../model.ts';
-import { referenceStem } from './references.ts';
+import { lastSegmentName, namedCollections, referenceStem } from '../plan/relations.ts';
 
 /** Values kept per key. */
 const PER_KEY = 8;
@@ -98,10 +98,11 @@ export class ValuePool {
     const stem = referenceStem(name);
     if (!stem) return [];
     const out = [...(this.byKey.get(`n:${name.toLowerCase()}`) ?? [])];
+    const named = namedCollections(stem);
     for (const [key, list] of this.byKey) {
       if (!key.startsWith('c:')) continue;
-      const last = key.slice(2).split('/').at(-1)?.replace(/[-_]/g, '').toLowerCase();
-      if (last === stem || last === `${stem}s` || last === `${stem}es`) out.push(...list);
+      const last = lastSegmentName(key.slice(2));
+      if (last !== undefined && named.includes(last)) out.push(...list);
     }
     return [...new Set(out)];
   }

@@ -151,9 +151,14 @@ export function referenceStem(name: string): string | undefined {
   return name.replace(SUFFIX, '').replace(/[-_]/g, '').toLowerCase();
 }
 
-/** The last fixed segment of a path, lower case without separators (`/orders/{id}/lines` -> `lines`). */
-export function collectionName(path: string): string | undefined {
-  return path.split('/').filter((s) => s !== '' && !s.startsWith('{')).at(-1)?.replace(/[-_]/g, '').toLowerCase();
+/** A path's last segment as a reference field would name it: lower case, no separators (`/line-items` -> `lineitems`). */
+export function lastSegmentName(path: string): string | undefined {
+  return path.split('/').at(-1)?.replace(/[-_]/g, '').toLowerCase();
+}
+
+/** The collection names a reference stem names: `user` names `user`, `users` and `useres`. */
+export function namedCollections(stem: string): string[] {
+  return [stem, `${stem}s`, `${stem}es`];
 }
 
 const createsByName = new WeakMap<Contract, Map<string, Operation[]>>();
@@ -169,7 +174,7 @@ export function createsOfReference(contract: Contract, service: string, name: st
   if (!byName) {
     byName = new Map();
     for (const o of contract.operations) {
-      const collection = isCreate(contract, o) ? collectionName(o.path) : undefined;
+      const collection = isCreate(contract, o) ? lastSegmentName(o.path) : undefined;
       if (collection === undefined) continue;
       const list = byName.get(collection) ?? [];
       list.push(o);
@@ -177,7 +182,7 @@ export function createsOfReference(contract: Contract, service: string, name: st
     }
     createsByName.set(contract, byName);
   }
-  return [stem, `${stem}s`, `${stem}es`].flatMap((n) => byName.get(n) ?? []).filter((o) => o.service === service);
+  return namedCollections(stem).flatMap((n) => byName.get(n) ?? []).filter((o) => o.service === service);
 }
 
 /** The top-level body fields of an operation that name a record some create of the contract makes, with that create. */
