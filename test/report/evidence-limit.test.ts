@@ -135,13 +135,15 @@ describe('CaseSpool', () => {
   const dir = mkdtempSync(join(tmpdir(), 'conformance-spool-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  test('each case is one JSON line on disk at once; memory keeps it without bodies and schema detail; the whole case reads back', () => {
+  test('each case is one JSON line on disk within a tenth of a second; memory keeps it without bodies and schema detail; the whole case reads back', async () => {
     const spool = new CaseSpool(dir);
     expect(spool.file).toBe(join(dir, spoolFileName()));
     const failing = failingCase('op-a');
     const keptFailing = spool.add('op-a', 1, failing);
     const passed = passedCase();
     expect(spool.add('op-a', 0, passed)).toBe(passed);
+    // Written in one batch, without anything asking for it.
+    await new Promise((resolve) => setTimeout(resolve, 300));
     const lines = [...readSpool(readFileSync(spool.file, 'utf8'))];
     expect(lines).toEqual([
       { operationId: 'op-a', index: 1, case: failing },
@@ -182,6 +184,38 @@ describe('CaseSpool', () => {
     spool.close(true);
     // Once the spool is gone, nothing is read.
     expect(withTexts(kept)).toBe(kept);
+  });
+
+  test('cases of operations written interleaved, near and far apart, each read back with their own curl line and reproduction script', () => {
+    const spool = new CaseSpool(dir);
+    // Three operations' cases arrive in turn; some carry a body of 40 KB, some 300 KB, so their texts lines are at
+    // every distance from each other (one read for nearby ones, separate reads for far ones).
+    const ids = ['op-x', 'op-y', 'op-z'];
+    const kept = new Map<string, CaseResult[]>(ids.map((id) => [id, []]));
+    const whole = new Map<string, CaseResult[]>(ids.map((id) => [id, []]));
+    for (let i = 0; i < 60; i++) {
+      for (const id of ids) {
+        const base = failingCase(id);
+        const body = 'x'.repeat(i % 7 === 0 ? 300_000 : i % 3 === 0 ? 40_000 : 10);
+        const c: CaseResult = {
+          ...base,
+          name: `negative: case ${i}`,
+          exchanges: [{ ...base.exchanges[0]!, response: { ...base.exchanges[0]!.response!, body } }],
+          curl: `curl -g 'http://127.0.0.1:9/${id}?i=${i}'`,
+          ...(i % 2 === 0 ? { reproduction: `#!/usr/bin/env bash\n# ${id} › ${i} ü\n` } : {}),
+        };
+        whole.get(id)!.push(c);
+        kept.get(id)!.push(spool.add(id, i, c));
+      }
+    }
+    // Read while lines are still waiting to be written: they are written first.
+    for (const id of ids) {
+      const read = operationWithTexts(operation(id, kept.get(id)!)).cases;
+      expect(read.map((c) => [c.curl, c.reproduction])).toEqual(whole.get(id)!.map((c) => [c.curl, c.reproduction]));
+    }
+    // The whole case of each, read alone, is the case as it was recorded, texts included.
+    expect(spool.full(kept.get('op-y')![7]!)).toEqual(whole.get('op-y')![7]);
+    spool.close(true);
   });
 
   test('the reports read the curl lines and reproduction scripts back from the spool: the same results.json, JUnit and HTML as from the cases kept whole', () => {

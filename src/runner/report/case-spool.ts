@@ -1,11 +1,12 @@
 /**
  * The run's case results on disk as they arrive: one JSON line per case (NDJSON) in a file of the reports
- * directory, written before the case is counted. Memory keeps only what verdicts and summaries need (the
+ * directory, queued for it before the case is counted. Memory keeps only what verdicts and summaries need (the
  * case without its bodies, schema details, curl line and reproduction script); the rest is read back from the
  * file: the evidence of the few cases the reports show it for (report/evidence-limit.ts), and the curl line and
  * reproduction script of each case by the reporters, one operation at a time as they write it
- * (`operationWithTexts`). A run that dies leaves the file behind, with every case that finished; a run that
- * writes its reports removes it once they are written.
+ * (`operationWithTexts`). Lines are written in batches, at most a tenth of a second after their case finished: a
+ * run that dies leaves the file behind, with every case that finished before that; a run that writes its reports
+ * removes it once they are written.
  */
 import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,6 +51,16 @@ class Spooled {
 
 const SPOOLED = Symbol('spooled');
 
+/** About this many bytes of lines are written to the file at once... */
+const SPOOL_BATCH = 256 * 1024;
+/** ...and a line waits at most this long. */
+const SPOOL_DELAY_MS = 100;
+
+/** Texts lines at most this far apart are read in one call (the case lines between them read and dropped)... */
+const TEXTS_GAP = 64 * 1024;
+/** ...as long as the call reads at most this much. */
+const TEXTS_READ = 1024 * 1024;
+
 type Kept = CaseResult & { [SPOOLED]?: Spooled };
 
 function spooledOf(c: CaseResult): Spooled | undefined {
@@ -59,7 +70,13 @@ function spooledOf(c: CaseResult): Spooled | undefined {
 export class CaseSpool {
   readonly file: string;
   private fd: number | undefined;
+  /** Where the next line goes (the lines not yet written included). */
   private offset = 0;
+  private pending: string[] = [];
+  private pendingBytes = 0;
+  private timer: NodeJS.Timeout | undefined;
+  /** What `textsOf` reads into (kept: it is needed again for the next operation). */
+  private scratch = Buffer.alloc(0);
 
   constructor(dir: string) {
     mkdirSync(dir, { recursive: true });
@@ -67,38 +84,66 @@ export class CaseSpool {
     this.fd = openSync(this.file, 'w+');
   }
 
-  /** Writes the case as one line and returns what memory keeps of it (the same object when it is light). */
+  /**
+   * Writes the case as one line (its curl line and reproduction script, if any, on the next: the reporters read
+   * them back alone) and returns what memory keeps of it (the same object when it is light).
+   */
   add(operationId: string, index: number, result: CaseResult): CaseResult {
     if (this.fd === undefined) return result;
+    const { curl, reproduction } = result;
+    const texts = curl !== undefined || reproduction !== undefined;
     // Written as text: no buffer per case left for the garbage collector (the bytes are counted instead).
-    const line = `${JSON.stringify({ operationId, index, case: result } satisfies SpooledCase)}\n`;
+    const line = `${JSON.stringify({ operationId, index, case: texts ? { ...result, curl: undefined, reproduction: undefined } : result } satisfies SpooledCase)}\n`;
     const length = Buffer.byteLength(line, 'utf8');
     const evidence = heavy(result);
-    const texts = result.curl !== undefined || result.reproduction !== undefined;
     if (!evidence && !texts) {
-      writeSync(this.fd, line, null, 'utf8');
-      this.offset += length;
+      this.append(line, length);
       return result;
     }
-    const textsLine = texts ? `${JSON.stringify({ texts: { curl: result.curl, reproduction: result.reproduction } } satisfies SpooledTexts)}\n` : '';
+    const textsLine = texts ? `${JSON.stringify({ texts: { curl, reproduction } } satisfies SpooledTexts)}\n` : '';
     const textsLength = texts ? Buffer.byteLength(textsLine, 'utf8') : 0;
-    writeSync(this.fd, textsLine === '' ? line : line + textsLine, null, 'utf8');
     const kept = light(result, new Spooled(this, this.offset, length, textsLength, result.exchanges.length, evidence));
-    this.offset += length + textsLength;
+    this.append(line, length);
+    if (texts) this.append(textsLine, textsLength);
     return kept;
   }
 
   /**
+   * Lines go to the file in batches of about SPOOL_BATCH bytes, and at the latest SPOOL_DELAY_MS after they were
+   * added (a system call per case cost more than writing its bytes); anything that reads the file writes first.
+   */
+  private append(line: string, length: number): void {
+    this.pending.push(line);
+    this.pendingBytes += length;
+    this.offset += length;
+    if (this.pendingBytes >= SPOOL_BATCH) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), SPOOL_DELAY_MS).unref();
+  }
+
+  /** Writes the lines not yet in the file. */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.fd === undefined || this.pending.length === 0) return;
+    writeSync(this.fd, this.pending.join(''), null, 'utf8');
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+
+  /**
    * The case with the evidence memory left out (its exchanges, schema errors, expected and actual values), read
-   * back from the file: the case as it was recorded. The case itself when memory kept its evidence (its curl line
-   * and reproduction script, if memory left them out, come back with `withTexts`).
+   * back from the file: the case as it was recorded, with its curl line and reproduction script. The case itself
+   * when memory kept its evidence (its curl line and reproduction script, if memory left them out, come back with
+   * `withTexts`).
    */
   full(kept: CaseResult): CaseResult {
     const at = spooledOf(kept);
     if (!at || !at.evidence || at.spool !== this) return kept;
-    const line = this.read(at.offset, at.length);
-    if (line === undefined) return kept;
-    return (JSON.parse(line) as SpooledCase).case;
+    const lines = this.read(at.offset, at.length + at.textsLength);
+    if (lines === undefined) return kept;
+    const recorded = (JSON.parse(lines.slice(0, lines.indexOf('\n'))) as SpooledCase).case;
+    if (at.textsLength === 0) return recorded;
+    return withTheseTexts(recorded, (JSON.parse(lines.slice(lines.indexOf('\n') + 1)) as SpooledTexts).texts);
   }
 
   /** How many exchanges the case recorded (memory may keep a summary of fewer). */
@@ -115,8 +160,35 @@ export class CaseSpool {
     return line === undefined ? undefined : (JSON.parse(line) as SpooledTexts).texts;
   }
 
+  /**
+   * The texts of these cases (each with texts in this spool), read with one system call per run of nearby lines:
+   * an operation's cases were written close together, and a call per case would cost more than the bytes between.
+   */
+  textsOf(cases: CaseResult[]): Map<CaseResult, SpooledTexts['texts']> {
+    const out = new Map<CaseResult, SpooledTexts['texts']>();
+    if (this.fd === undefined) return out;
+    this.flush();
+    const wanted = cases
+      .map((c) => ({ c, at: spooledOf(c)! }))
+      .map(({ c, at }) => ({ c, start: at.offset + at.length, end: at.offset + at.length + at.textsLength }))
+      .sort((a, b) => a.start - b.start);
+    for (let i = 0; i < wanted.length; ) {
+      let j = i + 1;
+      while (j < wanted.length && wanted[j]!.start - wanted[j - 1]!.end <= TEXTS_GAP && wanted[j]!.end - wanted[i]!.start <= TEXTS_READ) j++;
+      const from = wanted[i]!.start;
+      const length = wanted[j - 1]!.end - from;
+      if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, 64 * 1024));
+      const buffer = this.scratch;
+      readSync(this.fd, buffer, 0, length, from);
+      for (const w of wanted.slice(i, j)) out.set(w.c, (JSON.parse(buffer.toString('utf8', w.start - from, w.end - from)) as SpooledTexts).texts);
+      i = j;
+    }
+    return out;
+  }
+
   private read(offset: number, length: number): string | undefined {
     if (this.fd === undefined) return undefined;
+    this.flush();
     const buffer = Buffer.allocUnsafe(length);
     readSync(this.fd, buffer, 0, length, offset);
     return buffer.toString('utf8');
@@ -125,6 +197,7 @@ export class CaseSpool {
   /** Closes the file; `remove` deletes it (the reports now hold the run). */
   close(remove: boolean): void {
     if (this.fd === undefined) return;
+    this.flush();
     closeSync(this.fd);
     this.fd = undefined;
     if (remove) rmSync(this.file, { force: true });
@@ -133,13 +206,20 @@ export class CaseSpool {
 
 /** Reads a spool file back, line by line (a dead run's cases). */
 export function* readSpool(text: string): Generator<SpooledCase> {
+  let last: SpooledCase | undefined;
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
     const parsed = JSON.parse(line) as SpooledCase | SpooledTexts;
-    if ('case' in parsed) yield parsed;
+    if ('case' in parsed) {
+      if (last) yield last;
+      last = parsed;
+    } else if (last) {
+      // The texts line after a case belongs to it.
+      last = { ...last, case: withTheseTexts(last.case, parsed.texts) };
+    }
   }
+  if (last) yield last;
 }
-
 /**
  * The case with the curl line and reproduction script memory left out of it, read back from its spool: what
  * every reporter that shows them calls before it looks at a case (the case itself when nothing was left out).
@@ -148,7 +228,10 @@ export function withTexts(c: CaseResult): CaseResult {
   const at = spooledOf(c);
   if (!at || at.textsLength === 0 || c.curl !== undefined || c.reproduction !== undefined) return c;
   const texts = at.spool.texts(c);
-  if (!texts) return c;
+  return texts ? withTheseTexts(c, texts) : c;
+}
+
+function withTheseTexts(c: CaseResult, texts: SpooledTexts['texts']): CaseResult {
   const out: CaseResult = { ...c };
   if (texts.curl !== undefined) out.curl = texts.curl;
   if (texts.reproduction !== undefined) out.reproduction = texts.reproduction;
@@ -157,8 +240,24 @@ export function withTexts(c: CaseResult): CaseResult {
 
 /** The operation with its cases' curl lines and reproduction scripts read back (the operation itself when none was left out). */
 export function operationWithTexts(op: OperationResult): OperationResult {
-  if (!op.cases.some((c) => spooledOf(c)?.textsLength)) return op;
-  return { ...op, cases: op.cases.map(withTexts) };
+  const bySpool = new Map<CaseSpool, CaseResult[]>();
+  for (const c of op.cases) {
+    const at = spooledOf(c);
+    if (!at || at.textsLength === 0 || c.curl !== undefined || c.reproduction !== undefined) continue;
+    const list = bySpool.get(at.spool) ?? [];
+    list.push(c);
+    bySpool.set(at.spool, list);
+  }
+  if (bySpool.size === 0) return op;
+  const texts = new Map<CaseResult, SpooledTexts['texts']>();
+  for (const [spool, cases] of bySpool) for (const [c, t] of spool.textsOf(cases)) texts.set(c, t);
+  return {
+    ...op,
+    cases: op.cases.map((c) => {
+      const t = texts.get(c);
+      return t ? withTheseTexts(c, t) : c;
+    }),
+  };
 }
 
 /** Whether memory keeps less of the case than it recorded: exchanges, or findings with schema errors, expected or actual values. */

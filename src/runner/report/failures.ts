@@ -116,7 +116,9 @@ export function failureGroups(results: Pick<RunResults, 'operations' | 'failOn'>
     const row: FailureRow = { operationId: i.operationId ?? i.consumer, service: 'pact', method: '', path: '', caseName: `${i.consumer} › ${i.description}`, why: firstLine(first?.message ?? i.outcome) };
     if (first?.location) row.at = first.location;
     const reason = i.outcome === 'failed' ? 'pact' : 'errored';
-    groups.set(reason, [...(groups.get(reason) ?? []), row]);
+    const list = groups.get(reason);
+    if (list) list.push(row);
+    else groups.set(reason, [row]);
   }
   return [...groups]
     .map(([reason, rows]) => ({ reason, title: TITLES[reason] ?? reason, rows }))

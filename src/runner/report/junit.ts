@@ -312,7 +312,9 @@ function repeatedFailures(cases: CaseResult[]): Map<CaseResult, CaseResult[]> {
   for (const c of cases) {
     if (c.outcome !== 'failed' || !c.omittedExchanges || c.exchanges.length > 0 || c.reproduction) continue;
     const signature = failureSignature(c);
-    bySignature.set(signature, [...(bySignature.get(signature) ?? []), c]);
+    const list = bySignature.get(signature);
+    if (list) list.push(c);
+    else bySignature.set(signature, [c]);
   }
   const groups = new Map<CaseResult, CaseResult[]>();
   for (const group of bySignature.values()) if (group.length > 1) for (const c of group) groups.set(c, group);
@@ -323,7 +325,9 @@ function plainSkips(cases: CaseResult[]): Map<CaseResult, CaseResult[]> {
   for (const c of cases) {
     if (c.outcome !== 'skipped' || c.findings.length > 0 || c.exchanges.length > 0 || c.reproduction || c.errorMessage) continue;
     const reason = c.skipReason ?? '';
-    byReason.set(reason, [...(byReason.get(reason) ?? []), c]);
+    const list = byReason.get(reason);
+    if (list) list.push(c);
+    else byReason.set(reason, [c]);
   }
   const groups = new Map<CaseResult, CaseResult[]>();
   for (const group of byReason.values()) for (const c of group) groups.set(c, group);
