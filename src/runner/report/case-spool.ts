@@ -169,8 +169,10 @@ export class CaseSpool {
     if (this.fd === undefined) return out;
     this.flush();
     const wanted = cases
-      .map((c) => ({ c, at: spooledOf(c)! }))
-      .map(({ c, at }) => ({ c, start: at.offset + at.length, end: at.offset + at.length + at.textsLength }))
+      .map((c) => {
+        const at = spooledOf(c)!;
+        return { c, start: at.offset + at.length, end: at.offset + at.length + at.textsLength };
+      })
       .sort((a, b) => a.start - b.start);
     for (let i = 0; i < wanted.length; ) {
       let j = i + 1;
