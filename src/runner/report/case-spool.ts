@@ -152,17 +152,10 @@ export class CaseSpool {
     return at && at.spool === this ? at.exchanges : c.exchanges.length;
   }
 
-  /** The curl line and reproduction script memory left out of a case (undefined once the file is closed). */
-  texts(c: CaseResult): SpooledTexts['texts'] | undefined {
-    const at = spooledOf(c);
-    if (!at || at.spool !== this || at.textsLength === 0) return undefined;
-    const line = this.read(at.offset + at.length, at.textsLength);
-    return line === undefined ? undefined : (JSON.parse(line) as SpooledTexts).texts;
-  }
-
   /**
    * The texts of these cases (each with texts in this spool), read with one system call per run of nearby lines:
    * an operation's cases were written close together, and a call per case would cost more than the bytes between.
+   * None once the file is closed.
    */
   textsOf(cases: CaseResult[]): Map<CaseResult, SpooledTexts['texts']> {
     const out = new Map<CaseResult, SpooledTexts['texts']>();
@@ -222,15 +215,21 @@ export function* readSpool(text: string): Generator<SpooledCase> {
   }
   if (last) yield last;
 }
+
 /**
  * The case with the curl line and reproduction script memory left out of it, read back from its spool: what
  * every reporter that shows them calls before it looks at a case (the case itself when nothing was left out).
  */
 export function withTexts(c: CaseResult): CaseResult {
-  const at = spooledOf(c);
-  if (!at || at.textsLength === 0 || c.curl !== undefined || c.reproduction !== undefined) return c;
-  const texts = at.spool.texts(c);
+  const at = textsLeftOut(c);
+  const texts = at?.spool.textsOf([c]).get(c);
   return texts ? withTheseTexts(c, texts) : c;
+}
+
+/** Where the curl line and reproduction script memory left out of a case are (undefined: none left out). */
+function textsLeftOut(c: CaseResult): Spooled | undefined {
+  const at = spooledOf(c);
+  return at && at.textsLength > 0 && c.curl === undefined && c.reproduction === undefined ? at : undefined;
 }
 
 function withTheseTexts(c: CaseResult, texts: SpooledTexts['texts']): CaseResult {
@@ -244,8 +243,8 @@ function withTheseTexts(c: CaseResult, texts: SpooledTexts['texts']): CaseResult
 export function operationWithTexts(op: OperationResult): OperationResult {
   const bySpool = new Map<CaseSpool, CaseResult[]>();
   for (const c of op.cases) {
-    const at = spooledOf(c);
-    if (!at || at.textsLength === 0 || c.curl !== undefined || c.reproduction !== undefined) continue;
+    const at = textsLeftOut(c);
+    if (!at) continue;
     const list = bySpool.get(at.spool) ?? [];
     list.push(c);
     bySpool.set(at.spool, list);
