@@ -242,6 +242,29 @@ describe('sequences against a service', () => {
     const users = exampled.seen.filter((s) => s.path === '/svc/users' && s.status === 200).length;
     expect(exampled.seen.filter((s) => s.path === '/svc/agreements' && s.status === 200).length).toBeGreaterThanOrEqual(DEFAULT_SEQUENCES);
     expect(users).toBeGreaterThanOrEqual(DEFAULT_SEQUENCES + 1);
+    // The record maker's own example names a setup step: every record made for a case runs that step first and
+    // sends the example's body with its answer (nothing errors, each operation's sequences run).
+    const makerExamples = join(await tempDir(), 'examples.yaml');
+    await writeFile(makerExamples, [
+      'operations:',
+      '  addUser:',
+      '    setup:',
+      '      - as: first',
+      '        operation: addUser',
+      "        body: { email: 'first-{{unique}}' }",
+      "    body: { email: '{{first./email}}' }",
+      '',
+    ].join('\n'));
+    const maker = await runAgainst(false, ['--examples', makerExamples]);
+    const sequenceCases = maker.results.operations.flatMap((o) => o.cases.filter((c) => c.name === SEQUENCE_CASE).map((c) => [o.operationId, c.outcome, c.errorMessage]));
+    expect(sequenceCases.length).toBeGreaterThan(0);
+    expect(sequenceCases.filter(([, outcome]) => outcome !== 'passed')).toEqual([]);
+    expect(errors(maker.results)).toEqual([]);
+    // Each step's answer made its way into the body after it: every email the step sent was sent twice.
+    const emails = maker.seen.filter((s) => s.path === '/svc/users' && s.status === 200).map((s) => JSON.parse(s.body).email as string);
+    const stepEmails = new Set(emails.filter((e) => e.startsWith('first-')));
+    expect(stepEmails.size).toBeGreaterThanOrEqual(DEFAULT_SEQUENCES);
+    for (const e of stepEmails) expect(emails.filter((x) => x === e).length, e).toBe(2);
     const none = await runAgainst(false, ['--sequences', '0']);
     expect(none.results.operations.flatMap((o) => o.cases).some((c) => c.name === SEQUENCE_CASE)).toBe(false);
     expect(none.seen.filter((s) => s.path === '/svc/agreements' && s.status === 200).length).toBeLessThan(seen.filter((s) => s.path === '/svc/agreements' && s.status === 200).length);

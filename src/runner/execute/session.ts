@@ -8,7 +8,7 @@ import { defaultClientOptions } from '../http/client-options.ts';
 import { GatewayClient } from '../http/gateway-client.ts';
 import { randomHex } from '../http/random-hex.ts';
 import type { CaseResult, Contract, Exchange, Finding, LeftBehindRecord, Operation } from '../model.ts';
-import { pathParamNames, planOperation, positiveBody, type OperationPlan, type PlannedCase } from '../plan/cases.ts';
+import { neededSetup, pathParamNames, planOperation, positiveBody, type OperationPlan, type PlannedCase } from '../plan/cases.ts';
 import { executionOrder, planOptionsOf } from '../plan/options.ts';
 import { parameterValue, stringValues } from '../plan/parameters.ts';
 import { Random } from '../plan/random.ts';
@@ -433,7 +433,7 @@ export class Session implements CaseHost {
       }
       const producer = found.producer;
       const random = new Random(`${this.config.seed}:${producer.operationId}:fixture:${run.exchanges.length}`);
-      const body = await resolveTemplates(positiveBody(producer, this.examples, random), this.scope({}));
+      const body = await this.recordBody(producer, random, run);
       const declared = this.declaredParams(producer, random);
       // PUT-to-create: the client names the record; its id is the value sent in the path.
       // Each fixture names a record of its own (two cases must not share, and delete, one record).
@@ -464,6 +464,17 @@ export class Session implements CaseHost {
       ids[param] = id;
     }
     return ids;
+  }
+
+  /**
+   * The body a create is sent with to make a record the run needs: its example's, after the setup steps that body
+   * names (their answers fill its templates), else one drawn from its schema.
+   */
+  async recordBody(producer: Operation, random: Random, run: CaseRun): Promise<unknown> {
+    const body = positiveBody(producer, this.examples, random);
+    const setup = this.examples.operations[producer.operationId]?.setup ?? [];
+    const steps = await this.runSetup(neededSetup({ setup, body, query: {}, pathParams: {} }), run);
+    return resolveTemplates(body, this.scope(steps));
   }
 
   /** Template scope; one-time passwords read through it are kept in `secrets` (the case's flow secrets). */

@@ -31,7 +31,7 @@ function relationsHost(session: Session, run: CaseRun): RelationsHost {
     contract: session.contract,
     call: (op, request) => run.send(op, request),
     freshIds: (op) => session.fixture(op, true, run),
-    positiveBody: (op) => resolveTemplates(positiveBody(op, session.examples, new Random(`${session.config.seed}:${op.operationId}:related`)), session.scope({})),
+    positiveBody: (op) => session.recordBody(op, new Random(`${session.config.seed}:${op.operationId}:related`), run),
   };
 }
 
@@ -153,17 +153,13 @@ export async function runSequences(session: Session, run: CaseRun, request: Call
 /** One new record of a create (parents made for it first), as the id a body field names; undefined when none came. */
 async function makeRecord(session: Session, run: CaseRun, create: Operation, field: string, draw: string): Promise<string | undefined> {
   let pathParams: Record<string, string> = {};
+  let body: unknown;
   try {
     if (pathParamNames(create).length > 0) pathParams = await session.fixture(create, true, run);
+    body = await session.recordBody(create, new Random(`${session.config.seed}:${create.operationId}:sequence:${draw}`), run);
   } catch (error) {
     if (error instanceof Skip) return undefined;
     throw error;
-  }
-  let body: unknown;
-  try {
-    body = await resolveTemplates(positiveBody(create, session.examples, new Random(`${session.config.seed}:${create.operationId}:sequence:${draw}`)), session.scope({}));
-  } catch {
-    return undefined; // its example names setup steps: the field keeps a record the run has seen
   }
   const made = await run.send(create, { pathParams, ...(body !== undefined ? { body } : {}) });
   return made.response && is2xx(made) ? createdId(made.response.json, field) : undefined;
