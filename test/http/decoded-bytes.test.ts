@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { gzipSync } from 'node:zlib';
 import { HttpClient } from '../../src/runner/http/client.ts';
+import { defaultClientOptions } from '../../src/runner/http/client-options.ts';
+import { WorkerTransport } from '../../src/runner/http/transport.ts';
 import { CappedBody } from '../../src/runner/http/exchange.ts';
 import { routeUnknown } from '../../src/runner/checks/operation-present.ts';
 import { unknownRouteAnswer } from '../../src/runner/execute/unknown-route.ts';
@@ -41,9 +43,16 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-describe('a 2 GiB gzip body', () => {
+/** A client sending on this thread or on a worker thread (transport.ts): the bounds hold alike. */
+function httpClient(sendOn: 'this-thread' | 'worker', connections: number): HttpClient {
+  const options = { timeoutMs: 30_000, bodyCapBytes: CAP, connections, secrets: [] };
+  if (sendOn === 'this-thread') return new HttpClient(options);
+  return new HttpClient({ ...options, transport: new WorkerTransport({ client: defaultClientOptions('', ''), pool: { timeoutMs: 30_000, connections } }) });
+}
+
+describe.each(['this-thread', 'worker'] as const)('a 2 GiB gzip body, sent on %s', (sendOn) => {
   test('is decoded only up to the cap, then the decoder and the transfer stop', async () => {
-    const c = new HttpClient({ timeoutMs: 30_000, bodyCapBytes: CAP, connections: 4, secrets: [] });
+    const c = httpClient(sendOn, 4);
     try {
       for (let i = 0; i < 3; i++) {
         const e = await c.send({ method: 'GET', url: `${base}/any`, headers: {} });
@@ -62,7 +71,7 @@ describe('a 2 GiB gzip body', () => {
   });
 
   test('several at once each stop at the cap', async () => {
-    const c = new HttpClient({ timeoutMs: 30_000, bodyCapBytes: CAP, connections: 8, secrets: [] });
+    const c = httpClient(sendOn, 8);
     try {
       const all = await Promise.all(Array.from({ length: 8 }, () => c.send({ method: 'GET', url: `${base}/many`, headers: {} })));
       for (const e of all) expect(e.response?.size).toBeLessThanOrEqual(CAP + DECODER_CHUNK);

@@ -3,7 +3,7 @@ import { noteAnswer } from './large-bodies.ts';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { Agent, errors } from './undici.ts';
-import { CappedBody, Cancellation, exchange } from './exchange.ts';
+import { CappedBody, Cancellation, exchange, type RawResponse } from './exchange.ts';
 import { TOO_DEEP, type Exchange, type HttpMethod, type RecordedResponse, type TransportErrorKind } from '../model.ts';
 import { redactHeaders, redactText, type Secret } from './redact.ts';
 
@@ -20,6 +20,8 @@ export interface HttpOptions {
   dispatcher?: Dispatcher;
   /** Headers whose values are credentials, redacted by name (Authorization always is). */
   secretHeaders?: readonly string[];
+  /** What sends the requests (default: `dispatcher` on this thread; see transport.ts). */
+  transport?: Transport;
 }
 
 export interface OutgoingRequest {
@@ -31,19 +33,22 @@ export interface OutgoingRequest {
   bodyEncoding?: 'latin1';
 }
 
-/** Sends requests with undici through one keep-alive agent and records redacted exchanges. */
+/** Sends requests with undici (on this thread or a worker's: see transport.ts) and records redacted exchanges. */
 export class HttpClient {
-  private readonly agent: Dispatcher;
-  /** One cancellation per request in flight: by its own deadline, or all at once by abortInFlight(). */
-  private readonly inFlight = new Set<Cancellation>();
+  private readonly transport: Transport;
 
   constructor(private readonly options: HttpOptions) {
-    this.agent = options.dispatcher ?? new Agent({
-      connections: options.connections,
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-      connect: { timeout: Math.min(options.timeoutMs, 10_000) },
-    });
+    this.transport =
+      options.transport ??
+      new DispatcherTransport(
+        options.dispatcher ??
+          new Agent({
+            connections: options.connections,
+            headersTimeout: options.timeoutMs,
+            bodyTimeout: options.timeoutMs,
+            connect: { timeout: Math.min(options.timeoutMs, 10_000) },
+          }),
+      );
   }
 
   async send(req: OutgoingRequest): Promise<Exchange> {
@@ -56,59 +61,106 @@ export class HttpClient {
       ...(req.body !== undefined ? { body: redactText(req.body, this.options.secrets) } : {}),
       ...(req.bodyEncoding ? { bodyEncoding: req.bodyEncoding } : {}),
     };
-    // The deadline covers the whole exchange, body included.
-    const cancellation = new Cancellation();
-    const deadline = setTimeout(() => cancellation.cancel(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), this.options.timeoutMs);
-    deadline.unref();
-    this.inFlight.add(cancellation);
-    try {
-      const cap = this.options.bodyCapBytes;
-      const res = await exchange(this.agent, req, cap, cancellation, (body, encoding) => readCapped(decoded(body, encoding), cap));
-      const { headers, text, size, truncated, invalidUtf8 } = res;
-      noteAnswer(size + text.length);
-      const response: RecordedResponse = {
-        status: res.status,
-        headers: redactHeaders(headers, this.options.secrets, this.options.secretHeaders),
-        body: redactText(text, this.options.secrets),
-        truncated,
-        size,
-        ...(invalidUtf8 ? { invalidUtf8 } : {}),
-      };
-      if (!truncated && text.trim() !== '') {
-        // Arrays nested past the limit are known too deep without parsing (100,000 levels would be 100,000 arrays).
-        if (arraysDeeperThan(response.body, MAX_JSON_DEPTH)) response.jsonError = `${TOO_DEEP} ${MAX_JSON_DEPTH} levels deep; it cannot be validated`;
-        else try {
-          const json: unknown = JSON.parse(response.body);
-          const depth = nestingDepth(json, MAX_JSON_DEPTH);
-          if (depth > MAX_JSON_DEPTH) response.jsonError = `${TOO_DEEP} ${MAX_JSON_DEPTH} levels deep; it cannot be validated`;
-          else response.json = json;
-        } catch (error) {
-          // Not JSON: a failure where JSON is declared (response-body-readable), else the content-type check's.
-          if (/json/i.test(headers['content-type'] ?? '')) response.jsonError = `the body is not valid JSON: ${(error as Error).message.split('\n')[0]}`;
-        }
-      }
-      return { request: recorded, response, durationMs: performance.now() - started };
-    } catch (error) {
+    const sent = await this.transport.transfer(req, this.options.bodyCapBytes, this.options.timeoutMs);
+    if ('error' in sent) {
       return {
         request: recorded,
-        error: { kind: classify(error), message: redactText(describe(error, this.options.timeoutMs), this.options.secrets) },
+        error: { kind: sent.error.kind, message: redactText(sent.error.message, this.options.secrets) },
         durationMs: performance.now() - started,
       };
-    } finally {
-      clearTimeout(deadline);
-      this.inFlight.delete(cancellation);
     }
+    const { headers, text, size, truncated, invalidUtf8 } = sent.response;
+    noteAnswer(size + text.length);
+    const response: RecordedResponse = {
+      status: sent.response.status,
+      headers: redactHeaders(headers, this.options.secrets, this.options.secretHeaders),
+      body: redactText(text, this.options.secrets),
+      truncated,
+      size,
+      ...(invalidUtf8 ? { invalidUtf8 } : {}),
+    };
+    if (!truncated && text.trim() !== '') {
+      // Arrays nested past the limit are known too deep without parsing (100,000 levels would be 100,000 arrays).
+      if (arraysDeeperThan(response.body, MAX_JSON_DEPTH)) response.jsonError = `${TOO_DEEP} ${MAX_JSON_DEPTH} levels deep; it cannot be validated`;
+      else try {
+        const json: unknown = JSON.parse(response.body);
+        const depth = nestingDepth(json, MAX_JSON_DEPTH);
+        if (depth > MAX_JSON_DEPTH) response.jsonError = `${TOO_DEEP} ${MAX_JSON_DEPTH} levels deep; it cannot be validated`;
+        else response.json = json;
+      } catch (error) {
+        // Not JSON: a failure where JSON is declared (response-body-readable), else the content-type check's.
+        if (/json/i.test(headers['content-type'] ?? '')) response.jsonError = `the body is not valid JSON: ${(error as Error).message.split('\n')[0]}`;
+      }
+    }
+    return { request: recorded, response, durationMs: performance.now() - started };
   }
 
   /** Aborts every request in flight now; requests sent afterwards are not affected. */
   abortInFlight(): void {
-    const reason = new Error('the run was interrupted');
+    this.transport.abortAll('the run was interrupted');
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+}
+
+/** What sends a client's requests and reads their answers: on this thread, or a worker's (transport.ts). */
+export interface Transport {
+  transfer(req: OutgoingRequest, cap: number, timeoutMs: number): Promise<Transfer>;
+  /** Ends every request in flight now (they come back as errors with this message); later ones are sent as usual. */
+  abortAll(message: string): void;
+  close(): Promise<void>;
+}
+
+/** Requests sent on this thread through a dispatcher. */
+export class DispatcherTransport implements Transport {
+  /** One cancellation per request in flight: by its own deadline, or all at once by abortAll(). */
+  private readonly inFlight = new Set<Cancellation>();
+
+  constructor(private readonly dispatcher: Dispatcher) {}
+
+  async transfer(req: OutgoingRequest, cap: number, timeoutMs: number): Promise<Transfer> {
+    const cancellation = new Cancellation();
+    this.inFlight.add(cancellation);
+    try {
+      return await transfer(this.dispatcher, req, cap, timeoutMs, cancellation);
+    } finally {
+      this.inFlight.delete(cancellation);
+    }
+  }
+
+  abortAll(message: string): void {
+    const reason = new Error(message);
     for (const cancellation of this.inFlight) cancellation.cancel(reason);
     this.inFlight.clear();
   }
 
   close(): Promise<void> {
-    return this.agent.close();
+    return this.dispatcher.close();
+  }
+}
+
+/**
+ * What one request came to before it is recorded: the answer as read (not yet redacted), or why there is none
+ * (`message` not yet redacted either: the caller holds the secrets).
+ */
+export type Transfer = { response: RawResponse } | { error: { kind: TransportErrorKind; message: string } };
+
+/**
+ * Sends one request through `dispatcher` and reads its answer up to `cap` bytes (decoded), the whole exchange
+ * within `timeoutMs`; `cancellation` ends it early. Never rejects: a failure is classified and described.
+ */
+export async function transfer(dispatcher: Dispatcher, req: OutgoingRequest, cap: number, timeoutMs: number, cancellation: Cancellation): Promise<Transfer> {
+  // The deadline covers the whole exchange, body included.
+  const deadline = setTimeout(() => cancellation.cancel(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), timeoutMs);
+  deadline.unref();
+  try {
+    return { response: await exchange(dispatcher, req, cap, cancellation, (body, encoding) => readCapped(decoded(body, encoding), cap)) };
+  } catch (error) {
+    return { error: { kind: classify(error), message: describe(error, timeoutMs) } };
+  } finally {
+    clearTimeout(deadline);
   }
 }
 

@@ -10,7 +10,8 @@ import { derivedSecrets } from './auth-variants.ts';
 import { HttpClient, type OutgoingRequest } from './client.ts';
 import type { Secret } from './redact.ts';
 import { RUN_ID_HEADER, secretValues, type ClientOptions } from './client-options.ts';
-import { buildDispatcher } from './dispatcher.ts';
+import { buildDispatcher, tlsOptions } from './dispatcher.ts';
+import { WorkerTransport, type WorkerSetup } from './transport.ts';
 import { randomHex } from './random-hex.ts';
 import { RateLimiter, retryAfterMs, sleep } from './rate-limit.ts';
 import { TokenSource, type IssuedToken } from './token-command.ts';
@@ -34,6 +35,17 @@ export interface GatewayClientOptions {
   token: IssuedToken;
   /** Called with every token the run uses (the first and each refreshed one). */
   onToken?: (token: string) => void;
+  /**
+   * Where requests are sent and answers read: on this thread (the default), or on a worker thread of their own
+   * (transport.ts), which pays when the caller's own work per request keeps this thread busy (a large run).
+   */
+  sendOn?: 'this-thread' | 'worker';
+}
+
+/** What of the client options the worker needs to build the same dispatcher. */
+function dispatcherOptions(client: ClientOptions): WorkerSetup['client'] {
+  const { clientCert, clientKey, caCert, insecure, httpProxy, httpsProxy, noProxy } = client;
+  return { clientCert, clientKey, caCert, insecure, httpProxy, httpsProxy, noProxy };
 }
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'TRACE']);
@@ -66,13 +78,19 @@ export class GatewayClient {
       options.onToken?.(token);
     });
     this.limiter = new RateLimiter(client.rateLimit);
+    const pool = { timeoutMs: options.timeoutMs, connections: options.connections };
     this.http = new HttpClient({
       timeoutMs: options.timeoutMs,
       bodyCapBytes: options.bodyCapBytes,
       connections: options.connections,
       secrets: this.redactions,
       secretHeaders: [options.authHeader],
-      dispatcher: buildDispatcher(client, { timeoutMs: options.timeoutMs, connections: options.connections }),
+      ...(options.sendOn === 'worker'
+        ? {
+            // The TLS files are read here first, so that a bad one is named at once.
+            transport: (tlsOptions(client), new WorkerTransport({ client: dispatcherOptions(client), pool })),
+          }
+        : { dispatcher: buildDispatcher(client, pool) }),
     });
   }
 
