@@ -59,12 +59,19 @@ export class Batch<T> {
 // Built (dist/*.js): the built worker, run as is; from the TypeScript sources: the .ts worker through tsx.
 const COMPILED = import.meta.url.endsWith('.js');
 
+/**
+ * The thread's young generation is kept small: what it allocates per exchange dies at once, and V8's default lets
+ * the young generation grow to tens of megabytes first (800 operations against `200 {}`: the thread's heap 47 MB
+ * at its peak, the process 190 MiB; at 4 MB 17 MB and 167 MiB, sending on the main thread 164 MiB).
+ */
+const RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 4 };
+
 function startWorker(setup: WorkerSetup): Worker {
-  if (COMPILED) return new Worker(new URL('./transport-worker.js', import.meta.url), { workerData: setup });
+  if (COMPILED) return new Worker(new URL('./transport-worker.js', import.meta.url), { workerData: setup, resourceLimits: RESOURCE_LIMITS });
   const tsx = join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs');
   const entry = new URL('./transport-worker.ts', import.meta.url).href;
   const boot = `import(${JSON.stringify(pathToFileURL(tsx).href)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(boot, { eval: true, workerData: setup });
+  return new Worker(boot, { eval: true, workerData: setup, resourceLimits: RESOURCE_LIMITS });
 }
 
 export class WorkerTransport implements Transport {
