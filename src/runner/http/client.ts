@@ -151,7 +151,7 @@ export type Transfer = { response: RawResponse } | { error: { kind: TransportErr
  * Sends one request through `dispatcher` and reads its answer up to `cap` bytes (decoded), the whole exchange
  * within `timeoutMs`; `cancellation` ends it early. Never rejects: a failure is classified and described.
  */
-export async function transfer(dispatcher: Dispatcher, req: OutgoingRequest, cap: number, timeoutMs: number, cancellation: Cancellation): Promise<Transfer> {
+async function transfer(dispatcher: Dispatcher, req: OutgoingRequest, cap: number, timeoutMs: number, cancellation: Cancellation): Promise<Transfer> {
   // The deadline covers the whole exchange, body included.
   const deadline = setTimeout(() => cancellation.cancel(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), timeoutMs);
   deadline.unref();
