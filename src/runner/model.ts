@@ -18,6 +18,12 @@ export interface ParameterSpec {
   /** The parameter's documented example value, when it has one. */
   example?: unknown;
   /**
+   * A query parameter declared with `allowEmptyValue: true`: `?name=` is a value the server must take. Without it
+   * an empty value is not allowed by OpenAPI, and many servers read it as the parameter left out, so the tool
+   * never counts on either reading (see plan/empty-values.ts).
+   */
+  allowEmptyValue?: true;
+  /**
    * A parameter described by `content` instead of `schema`: its media type. A JSON one is sent as one JSON
    * text (e.g. `?filter={"where":{...}}`), its schema being that media type's.
    */

@@ -159,6 +159,36 @@ describe('requests', () => {
     expect(describeRequest(a[0]!, { pathParams: { id: 'record-1' }, query: {} })).toMatch(/query\.limit = /);
   });
 
+  test('no empty value in the query, a header or a cookie unless allowEmptyValue (a server may read it as left out)', () => {
+    const param = (name: string, where: 'query' | 'header' | 'cookie', schema: JsonSchema, required = false, over = {}) => ({ name, in: where, required, schema, pointer: '', ...over });
+    const op = {
+      ...OP,
+      path: '/things',
+      parameters: [
+        param('q', 'query', { type: 'string' }),
+        param('term', 'query', { type: 'string' }, true),
+        param('ids', 'query', { type: 'array', items: { type: 'string' } }, true),
+        param('tags', 'query', { type: 'array', items: { type: 'string' } }),
+        param('X-Note', 'header', { type: 'string' }),
+        param('pref', 'cookie', { type: 'string' }),
+        param('open', 'query', { type: 'string' }, false, { allowEmptyValue: true }),
+        param('only', 'query', { type: 'string', enum: [''] }),
+      ],
+    } as unknown as Operation;
+    const requests = fc.sample(requestArbitrary(op, { pathParams: {}, query: {} }, random()), { seed: 3, numRuns: 400 });
+    const values = (name: string) => requests.flatMap((r) => (name in r.query ? [r.query[name]] : name in r.headers ? [r.headers[name]] : name in r.cookies ? [r.cookies[name]] : []));
+    for (const name of ['q', 'term', 'X-Note', 'pref']) {
+      expect(values(name).length, name).toBeGreaterThan(50);
+      expect(values(name).includes(''), name).toBe(false);
+    }
+    // A required array is never empty (it would send nothing); an optional one may be (the same as left out).
+    expect(values('ids').some((v) => Array.isArray(v) && (v.length === 0 || v.includes('')))).toBe(false);
+    expect(values('tags').some((v) => Array.isArray(v) && v.includes(''))).toBe(false);
+    // Where the contract allows it, or the schema has nothing else, the empty value is drawn.
+    expect(values('open').includes('')).toBe(true);
+    expect(values('only').every((v) => v === '')).toBe(true);
+  });
+
   test('an operation with nothing to vary has no fuzzing phase', () => {
     expect(hasInputs({ ...OP, parameters: [OP.parameters[0]!] } as Operation)).toBe(false);
     expect(hasInputs(OP)).toBe(true);

@@ -196,6 +196,48 @@ describe('types, nulls, strings, arrays and enums', () => {
     expect(items.find((i) => i.class === 'wrong-type' && i.label.startsWith('query.ids'))).toMatchObject({ valid: false, query: { ids: ['not-a-number'] } });
   });
 
+  test('an empty value in the query, a header or a cookie: a probe only where both readings (left out, "") are invalid', () => {
+    const operation = op({
+      method: 'GET',
+      path: '/books',
+      parameters: [
+        param('genre', 'query', { type: 'string', enum: ['fiction', 'poetry'] }),
+        param('name', 'query', { type: 'string', minLength: 1 }),
+        param('q', 'query', { type: 'string' }),
+        param('kind', 'query', { type: 'string', enum: ['a', 'b'] }, true),
+        param('term', 'query', { type: 'string' }, true),
+        param('X-Tenant', 'header', { type: 'string', minLength: 2 }),
+        param('X-Region', 'header', { type: 'string', minLength: 2 }, true),
+        param('session', 'cookie', { type: 'string', pattern: '^[a-z]+$' }),
+      ],
+    });
+    const items = run(operation, { pathParams: {}, query: { kind: 'a', term: 't', genre: 'fiction' }, headers: { 'X-Region': 'eu' } });
+    const empty = items.filter((i) => Object.values({ ...i.query, ...i.headers, ...i.cookies }).some((v) => v === ''));
+    // Optional ones (genre, name, q, X-Tenant, session) never go out empty: a server may read them as left out.
+    // Required ones whose schema refuses "" (kind, X-Region) do, as probes that must be refused; term's "" is
+    // valid to its schema but may read as missing: not sent.
+    expect(empty.map((i) => [i.label, i.valid]).sort()).toEqual([
+      ['header.X-Region = "" (empty string)', false],
+      ['query.kind = "" (empty string)', false],
+    ]);
+  });
+
+  test('allowEmptyValue: an empty query value is the schema\'s to judge; a JSON query parameter sends "" as its text', () => {
+    const operation = op({
+      method: 'GET',
+      path: '/books',
+      parameters: [
+        { ...param('q', 'query', { type: 'string' }), allowEmptyValue: true },
+        { ...param('genre', 'query', { type: 'string', enum: ['fiction'] }), allowEmptyValue: true },
+        { ...param('filter', 'query', { type: 'string' }), contentType: 'application/json' },
+      ],
+    });
+    const items = run(operation, { pathParams: {}, query: {} });
+    expect(byLabel(items, 'query.q = "" (empty string)')?.valid).toBe(true);
+    expect(byLabel(items, 'query.genre = "" (empty string)')?.valid).toBe(false);
+    expect(byLabel(items, 'query.filter = "" (empty string)')?.valid).toBe(true);
+  });
+
   test('a GET with a string query parameter: a filter nothing matches, valid', () => {
     const operation = op({ method: 'GET', path: '/customers', parameters: [param('name', 'query', { type: 'string', maxLength: 40 }), param('id', 'query', { type: 'string', format: 'uuid' })] });
     const items = run(operation, { pathParams: {}, query: {} }).filter((i) => i.class === 'no-match-filter');
@@ -344,7 +386,8 @@ describe('order, budget and determinism', () => {
     method: 'PUT',
     path: '/things/{id}',
     ...jsonBody(schema),
-    parameters: [param('id', 'path', { type: 'integer', format: 'int64' }), param('q', 'query', { type: 'string' }), param('X-Req', 'header', { type: 'integer' }), param('s', 'cookie', { type: 'string' })],
+    // q allows an empty value: its first class is the empty string, so no two of the first items share a class.
+    parameters: [param('id', 'path', { type: 'integer', format: 'int64' }), { ...param('q', 'query', { type: 'string' }), allowEmptyValue: true }, param('X-Req', 'header', { type: 'integer' }), param('s', 'cookie', { type: 'string' })],
   });
   const positive = { pathParams: { id: '7' }, query: { q: 'x' }, headers: { 'X-Req': '1' }, cookies: { s: 'k' }, body: { a: 1, b: 'x', c: true, d: 2 } };
 

@@ -210,6 +210,7 @@ function mergeParameters(
         schema,
         pointer: `${base}/parameters/${i}`,
         ...(example !== undefined ? { example } : {}),
+        ...(location === 'query' && p['allowEmptyValue'] === true ? { allowEmptyValue: true as const } : {}),
         ...(media ? { contentType: media[0] } : {}),
       });
     });

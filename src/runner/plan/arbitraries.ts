@@ -3,6 +3,7 @@ import type { JsonSchema, Operation } from '../model.ts';
 import { formatRow } from './formats.ts';
 import { distinctValues, factsOf, INT32, mergeSchemas } from './keywords.ts';
 import { RESERVED_HEADERS } from './fuzz-inputs.ts';
+import { emptyIsAmbiguous, hasNonEmptyValues, sendsEmpty } from './empty-values.ts';
 import { asText } from './parameters.ts';
 import type { Random } from './random.ts';
 import { generate, isOmitted, patternValue, UNKNOWN, withDiscriminator } from './values.ts';
@@ -455,8 +456,10 @@ export function requestArbitrary(op: Operation, positive: PositiveRequest, rando
       declared.add(param.name);
       if (where === 'header' && RESERVED_HEADERS.has(param.name.toLowerCase())) continue;
       if (where === 'path' && !varyPath.has(param.name)) continue;
-      const arb = schemaArbitrary(param.schema, { random, text, int64Digits: true }, known[param.name]);
+      let arb = schemaArbitrary(param.schema, { random, text, int64Digits: true }, known[param.name]);
       if (!arb) continue;
+      // Never an empty value the server may read as the parameter left out (plan/empty-values.ts).
+      if (emptyIsAmbiguous(param) && hasNonEmptyValues(param.schema, param)) arb = arb.filter((v) => !sendsEmpty(v, param));
       model[param.name] = where === 'query' ? arb : arb.map(asText);
       if (param.required || where === 'path') requiredKeys.push(param.name);
     }

@@ -4,6 +4,7 @@ import { accepts } from './accepts.ts';
 import type { PositiveRequest } from './arbitraries.ts';
 import { boundaryValues } from './coverage.ts';
 import { formatRow } from './formats.ts';
+import { emptyIsAmbiguous, sendsEmpty } from './empty-values.ts';
 import { edges, factsOf, INT64 } from './keywords.ts';
 import type { Random } from './random.ts';
 import { generate, isOmitted, patternValue, UNKNOWN, wrongTypeValue } from './values.ts';
@@ -130,6 +131,8 @@ interface Target {
   present: boolean;
   /** A parameter sent as one JSON text (described by a JSON media type): its values are any JSON, as a body field's. */
   json?: boolean;
+  /** A parameter whose empty value a server may read as left out (plan/empty-values.ts). */
+  emptyAmbiguous?: Pick<ParameterSpec, 'in' | 'required'>;
   /** What the positive request sends (ABSENT: nothing; undefined: not known here, e.g. a path id filled in later). */
   positiveValue: Value | undefined;
   verdict(value: Value): Verdict;
@@ -393,6 +396,7 @@ function parameterTarget(p: ParameterSpec, positive: PositiveRequest): Target {
   const json = p.contentType !== undefined && isJson(p.contentType);
   return {
     ...(json ? { json } : {}),
+    ...(emptyIsAmbiguous(p) ? { emptyAmbiguous: p } : {}),
     where: p.in,
     name: p.name,
     schema: p.schema,
@@ -522,7 +526,11 @@ function candidates(t: Target, op: Operation, random: Random): Candidate[] {
       if (drawn !== UNKNOWN && drawn !== undefined) add(drawn, 'optional-present', 'optional, present', 'either');
     }
   }
-  return list;
+  // An empty value in the query, a header or a cookie: sent only as a probe that must be refused, where both of its
+  // readings (left out, or the empty string) are invalid: for a required parameter (plan/empty-values.ts).
+  const ambiguous = t.emptyAmbiguous;
+  if (!ambiguous) return list;
+  return list.flatMap((c) => (!sendsEmpty(c.value, ambiguous) ? [c] : t.required && c.intent !== true ? [{ ...c, intent: false as const }] : []));
 }
 
 /**
