@@ -8,7 +8,7 @@ import { defaultClientOptions } from '../http/client-options.ts';
 import { GatewayClient } from '../http/gateway-client.ts';
 import { randomHex } from '../http/random-hex.ts';
 import type { CaseResult, Contract, Exchange, Finding, LeftBehindRecord, Operation } from '../model.ts';
-import { neededSetup, pathParamNames, planOperation, positiveBody, type OperationPlan, type PlannedCase } from '../plan/cases.ts';
+import { neededSetup, pathExample, pathParamNames, planOperation, positiveBody, type OperationPlan, type PlannedCase } from '../plan/cases.ts';
 import { executionOrder, planOptionsOf } from '../plan/options.ts';
 import { parameterValue, stringValues } from '../plan/parameters.ts';
 import { Random } from '../plan/random.ts';
@@ -394,8 +394,6 @@ export class Session implements CaseHost {
     const status = probe.response?.status;
     // A 405 whose Allow leaves the method out, or a 501, speaks of the route, never of a record.
     if (names.length === 0 || status === 405 || status === 501) return { state: 'missing' };
-    const examples = op.parameters.filter((p) => p.in === 'path' && p.example !== undefined).length === names.length;
-    if (examples && op.method !== 'DELETE') return { state: 'missing' };
     // A record known to exist: never for a DELETE (it would remove a record the run did not make).
     if (op.method === 'DELETE') return { state: 'unverified', why: `${op.method} ${op.path} answered like an unknown route for ids no record has` };
     const run = new CaseRun(this, { operationId: op.operationId, name: 'presence', kind: 'presence', expectation: 'presence', request: { pathParams: {}, query: {}, auth: 'valid', setup: [] }, fixture: 'none', expect: [] }, op);
@@ -418,24 +416,33 @@ export class Session implements CaseHost {
 
   /** Creates (through the API) the records an operation's path ids name; `fresh` makes new ones. */
   async fixture(op: Operation, fresh: boolean, run: CaseRun): Promise<Record<string, string>> {
-    if (fresh) return this.buildFixture(op, run);
+    if (fresh) return this.buildFixture(op, run, true);
     let shared = this.fixtures.get(op.operationId);
     if (!shared) {
-      shared = this.buildFixture(op, run);
+      shared = this.buildFixture(op, run, false);
       this.fixtures.set(op.operationId, shared);
     }
     return shared;
   }
 
-  private async buildFixture(op: Operation, run: CaseRun): Promise<Record<string, string>> {
+  private async buildFixture(op: Operation, run: CaseRun, fresh: boolean): Promise<Record<string, string>> {
     const ids: Record<string, string> = {};
+    const examples: Record<string, string> = {};
+    let exampleReader: Operation | undefined;
     for (const param of pathParamNames(op)) {
       const found = producerFor(this.contract, op, param);
       if (!found) {
-        // A read may use a record the deployment already has (seen in an answer of the run).
+        // A read may use a record the deployment already has (seen in an answer of the run), else the contract's
+        // example value once a GET shows it names one (below).
         const pooled = isSafe(op) ? this.pool.values(op, param).at(-1) : undefined;
         if (pooled !== undefined) {
           ids[param] = pooled;
+          continue;
+        }
+        const example = fresh ? undefined : pathExample(this.contract, op, param);
+        if (example) {
+          ids[param] = examples[param] = example.value;
+          exampleReader = example.reader;
           continue;
         }
         throw new Skip('no-producer', `no described operation creates the record for {${param}}`);
@@ -472,7 +479,22 @@ export class Session implements CaseHost {
       }
       ids[param] = id;
     }
+    if (exampleReader) await this.lookUpExamples(op, exampleReader, ids, examples, run);
     return ids;
+  }
+
+  /** The contract's example path values of a read are used only if a GET of that path answers them with success. */
+  private async lookUpExamples(op: Operation, reader: Operation, ids: Record<string, string>, examples: Record<string, string>, run: CaseRun): Promise<void> {
+    // The reader's path has the read's shape; its parameters may go by other names.
+    const names = pathParamNames(reader);
+    const values = pathParamNames(op).map((p) => ids[p] ?? '');
+    const pathParams = Object.fromEntries(names.map((n, i) => [n, values[i] ?? '']));
+    const random = new Random(`${this.config.seed}:${op.operationId}:example-record`);
+    const check = await run.send(reader, { ...this.declaredParams(reader, random), pathParams });
+    if (is2xx(check)) return;
+    const shown = Object.entries(examples).map(([p, v]) => `{${p}} = ${JSON.stringify(v)}`).join(', ');
+    const answer = check.response ? `answered ${check.response.status}` : `failed: ${check.error?.message ?? 'no answer'}`;
+    throw new Skip('no-producer', `no described operation creates the record for ${Object.keys(examples).map((p) => `{${p}}`).join(', ')}, and the contract's example (${shown}) names none on this deployment (${reader.method} ${reader.path} ${answer})`);
   }
 
   /**

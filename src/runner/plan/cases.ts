@@ -137,6 +137,20 @@ export function producerOf(contract: Contract, op: Operation, param: string): Op
   return producerFor(contract, op, param)?.producer;
 }
 
+/**
+ * The contract's example value of a path parameter no described operation creates, for a read (GET, HEAD,
+ * OPTIONS) whose record a GET of the same path can look up: such a read may take the example, once that GET shows
+ * it names a record on the deployment (Session.buildFixture; a 404 there leaves the read untested, as before). A
+ * write never acts on a record the run did not make.
+ */
+export function pathExample(contract: Contract, op: Operation, param: string): { value: string; reader: Operation } | undefined {
+  if (!SAFE_METHODS.has(op.method)) return undefined;
+  const example = op.parameters.find((p) => p.in === 'path' && p.name === param)?.example;
+  if (example === undefined || example === null || typeof example === 'object' || example === '') return undefined;
+  const reader = readerFor(contract, op) ?? (op.method === 'GET' ? op : undefined);
+  return reader ? { value: String(example), reader } : undefined;
+}
+
 /** The GET of the same record: the operation that reads back what PUT, PATCH or DELETE acted on. */
 export function readerOf(contract: Contract, op: Operation): Operation | undefined {
   return readerFor(contract, op);
@@ -443,6 +457,7 @@ function skipReason(
     for (const param of pathParamNames(op)) {
       if (param in request.pathParams) continue;
       const producer = producerOf(contract, op, param);
+      if (!producer && fixture === 'shared' && pathExample(contract, op, param)) continue;
       if (!producer) return { kind: 'no-producer', reason: `no described operation creates the record for path parameter {${param}}` };
       const effect = sideEffectOf(profile, producer.operationId);
       if (effect?.class === 'irreversible' && !options.allowIrreversible) {
