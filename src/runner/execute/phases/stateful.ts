@@ -5,12 +5,16 @@
  * judged (the reads as answers of their own operations); the intent check judges the chain.
  * Sequences (runSequences): records made for the call alone, the call, and the same call again.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { RelatedRead } from '../../checks/types.ts';
 import { isIrreversible } from '../../description/profile.ts';
-import type { CaseResult, Exchange, Operation } from '../../model.ts';
+import type { CaseResult, Exchange, JsonSchema, Operation } from '../../model.ts';
 import { DEFAULT_SEQUENCES, pathParamNames, positiveBody, readerOf } from '../../plan/cases.ts';
 import { Random } from '../../plan/random.ts';
-import { listOf, notAcceptedOnUpdate, referencedCreates } from '../../plan/relations.ts';
+import { listOf, notAcceptedOnUpdate, recordProperties, referencedCreates } from '../../plan/relations.ts';
+import { accepts } from '../../plan/accepts.ts';
+import { factsOf } from '../../plan/keywords.ts';
+import { generate, UNKNOWN } from '../../plan/values.ts';
 import { createdId } from '../../plan/resources.ts';
 import { withAdditionalProperty } from '../../plan/coverage-classes.ts';
 import { alignBodyToPath, withReference } from '../references.ts';
@@ -65,7 +69,7 @@ export async function runLifecycle(session: Session, run: CaseRun, request: Call
   if (!reader) return run.skipped(`no GET ${op.path} to read the record back`, 'no-producer');
   const before = await run.send(reader, { pathParams: request.pathParams });
   if (!is2xx(before)) return run.skipped(`${reader.operationId} answered ${before.response?.status ?? before.error?.message} before the ${op.method}`, 'setup-failed');
-  const sent = op.method === 'PUT' ? changedBody(request.body, before.response?.json) : undefined;
+  const sent = op.method === 'PUT' ? changedBody(request.body, before.response?.json, op.requestBody?.schema, new Random(`${session.config.seed}:${op.operationId}:changed`)) : undefined;
   // Fields the update does not accept go along, changed: they must be neither applied nor required.
   const notAccepted = op.method === 'PUT' ? notAcceptedOnUpdate(op, reader, before.response?.json) : {};
   const extra = changedBody(notAccepted, notAccepted) as Record<string, unknown>;
@@ -165,19 +169,34 @@ async function makeRecord(session: Session, run: CaseRun, create: Operation, fie
   return made.response && is2xx(made) ? createdId(made.response.json, field) : undefined;
 }
 
-/** The update body with every value made different from what the record holds now (so a no-op update shows). */
-function changedBody(body: unknown, current: unknown): unknown {
+/**
+ * The update body with every value made different from what the record holds now (so a no-op update shows), each
+ * still one its property's schema accepts: another enum value, the number next to it, the text with "-changed",
+ * else a value drawn afresh from the schema; a value that cannot change and stay valid is sent as it is. A body
+ * the schema would refuse as a whole is sent as planned.
+ */
+function changedBody(body: unknown, current: unknown, schema?: JsonSchema, random?: Random): unknown {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
   const now = (typeof current === 'object' && current !== null ? current : {}) as Record<string, unknown>;
+  const properties = recordProperties(schema);
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(body)) {
-    if (now[k] !== v) out[k] = v;
-    else if (typeof v === 'boolean') out[k] = !v;
-    else if (typeof v === 'number') out[k] = v + 1;
-    else if (typeof v === 'string') out[k] = `${v}-changed`;
-    else out[k] = v;
-  }
-  return out;
+  for (const [k, v] of Object.entries(body)) out[k] = now[k] !== v ? v : changedValue(v, properties[k], random);
+  return schema !== undefined && accepts(schema, out) === false ? body : out;
+}
+
+function changedValue(value: unknown, schema: JsonSchema | undefined, random: Random | undefined): unknown {
+  const allowed = schema === undefined ? undefined : factsOf(schema).allowed;
+  const candidates: unknown[] = [
+    ...(allowed ?? []).filter((a) => !isDeepStrictEqual(a, value)),
+    ...(typeof value === 'boolean' ? [!value] : typeof value === 'number' ? [value + 1, value - 1] : typeof value === 'string' ? [`${value}-changed`] : []),
+  ];
+  const valid = (candidate: unknown) => schema === undefined || accepts(schema, candidate) !== false;
+  const found = candidates.find(valid);
+  if (found !== undefined || schema === undefined || random === undefined) return found ?? value;
+  // Drawn without the schema's examples and default: those are what the record was made with.
+  const { examples: _examples, example: _example, default: _default, ...plain } = typeof schema === 'object' ? schema : {};
+  const drawn = generate(typeof schema === 'object' ? plain : schema, random);
+  return drawn !== UNKNOWN && drawn !== undefined && !isDeepStrictEqual(drawn, value) && valid(drawn) ? drawn : value;
 }
 
 export type { Operation };
