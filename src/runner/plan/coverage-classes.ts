@@ -7,7 +7,7 @@ import { formatRow } from './formats.ts';
 import { emptyIsAmbiguous, sendsEmpty } from './empty-values.ts';
 import { edges, factsOf, INT64 } from './keywords.ts';
 import type { Random } from './random.ts';
-import { generate, isOmitted, patternValue, UNKNOWN, wrongTypeValue } from './values.ts';
+import { generate, isOmitted, patternValue, UNKNOWN, withoutExamples, wrongTypeValue } from './values.ts';
 
 /**
  * The input classes that break servers, as overrides of an operation's positive request: the coverage phase
@@ -560,10 +560,6 @@ function leftoverClass(v: unknown, schema: Record<string, unknown>): [string, st
   return Array.isArray(v) && v.length === 0 ? ['empty-array', 'empty array', 'either'] : ['bound', 'edge', 'either'];
 }
 
-function withoutExamples(schema: Record<string, unknown>): Record<string, unknown> {
-  const { examples: _e, example: _x, default: _d, ...rest } = schema;
-  return rest;
-}
 
 function unicodeOf(schema: Record<string, unknown>): string {
   const { minLength: min, maxLength: max } = factsOf(schema);

@@ -19,6 +19,12 @@ export interface GenerateOptions {
   omit?: 'readOnly' | 'writeOnly';
 }
 
+/** The schema without its examples and default: what a value drawn afresh from it, not the documented one, needs. */
+export function withoutExamples(schema: Record<string, unknown>): Record<string, unknown> {
+  const { examples: _e, example: _x, default: _d, ...rest } = schema;
+  return rest;
+}
+
 /**
  * Builds a value that honours a schema: examples first, then const/enum/default, then type, format and bounds
  * (inclusive and exclusive, multipleOf, lengths, patterns). Unconstrained schemas ("type not shown") give

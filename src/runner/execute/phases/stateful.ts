@@ -14,7 +14,7 @@ import { Random } from '../../plan/random.ts';
 import { listOf, notAcceptedOnUpdate, recordProperties, referencedCreates } from '../../plan/relations.ts';
 import { accepts } from '../../plan/accepts.ts';
 import { factsOf } from '../../plan/keywords.ts';
-import { generate, UNKNOWN } from '../../plan/values.ts';
+import { generate, UNKNOWN, withoutExamples } from '../../plan/values.ts';
 import { createdId } from '../../plan/resources.ts';
 import { withAdditionalProperty } from '../../plan/coverage-classes.ts';
 import { alignBodyToPath, withReference } from '../references.ts';
@@ -194,8 +194,7 @@ function changedValue(value: unknown, schema: JsonSchema | undefined, random: Ra
   const found = candidates.find(valid);
   if (found !== undefined || schema === undefined || random === undefined) return found ?? value;
   // Drawn without the schema's examples and default: those are what the record was made with.
-  const { examples: _examples, example: _example, default: _default, ...plain } = typeof schema === 'object' ? schema : {};
-  const drawn = generate(typeof schema === 'object' ? plain : schema, random);
+  const drawn = generate(typeof schema === 'object' ? withoutExamples(schema) : schema, random);
   return drawn !== UNKNOWN && drawn !== undefined && !isDeepStrictEqual(drawn, value) && valid(drawn) ? drawn : value;
 }
 
