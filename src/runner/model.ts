@@ -60,6 +60,14 @@ export interface ResponseSpec {
    */
   schemaRef?: string;
   pointer: string;
+  /**
+   * Each declared media type with its own schema, where they differ from the JSON one: set when a media type
+   * other than JSON declares a schema (a text/plain string, a text/html page), so that a body is judged by the
+   * media type it is answered in.
+   */
+  media?: Array<{ type: string; schema?: JsonSchema; schemaRef?: string }>;
+  /** The headers the response declares (`required`, and the schema a present one's value must match). */
+  headers?: Array<{ name: string; required: boolean; schema: JsonSchema; pointer: string; contentType?: string }>;
 }
 
 export interface RequestBodySpec {
@@ -174,6 +182,7 @@ export type CheckId =
   | 'not-a-server-error'
   | 'status-code-conformance'
   | 'content-type-conformance'
+  | 'response-headers-conformance'
   | 'response-schema-conformance'
   | 'error-envelope-conformance'
   | 'create-shape'
@@ -225,6 +234,13 @@ export interface Finding {
    * more than one: the finding is shown once, with the smallest request that shows it.
    */
   count?: number;
+  /**
+   * An input of the lenient tier (plan/input-tiers.ts) was accepted: a warning the reports count apart as "accepted
+   * leniently" (an error instead, without this mark, where the profile declares strictInput).
+   */
+  lenient?: true;
+  /** The input class of the request a negative-data-rejected finding is about. */
+  inputClass?: string;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -348,6 +364,11 @@ export interface RunResults {
   shard?: { index: number; count: number };
   coverage: CoverageSummary;
   counts: Record<Outcome, number>;
+  /**
+   * Inputs of the lenient tier the deployment accepted (plan/input-tiers.ts): the cases that showed one (each shown
+   * with its smallest request), the requests, the operations; derived, absent when none. Warnings, counted apart from the others.
+   */
+  acceptedLeniently?: { cases: number; requests: number; operations: number };
   operations: OperationResult[];
   /** Operations the deployment's own description lists that the contract lacks, and the reverse. */
   deploymentDiff?: { extra: Array<{ method: string; path: string; operationId?: string }>; lacking: string[] };

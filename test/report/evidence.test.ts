@@ -77,6 +77,7 @@ describe('response-schema-conformance carries the expected fragment', () => {
         durationMs: 1,
       },
       operation,
+      profile: {},
       validator: new SchemaValidator(),
     } as unknown as CheckContext;
     return responseSchemaConformance.run(ctx);

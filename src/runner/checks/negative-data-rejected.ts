@@ -1,7 +1,12 @@
+import { mustReject } from '../plan/input-tiers.ts';
 import type { Check } from './types.ts';
 import { finding } from './types.ts';
 
-/** Invalid input must be rejected, with 400 where the operation documents it. */
+/**
+ * Invalid input must be rejected, with 400 where the operation documents it. What must be rejected is the
+ * must-reject tier of plan/input-tiers.ts; an input of the lenient tier taken is a warning (accepted leniently),
+ * unless the profile declares strictInput for it.
+ */
 export const negativeDataRejected: Check = {
   id: 'negative-data-rejected',
   scope: 'intent',
@@ -12,7 +17,12 @@ export const negativeDataRejected: Check = {
     const documents400 = ctx.operation.responses.some((r) => r.status === '400');
     if (status < 400) {
       const what = ctx.coverage ? ` (${ctx.coverage.label})` : '';
-      return [finding(ctx, 'negative-data-rejected', 'error', `Invalid input was accepted with ${status}${what}.`, { expected: documents400 && !ctx.anyClientError ? 400 : '4xx', actual: status })];
+      const inputClass = ctx.inputClass !== undefined ? { inputClass: ctx.inputClass } : {};
+      const expected = documents400 && !ctx.anyClientError ? 400 : '4xx';
+      if (!mustReject(ctx.inputClass, ctx.profile.strictInput)) {
+        return [finding(ctx, 'negative-data-rejected', 'warning', `Input the contract does not describe as valid was accepted leniently with ${status}${what}.`, { expected, actual: status, lenient: true, ...inputClass })];
+      }
+      return [finding(ctx, 'negative-data-rejected', 'error', `Invalid input was accepted with ${status}${what}.`, { expected, actual: status, ...inputClass })];
     }
     if (ctx.anyClientError) return [];
     // Without a platform rule that invalid input is 400, a rejection the operation documents (e.g. 422 beside

@@ -15,6 +15,7 @@ import { positiveDataAccepted } from './positive-data-accepted.ts';
 import { propertyCasing } from './property-casing.ts';
 import { responseBodyReadable } from './response-body-readable.ts';
 import { responseTimeout } from './response-timeout.ts';
+import { responseHeadersConformance } from './response-headers-conformance.ts';
 import { responseSchemaConformance } from './response-schema-conformance.ts';
 import { statusCodeConformance } from './status-code-conformance.ts';
 import { successNotErrorEnvelope } from './success-not-error-envelope.ts';
@@ -34,6 +35,7 @@ export const CHECKS: ReadonlyMap<CheckId, Check> = new Map(
     contentTypeConformance,
     responseBodyReadable,
     responseSchemaConformance,
+    responseHeadersConformance,
     errorEnvelopeConformance,
     createShape,
     authEnforced,

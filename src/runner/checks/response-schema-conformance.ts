@@ -1,11 +1,23 @@
-import { responseFor } from '../description/load.ts';
-import type { Check } from './types.ts';
-import { finding } from './types.ts';
+import { mediaEntries, responseFor } from '../description/load.ts';
+import { factsOf } from '../plan/keywords.ts';
+import type { ResponseSpec } from '../model.ts';
+import { mediaTypeMatches } from './content-type-conformance.ts';
+import { isJsonMediaType } from './json-wellformed.ts';
+import type { Check, CheckContext } from './types.ts';
+import { finding, mediaType } from './types.ts';
+
+type Entry = ReturnType<typeof mediaEntries>[number];
+
+/** Statuses and methods whose answers carry no body (RFC 9110 §9.3.2, §15.3.5, §15.3.6, §15.4.5). */
+const NO_BODY_STATUSES = new Set([204, 205, 304]);
 
 /**
- * A JSON body must validate against the documented response schema (ajv 2020-12 with formats; integers beyond
- * 2^53 judged on their exact digits). A schema the tool cannot compile throws SchemaCompileError: the case
- * errors (a tool problem), it never fails the service.
+ * A declared body must be present and match its schema, judged by the media type it is answered in: a JSON (or
+ * `+json`) body is parsed and validated against its media type's schema (ajv 2020-12 with formats; integers
+ * beyond 2^53 judged on their exact digits); a `text/*` body against a schema that admits strings, as a string;
+ * any other body for its media type only (content-type-conformance; response-body-readable for XML). An empty
+ * body where the response declares content with a schema an empty value does not meet is an error. A schema the
+ * tool cannot compile throws SchemaCompileError: the case errors (a tool problem), it never fails the service.
  */
 export const responseSchemaConformance: Check = {
   id: 'response-schema-conformance',
@@ -13,21 +25,82 @@ export const responseSchemaConformance: Check = {
   run(ctx) {
     const { response } = ctx.exchange;
     const spec = responseFor(ctx.operation, response.status);
-    // Truncated, too deep or invalid JSON where JSON is declared: response-body-readable fails the case.
-    if (!spec?.schema || response.truncated || response.jsonError || response.body.trim() === '') return [];
+    // Truncated, too deep or invalid JSON where JSON is declared: response-body-readable says so.
+    if (!spec || response.truncated) return [];
+    const entries = mediaEntries(spec);
+    if (response.body.trim() === '') return emptyBody(ctx, spec, entries);
+    const actual = mediaType(response.headers);
+    const entry = actual ? chooseEntry(entries, actual, ctx) : (entries.find((e) => isJsonMediaType(e.type.split(';')[0]?.trim().toLowerCase())) ?? entries[0]);
+    if (entry?.schema === undefined) return [];
     const location = `${ctx.operation.specFile}#${spec.pointer}`;
-    if (response.json === undefined) {
-      return [finding(ctx, 'response-schema-conformance', 'error', `Response ${response.status} body is not JSON.`, { specLocation: location, expected: 'a JSON body', actual: response.body.slice(0, 200) })];
+    const judged = specFor(spec, entry);
+    const json = actual === undefined ? isJsonMediaType(entry.type.split(';')[0]?.trim().toLowerCase()) || response.json !== undefined : isJsonMediaType(actual);
+    if (json) {
+      if (response.jsonError) return [];
+      if (response.json === undefined) {
+        return [finding(ctx, 'response-schema-conformance', 'error', `Response ${response.status} body is not JSON.`, { specLocation: location, expected: 'a JSON body', actual: response.body.slice(0, 200) })];
+      }
+      return schemaFindings(ctx, judged, response.json, response.body, location);
     }
-    const errors = ctx.validator.validateResponse(spec, response.json, response.body);
-    if (errors.length === 0) return [];
-    return [
-      finding(ctx, 'response-schema-conformance', 'error', `Response ${response.status} does not match the schema: ${errors[0]?.message}${errors.length > 1 ? ` (+${errors.length - 1} more)` : ''}.`, {
-        specLocation: location,
-        schemaErrors: errors.slice(0, 20),
-        ...(errors[0]?.expected !== undefined ? { expected: errors[0].expected } : {}),
-        actual: response.json,
-      }),
-    ];
+    // Text is judged as the string it is, where its schema admits one.
+    if (actual?.startsWith('text/') && admitsString(entry.schema)) return schemaFindings(ctx, judged, response.body, undefined, location);
+    return [];
   },
 };
+
+function schemaFindings(ctx: CheckContext, spec: ResponseSpec, data: unknown, raw: string | undefined, location: string) {
+  const { response } = ctx.exchange;
+  const errors = ctx.validator.validateResponse(spec, data, raw);
+  if (errors.length === 0) return [];
+  return [
+    finding(ctx, 'response-schema-conformance', 'error', `Response ${response.status} does not match the schema: ${errors[0]?.message}${errors.length > 1 ? ` (+${errors.length - 1} more)` : ''}.`, {
+      specLocation: location,
+      schemaErrors: errors.slice(0, 20),
+      ...(errors[0]?.expected !== undefined ? { expected: errors[0].expected } : {}),
+      actual: data,
+    }),
+  ];
+}
+
+/** The declared media type an answer in `actual` is judged by: the most specific that covers it. */
+function chooseEntry(entries: Entry[], actual: string, ctx: CheckContext): Entry | undefined {
+  const covering = entries.filter((e) => mediaTypeMatches(e.type, actual, ctx.profile.mediaTypeEquivalents));
+  const rank = (e: Entry) => {
+    const type = e.type.split(';')[0]!.trim().toLowerCase();
+    return type === actual ? 0 : type.startsWith('*/') ? 3 : type.includes('*') ? 2 : 1;
+  };
+  return covering.sort((a, b) => rank(a) - rank(b))[0];
+}
+
+/** The response as judged in one of its media types (its own schema; compiled apart from the others). */
+function specFor(spec: ResponseSpec, entry: Entry): ResponseSpec {
+  const { schemaRef: _ref, ...rest } = spec;
+  return { ...rest, schema: entry.schema, pointer: `${spec.pointer}/content/${entry.type.replace(/~/g, '~0').replace(/\//g, '~1')}`, ...(entry.schemaRef !== undefined ? { schemaRef: entry.schemaRef } : {}) };
+}
+
+function admitsString(schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null) return schema !== false;
+  const types = factsOf(schema as Record<string, unknown>).types;
+  return types.length === 0 || types.includes('string');
+}
+
+/**
+ * An answer without a body where the response declares content: an error where the declared media type's schema
+ * is met by no empty value (neither "" nor null). A HEAD, a 204, 205 or 304 never carries one.
+ */
+function emptyBody(ctx: CheckContext, spec: ResponseSpec, entries: Entry[]) {
+  const { request, response } = ctx.exchange;
+  if (entries.length === 0 || request.method === 'HEAD' || NO_BODY_STATUSES.has(response.status) || response.status < 200) return [];
+  const actual = mediaType(response.headers);
+  const entry = (actual ? chooseEntry(entries, actual, ctx) : undefined) ?? entries[0];
+  if (entry?.schema === undefined) return [];
+  const judged = specFor(spec, entry);
+  if (ctx.validator.validateResponse(judged, '', '""').length === 0 || ctx.validator.validateResponse(judged, null, 'null').length === 0) return [];
+  return [
+    finding(ctx, 'response-schema-conformance', 'error', `Response ${response.status} has no body; the contract declares ${entry.type} with a schema an empty body does not meet.`, {
+      specLocation: `${ctx.operation.specFile}#${spec.pointer}/content`,
+      expected: `a ${entry.type} body`,
+      actual: '(empty body)',
+    }),
+  ];
+}

@@ -41,6 +41,8 @@ export interface CheckContext {
   madeUpReferences?: string[];
   /** A negative case that any 4xx rejects correctly (e.g. a required parameter left out, under the generic profile). */
   anyClientError?: boolean;
+  /** What an invalid request sends that the contract does not describe as valid: its tier (plan/input-tiers.ts). */
+  inputClass?: string;
 }
 
 /** One read of a related operation, with what it should show. */
@@ -85,7 +87,7 @@ export function finding(
   check: CheckId,
   severity: Severity,
   message: string,
-  extra: Partial<Pick<Finding, 'expected' | 'actual' | 'specLocation' | 'schemaErrors'>> = {},
+  extra: Partial<Pick<Finding, 'expected' | 'actual' | 'specLocation' | 'schemaErrors' | 'lenient' | 'inputClass'>> = {},
 ): Finding {
   const { operationId, method, path } = ctx.operation;
   return { check, severity, operationId, method, path, message, specLocation: specLocation(ctx.operation), ...extra };

@@ -247,18 +247,51 @@ function responsesOf(
     .filter((e): e is [string, Obj] => isObj(e[1]))
     .map(([status, response]) => {
       const content = isObj(response['content']) ? response['content'] : {};
-      const media = jsonMedia(content);
       const spec: ResponseSpec = {
         status: status.toUpperCase() === 'DEFAULT' ? 'default' : status.toUpperCase(),
         contentTypes: Object.keys(content),
         pointer: `${pointer}/${pointerToken(status)}`,
       };
-      if (media && media[1]['schema'] !== undefined) {
-        spec.schema = toSchema(media[1]['schema']);
-        const ref = validation && schemaPointer(validation.document, spec.pointer, media[0]);
-        if (ref) spec.schemaRef = `${validation.id}#${ref.split('/').map(encodeURIComponent).join('/')}`;
-      }
+      const schemaOf = (type: string, media: Obj): Pick<ResponseSpec, 'schema' | 'schemaRef'> => {
+        if (media['schema'] === undefined) return {};
+        const ref = validation && schemaPointer(validation.document, spec.pointer, type);
+        return { schema: toSchema(media['schema']), ...(ref ? { schemaRef: `${validation.id}#${ref.split('/').map(encodeURIComponent).join('/')}` } : {}) };
+      };
+      // The JSON media type's schema (what most checks read), and each declared media type with its own.
+      const entries = Object.entries(content).filter((e): e is [string, Obj] => isObj(e[1]));
+      const json = entries.find((e) => isJsonLike(e[0])) ?? entries.find((e) => /^(\*\/\*|application\/\*)(\s*;.*)?$/.test(e[0].trim()));
+      if (json) Object.assign(spec, schemaOf(json[0], json[1]));
+      const media = entries.map(([type, m]) => ({ type, ...(json?.[0] === type ? pick(spec) : schemaOf(type, m)) }));
+      if (media.some((m) => m.schema !== undefined) && (media.length > 1 || !json)) spec.media = media;
+      const headers = headersOf(response['headers'], spec.pointer, toSchema);
+      if (headers.length > 0) spec.headers = headers;
       return spec;
+    });
+}
+
+/** application/json and the structured-syntax `+json` types (RFC 6839). */
+function isJsonLike(type: string): boolean {
+  return /^application\/(.+\+)?json(\s*;.*)?$/i.test(type);
+}
+
+function pick(spec: ResponseSpec): Pick<ResponseSpec, 'schema' | 'schemaRef'> {
+  return { ...(spec.schema !== undefined ? { schema: spec.schema } : {}), ...(spec.schemaRef !== undefined ? { schemaRef: spec.schemaRef } : {}) };
+}
+
+/** The headers a response declares (Content-Type aside: OpenAPI says it is ignored there). */
+function headersOf(headers: unknown, pointer: string, toSchema: (s: unknown) => JsonSchema): NonNullable<ResponseSpec['headers']> {
+  if (!isObj(headers)) return [];
+  return Object.entries(headers)
+    .filter((e): e is [string, Obj] => isObj(e[1]) && e[0].toLowerCase() !== 'content-type')
+    .map(([name, header]) => {
+      const media = header['schema'] === undefined && isObj(header['content']) ? jsonMedia(header['content']) : undefined;
+      return {
+        name,
+        required: header['required'] === true,
+        schema: toSchema(media ? media[1]['schema'] : header['schema']),
+        pointer: `${pointer}/headers/${pointerToken(name)}`,
+        ...(media ? { contentType: media[0] } : {}),
+      };
     });
 }
 
@@ -292,6 +325,11 @@ export async function loadContract(sources: string[]): Promise<Contract> {
     }
   }
   return contract;
+}
+
+/** Each media type a response declares, with its schema (the JSON one's where the response lists no others). */
+export function mediaEntries(spec: ResponseSpec): Array<{ type: string; schema?: JsonSchema; schemaRef?: string }> {
+  return spec.media ?? spec.contentTypes.map((type) => ({ type, ...pick(spec) }));
 }
 
 /** Finds the documented response for a status: exact code, then range (4XX), then default. */

@@ -30,6 +30,13 @@ export interface Profile {
   propertyCasing?: { caseSensitive: boolean; mismatchSeverity: 'warning' | 'error' | 'info' };
   /** Request fields whose values are secrets a flow verifies: no response of the case may carry them. */
   secretFields?: string[];
+  /**
+   * The platform promises strict validation: accepting an input of the lenient tier (plan/input-tiers.ts) is an
+   * error, for every lenient class (true) or for the classes listed.
+   */
+  strictInput?: boolean | string[];
+  /** Media types the platform treats as one (e.g. application/problem+json answered where application/json is declared). */
+  mediaTypeEquivalents?: string[][];
 }
 
 export { PROFILE_SCHEMA } from '../schemas/index.ts';

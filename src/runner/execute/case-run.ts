@@ -76,6 +76,7 @@ export class CaseRun {
       intent: this.planned.expectation,
       expect: this.planned.expect,
       ...(this.planned.anyClientError ? { anyClientError: true } : {}),
+      ...(this.planned.inputClass ? { inputClass: this.planned.inputClass } : {}),
       ...extra,
     }));
     if (judgement.outcome === 'errored') this.mainError ??= judgement.errorMessage ?? 'no response';

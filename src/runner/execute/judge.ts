@@ -41,6 +41,8 @@ export interface JudgeInput {
   unsupportedMethod?: CheckContext['unsupportedMethod'];
   madeUpReferences?: string[];
   timeoutMs?: number;
+  /** The input class of an invalid request (its tier: plan/input-tiers.ts). */
+  inputClass?: string;
 }
 
 /** One exchange judged: passed, failed, missing (the route is unknown) or errored (the tool or the network). */
@@ -84,6 +86,7 @@ export function judge(input: JudgeInput): Judgement {
       ...(input.anyClientError ? { anyClientError: true } : {}),
       ...(input.unsupportedMethod ? { unsupportedMethod: input.unsupportedMethod } : {}),
       ...(input.madeUpReferences?.length ? { madeUpReferences: input.madeUpReferences } : {}),
+      ...(input.inputClass !== undefined ? { inputClass: input.inputClass } : {}),
     });
   } catch (error) {
     // The tool cannot judge this response (e.g. a schema ajv cannot compile): not the service's fault.

@@ -10,7 +10,8 @@ import { parameterValues, stringValues, withoutReadOnly } from './parameters.ts'
 import { createsItself, producerFor, readerFor } from './resources.ts';
 import { createOf, isCreate, readersOfCreated, referencedCreates } from './relations.ts';
 import { anyClientErrorRejects, omittableParameters, withoutParameter, type OmittedParameter } from './missing-parameters.ts';
-import { generate, INT32_MAX, isOmitted, UNKNOWN, wrongTypeValue } from './values.ts';
+import { generate, INT32_MAX, isOmitted, UNKNOWN, wrongKindValues } from './values.ts';
+import type { InputClass } from './input-tiers.ts';
 
 export type AuthMode = 'valid' | InvalidAuth;
 
@@ -51,6 +52,8 @@ export interface PlannedCase {
   omits?: OmittedParameter;
   /** A negative case any 4xx rejects correctly (the profile states no status for invalid input). */
   anyClientError?: true;
+  /** What a negative case sends that the contract does not describe as valid (its tier: plan/input-tiers.ts). */
+  inputClass?: InputClass;
 }
 
 export interface OperationPlan {
@@ -250,6 +253,7 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
       name: `${extra.kind}: ${extra.name}`,
       kind: extra.kind === 'semantic' ? 'negative' : extra.kind,
       expectation: extra.kind === 'negative' ? 'rejected' : extra.kind === 'semantic' ? 'semantic' : 'success',
+      ...(extra.kind === 'negative' ? { inputClass: 'example-negative' as const } : {}),
       fixture: needsFixture ? 'shared' : 'none',
       request: requestFrom(base(), extra),
       expect: extra.expect ?? [],
@@ -269,33 +273,34 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
 
   // Negative cases: each must be rejected with 400 in the documented form.
   const fixture: PlannedCase['fixture'] = needsFixture ? 'shared' : 'none';
-  const negative = (name: string, request: RequestPlan) =>
-    add({ name: `negative: ${name}`, kind: 'negative', expectation: 'rejected', fixture, request });
+  const negative = (name: string, request: RequestPlan, inputClass: InputClass) =>
+    add({ name: `negative: ${name}`, kind: 'negative', expectation: 'rejected', fixture, request, inputClass });
   // Wrong JSON types only mean something in a JSON body (a form field is text whatever it holds).
   if (op.requestBody && /json/i.test(op.requestBody.contentType) && isPlainObject(body)) {
     const schema = op.requestBody.schema;
     for (const field of schemaRequired(schema)) {
       if (!(field in body)) continue;
       const { [field]: _left, ...rest } = body;
-      negative(`missing body field ${field}`, base({ body: rest }));
+      negative(`missing body field ${field}`, base({ body: rest }), 'missing-required');
     }
     for (const [field, propSchema] of Object.entries(schemaProperties(schema))) {
       if (isOmitted(propSchema)) continue;
-      const wrong = wrongTypeValue(propSchema);
-      if (wrong !== UNKNOWN) negative(`wrong type for body field ${field}`, base({ body: { ...body, [field]: wrong } }));
+      // A JSON kind no parser turns into the declared type (an array for a string, text for a number).
+      const [wrong] = wrongKindValues(propSchema, body[field]);
+      if (wrong !== undefined) negative(`wrong type for body field ${field}`, base({ body: { ...body, [field]: wrong } }), 'wrong-type');
       if (isInt32(propSchema)) {
-        negative(`int32 out of range in body field ${field}`, base({ body: { ...body, [field]: INT32_MAX + 1 } }));
-        negative(`int32 below range in body field ${field}`, base({ body: { ...body, [field]: -INT32_MAX - 2 } }));
+        negative(`int32 out of range in body field ${field}`, base({ body: { ...body, [field]: INT32_MAX + 1 } }), 'bound');
+        negative(`int32 below range in body field ${field}`, base({ body: { ...body, [field]: -INT32_MAX - 2 } }), 'bound');
       }
     }
   }
   for (const p of op.parameters) {
     if (p.in === 'path' && schemaFormat(p.schema) === 'uuid') {
-      negative(`non-uuid path id ${p.name}`, base({ pathParams: { ...explicitParams, [p.name]: NOT_A_UUID } }));
+      negative(`non-uuid path id ${p.name}`, base({ pathParams: { ...explicitParams, [p.name]: NOT_A_UUID } }), 'invalid-format');
     }
     if (p.in === 'query' && isInt32(p.schema)) {
-      negative(`int32 out of range in query ${p.name}`, base({ query: { ...declared.query, ...(example.query ?? {}), [p.name]: INT32_MAX + 1 } }));
-      negative(`int32 below range in query ${p.name}`, base({ query: { ...declared.query, ...(example.query ?? {}), [p.name]: -INT32_MAX - 2 } }));
+      negative(`int32 out of range in query ${p.name}`, base({ query: { ...declared.query, ...(example.query ?? {}), [p.name]: INT32_MAX + 1 } }), 'bound');
+      negative(`int32 below range in query ${p.name}`, base({ query: { ...declared.query, ...(example.query ?? {}), [p.name]: -INT32_MAX - 2 } }), 'bound');
     }
   }
 
@@ -308,6 +313,7 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
       fixture,
       request: withoutParameter(base(), omitted),
       omits: omitted,
+      inputClass: 'missing-required',
       ...(anyClientErrorRejects(profile) ? { anyClientError: true as const } : {}),
     });
   }

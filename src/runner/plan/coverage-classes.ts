@@ -1,4 +1,4 @@
-import { stringify as losslessStringify } from 'lossless-json';
+import { LosslessNumber, stringify as losslessStringify } from 'lossless-json';
 import type { JsonSchema, Operation, ParameterSpec } from '../model.ts';
 import { accepts } from './accepts.ts';
 import type { PositiveRequest } from './arbitraries.ts';
@@ -7,7 +7,7 @@ import { formatRow } from './formats.ts';
 import { emptyIsAmbiguous, sendsEmpty } from './empty-values.ts';
 import { edges, factsOf, INT64 } from './keywords.ts';
 import type { Random } from './random.ts';
-import { generate, isOmitted, patternValue, UNKNOWN, withoutExamples, wrongTypeValue } from './values.ts';
+import { coercibleValues, generate, isOmitted, patternValue, UNKNOWN, withoutExamples, wrongKindValues } from './values.ts';
 
 /**
  * The input classes that break servers, as overrides of an operation's positive request: the coverage phase
@@ -334,8 +334,9 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** True when the value holds a number JSON.stringify cannot write as sent (beyond 2^53, or `5.0`). */
 function hasBigInt(v: unknown): boolean {
-  if (typeof v === 'bigint') return true;
+  if (typeof v === 'bigint' || v instanceof LosslessNumber) return true;
   if (Array.isArray(v)) return v.some(hasBigInt);
   return isRecord(v) && Object.values(v).some(hasBigInt);
 }
@@ -436,6 +437,8 @@ function bodyFieldTarget(name: string, schema: JsonSchema, bodySchema: JsonSchem
     present: Object.hasOwn(body, name),
     positiveValue: Object.hasOwn(body, name) ? body[name] : ABSENT,
     verdict: (value) => {
+      // An integer written `5.0` is JSON Schema's integer, but judged as input a parser may refuse (integer-as-decimal).
+      if (value instanceof LosslessNumber) return false;
       // A value its property's schema rejects makes any body holding it invalid (`properties` applies to all).
       if (value !== ABSENT && accepts(schema, value) === false) return false;
       const whole = accepts(bodySchema, variant(value));
@@ -477,10 +480,19 @@ function candidates(t: Target, op: Operation, random: Random): Candidate[] {
   const beyond = integer ? [2n ** 63n, INT64.min - 1n, 2n ** 64n, -(2n ** 64n)] : [];
   if (beyond[0] !== undefined) add(beyond[0], 'beyond-int64', 'beyond int64', 'either');
 
-  const wrong = inUrl ? urlWrongType(schema) : wrongTypeValue(schema);
-  if (wrong !== UNKNOWN) add(wrong, 'wrong-type', `not ${article(types.find((x) => x !== 'null') ?? 'value')}`, false);
-  const lenient = inUrl ? undefined : coercible(types);
-  if (lenient) add(lenient.value, 'coercible-type', lenient.note, false);
+  const declared = article(types.find((x) => x !== 'null') ?? 'value');
+  if (inUrl) {
+    const wrong = urlWrongType(schema);
+    if (wrong !== UNKNOWN) add(wrong, 'wrong-type', `not ${declared}`, false);
+  } else {
+    // One value of each JSON kind no parser turns into the declared type (must be refused), then the scalars
+    // lenient parsers coerce (accepting them is lenient: plan/input-tiers.ts).
+    const like = t.positiveValue === ABSENT ? undefined : t.positiveValue;
+    for (const v of wrongKindValues(schema, like)) add(v, 'wrong-type', `${kindName(v)}, not ${declared}`, false);
+    for (const v of coercibleValues(schema, like)) add(v, 'coercible-type', `${kindName(v)}, not ${declared}`, false);
+    const decimal = integerAsDecimal(facts, like);
+    if (decimal && t.where === 'body') add(decimal, 'integer-as-decimal', 'an integer written with a fraction', false);
+  }
 
   const format = facts.format;
   const invalid = types.includes('string') ? formatRow(format)?.invalid : undefined;
@@ -530,18 +542,29 @@ function candidates(t: Target, op: Operation, random: Random): Candidate[] {
   // readings (left out, or the empty string) are invalid: for a required parameter (plan/empty-values.ts).
   const ambiguous = t.emptyAmbiguous;
   if (!ambiguous) return list;
-  return list.flatMap((c) => (!sendsEmpty(c.value, ambiguous) ? [c] : t.required && c.intent !== true ? [{ ...c, intent: false as const }] : []));
+  const out = list.flatMap((c) => (!sendsEmpty(c.value, ambiguous) ? [c] : t.required && c.intent !== true ? [{ ...c, intent: false as const }] : []));
+  // An optional query parameter sent empty where its schema refuses "": invalid by OpenAPI (no allowEmptyValue),
+  // read as left out by many binders, so accepting it is lenient (plan/input-tiers.ts).
+  if (t.where === 'query' && !t.required && accepts(schema, '') === false) out.push({ value: '', class: 'empty-optional-query', note: 'an empty value', intent: false });
+  return out;
+}
+
+function kindName(v: unknown): string {
+  if (Array.isArray(v)) return 'an array';
+  if (v === null) return 'null';
+  if (typeof v === 'bigint') return 'a number';
+  if (typeof v === 'string') return /^-?\d+(\.\d+)?$/.test(v) ? 'a numeric string' : 'a string';
+  return article(typeof v);
 }
 
 /**
- * A JSON value of another type that lenient parsers turn into the declared one (true read as 1, 1 as true):
- * refused by a strict one. Not a numeric string: some platforms read numbers from strings by design.
+ * An integer field's value written with a fraction of zero (`5.0`): JSON Schema's integer, which .NET's and Go's
+ * decoders refuse. Sent as exact JSON text; undefined where the field is not an integer-only one.
  */
-function coercible(types: string[]): { value: unknown; note: string } | undefined {
-  const numeric = types.includes('integer') || types.includes('number');
-  if (numeric && !types.includes('boolean')) return { value: true, note: 'a boolean, not a number' };
-  if (types.includes('boolean') && !numeric) return { value: 1, note: 'a number, not a boolean' };
-  return undefined;
+function integerAsDecimal(facts: ReturnType<typeof factsOf>, like: unknown): LosslessNumber | undefined {
+  if (!facts.types.includes('integer') || facts.types.includes('number')) return undefined;
+  const n = typeof like === 'number' && Number.isSafeInteger(like) ? like : typeof like === 'bigint' ? like : facts.integer?.lo === undefined ? undefined : Math.max(facts.integer.lo, Math.min(facts.integer.hi, 1));
+  return n === undefined ? undefined : new LosslessNumber(`${n}.0`);
 }
 
 function article(type: string): string {

@@ -3,6 +3,7 @@ import RandExp from 'randexp';
 import { formatRow } from './formats.ts';
 import { distinctValues, factsOf, INT32, mergeSchemas } from './keywords.ts';
 import type { Random } from './random.ts';
+import { kindTier } from './input-tiers.ts';
 
 export const INT32_MAX = INT32.max;
 
@@ -321,23 +322,37 @@ function asciiStandIns(pattern: string): string {
   return out;
 }
 
-/** A JSON value of another type than the schema declares, or UNKNOWN when the schema declares no type. */
-export function wrongTypeValue(schema: JsonSchema): Generated {
+/**
+ * JSON values of a kind no mainstream parser turns into any type the schema declares (plan/input-tiers.ts:
+ * must-reject): an array or an object for a scalar (the value it replaces inside, where given: `["a@b.co"]` for
+ * an email), a scalar or the other container for an array or an object, a string that is no number for a number,
+ * no boolean text for a boolean. [] when the schema declares no type.
+ */
+export function wrongKindValues(schema: JsonSchema, like?: unknown): unknown[] {
   const types = factsOf(schema).types;
-  if (types.length === 0) return UNKNOWN;
-  const candidates: Array<[string, unknown]> = [
-    ['string', 12345],
-    ['integer', 'not-a-number'],
-    ['number', 'not-a-number'],
-    ['boolean', 'not-a-boolean'],
-    ['array', 'not-an-array'],
-    ['object', 'not-an-object'],
-  ];
-  const primary = types.find((t) => t !== 'null');
-  const found = candidates.find(([t]) => t === primary);
-  if (!found) return UNKNOWN;
-  const value = found[1];
-  // The wrong value must not be accepted by any declared type (e.g. 12345 for ["string","integer"]).
-  const typeOf = typeof value === 'number' ? ['integer', 'number'] : ['string'];
-  return typeOf.some((t) => types.includes(t)) ? UNKNOWN : value;
+  const inner = like === undefined || like === null || typeof like === 'object' ? 'conformance' : like;
+  const text = types.includes('number') || types.includes('integer') ? 'not-a-number' : types.includes('boolean') ? 'not-a-boolean' : 'conformance';
+  return onePerKind([[inner], { conformance: inner }, text, 12345].filter((v) => kindTier(v, types) === 'must-reject'));
+}
+
+/**
+ * JSON scalars of another type that mainstream parsers coerce into a declared one (plan/input-tiers.ts: lenient):
+ * a number for a string, `true` and a numeric string for a number, 1 and "true" for a boolean. [] when the schema
+ * declares no type.
+ */
+export function coercibleValues(schema: JsonSchema, like?: unknown): unknown[] {
+  const types = factsOf(schema).types;
+  const numeric = typeof like === 'number' && Number.isFinite(like) ? String(like) : typeof like === 'bigint' ? like.toString() : '1';
+  return onePerKind([12345, true, 1, 'true', numeric].filter((v) => kindTier(v, types) === 'lenient'));
+}
+
+/** The first value of each JSON kind. */
+function onePerKind(values: unknown[]): unknown[] {
+  const kinds = new Set<string>();
+  return values.filter((v) => {
+    const kind = v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'bigint' ? 'number' : typeof v;
+    if (kinds.has(kind)) return false;
+    kinds.add(kind);
+    return true;
+  });
 }

@@ -221,13 +221,24 @@ export function renderSummary(results: RunResults, paths: ReportPaths, options: 
       if (op.reason) lines.push(`            ${op.reason.split('\n')[0]}`);
     }
   }
-  const warnings = unwaivedWarnings(results.operations);
+  const fatal = results.failOn === 'warning';
+  const allWarnings = unwaivedWarnings(results.operations);
+  const warnings = allWarnings.filter((w) => !w.finding.lenient);
   if (warnings.length > 0) {
-    const fatal = results.failOn === 'warning';
     lines.push('', c.bold(fatal ? c.red('Warnings (--fail-on warning: they fail the run):') : 'Warnings (reported, not failing the run; --fail-on warning makes them fatal):'));
     for (const w of warnings) {
       lines.push(`  ${(fatal ? c.red : c.yellow)('warning')}  ${w.operationId} › ${w.caseName}: ${w.finding.check}: ${w.finding.message.split('\n')[0]}`);
     }
+  }
+  const lenient = allWarnings.filter((w) => w.finding.lenient);
+  if (lenient.length > 0) {
+    const counted = results.acceptedLeniently;
+    const tally = counted ? ` ${counted.requests} request${counted.requests === 1 ? '' : 's'} in ${counted.cases} case${counted.cases === 1 ? '' : 's'} of ${counted.operations} operation${counted.operations === 1 ? '' : 's'}` : '';
+    lines.push(
+      '',
+      c.bold(`Accepted leniently:${tally} (input the contract does not describe as valid, but does not forbid outright; warnings${fatal ? ' that --fail-on warning makes fatal' : ''}; a profile's strictInput makes them errors):`),
+    );
+    for (const w of lenient) lines.push(`  ${(fatal ? c.red : c.yellow)('lenient')}  ${w.operationId} › ${w.caseName}: ${leniently(w.finding.message)}`);
   }
   const pactFailed = (results.pact?.interactions ?? []).filter((i) => i.outcome === 'failed' || i.outcome === 'errored');
   if (pactFailed.length > 0) {
@@ -263,6 +274,13 @@ export function renderSummary(results: RunResults, paths: ReportPaths, options: 
     for (const [label, path] of written) lines.push(`  ${label.padEnd(13)}${c.blue(path)}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** "body.x = null (not nullable) accepted with 200" from a lenient acceptance's finding message. */
+function leniently(message: string): string {
+  const m = /accepted leniently with (\d+)(?: \((.*)\))?\.?(?: \(seen on (\d+) requests\))?$/.exec(message.split('\n')[0] ?? '');
+  if (!m) return message.split('\n')[0] ?? message;
+  return `${m[2] ?? 'the input'} accepted with ${m[1]}${m[3] ? ` (seen on ${m[3]} requests)` : ''}`;
 }
 
 /** The records the run created and could not delete: a note (not a failure of the service), grouped by create. */

@@ -30,7 +30,7 @@ import { baselineLine, failureKey } from './baseline.ts';
 import { failureGroups, findingEvidence, type FailureGroup } from './failures.ts';
 import { operationWithTexts } from './case-spool.ts';
 import { Base64Gzip } from './gzip-base64.ts';
-import { blockingFindings, coverageText, OUTCOMES, outcomeCountLabel, sortOperations, sortPactInteractions } from './outcomes.ts';
+import { blockingFindings, coverageText, lenientAcceptances, OUTCOMES, outcomeCountLabel, sortOperations, sortPactInteractions } from './outcomes.ts';
 import { pactHeadline } from './pact-summary.ts';
 import { bodyText, formatDuration, showValue } from './text.ts';
 
@@ -48,6 +48,8 @@ export const LAZY_OPERATIONS = 200;
 export const LAZY_CASES = 2000;
 /** In a large run's page, "What failed" shows this many rows per reason and counts the others. */
 export const LAZY_FAILURE_ROWS = 20;
+/** Rows of the accepted-leniently table (the operations' own findings have every one). */
+const LENIENT_ROWS = 50;
 
 /** Whether the page of these results renders its details in the browser. */
 export function isLargeRun(results: Pick<RunResults, 'operations'>): boolean {
@@ -106,6 +108,8 @@ interface FindingView {
   schemaErrors: Array<{ instancePath: string; schemaPath: string; message: string; expected?: string; actual?: string }>;
   specLocation?: string;
   waived?: { reason: string; expires: string };
+  /** An input of the lenient tier was accepted (a warning counted apart). */
+  lenient?: true;
 }
 
 interface CaseView {
@@ -204,6 +208,8 @@ export interface ReportView {
   };
   expiredWaivers: RunResults['expiredWaivers'];
   waived: Array<{ operationId: string; caseName: string; check: string; reason: string; expires: string; anchor: string }>;
+  /** Inputs of the lenient tier the deployment accepted (warnings counted apart), the first LENIENT_ROWS of them. */
+  lenient: { rows: Array<{ operationId: string; caseName: string; what: string; anchor: string }>; cases: number; requests: number; operations: number; more: number };
   deploymentDiff?: NonNullable<RunResults['deploymentDiff']>;
   slowest: Array<{ operationId: string; anchor: string; duration: string }>;
   /** Operation rows left as markers, to be rendered one by one (renderHtmlTo). */
@@ -248,6 +254,7 @@ function findingView(f: Finding, failOn: RunResults['failOn']): FindingView {
   if (f.actual !== undefined) view.actual = showValue(f.actual);
   if (f.specLocation) view.specLocation = f.specLocation;
   if (f.waived) view.waived = f.waived;
+  if (f.lenient) view.lenient = true;
   return view;
 }
 
@@ -413,6 +420,9 @@ export function buildReportView(results: RunResults, options: HtmlOptions = {}, 
     }
   }
 
+  const accepted = lenientAcceptances(operations).map((w) => ({ operationId: w.operationId, caseName: w.caseName, what: w.finding.message.split('\n')[0] ?? '', anchor: anchorFor({ service: operations.find((o) => o.operationId === w.operationId)?.service ?? '', operationId: w.operationId }) }));
+  const lenient = { rows: accepted.slice(0, LENIENT_ROWS), cases: accepted.length, requests: lenientAcceptances(operations).reduce((n, w) => n + (w.finding.count ?? 1), 0), operations: new Set(accepted.map((a) => a.operationId)).size, more: Math.max(0, accepted.length - LENIENT_ROWS) };
+
   const newKeys = results.baseline ? new Set(results.baseline.new.map((e) => e.key)) : undefined;
   const failures = failureGroups({ operations, failOn: results.failOn, ...(results.pact ? { pact: results.pact } : {}) }).map((g) => ({
     ...g,
@@ -456,6 +466,7 @@ export function buildReportView(results: RunResults, options: HtmlOptions = {}, 
     groupNames: [...groups.keys()],
     expiredWaivers: results.expiredWaivers,
     waived,
+    lenient,
     slowest: [...operations]
       .filter((op) => op.outcome !== 'not-described' && op.durationMs > 0)
       .sort((a, b) => b.durationMs - a.durationMs)

@@ -178,7 +178,7 @@ function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, ' ').trim();
 }
 
-const RUN_PROPERTIES = new Set(['contract', 'contract-version', 'verdict', 'verdict-line', 'fail-on', 'seed', 'interrupted']);
+const RUN_PROPERTIES = new Set(['contract', 'contract-version', 'verdict', 'verdict-line', 'fail-on', 'seed', 'interrupted', 'accepted-leniently']);
 
 function suiteProperties(results: RunResults, services: string[]): Array<[string, string]> {
   const props: Array<[string, string]> = [
@@ -194,6 +194,8 @@ function suiteProperties(results: RunResults, services: string[]): Array<[string
     if (target) props.push([`base-url.${id}`, target.baseUrl]);
   }
   if (results.interrupted) props.push(['interrupted', 'true']);
+  const lenient = results.acceptedLeniently;
+  if (lenient) props.push(['accepted-leniently', `${lenient.requests} requests in ${lenient.cases} cases of ${lenient.operations} operations: warnings, counted apart`]);
   return props;
 }
 
@@ -364,6 +366,7 @@ function caseProperties(op: OperationResult, c: CaseResult): Array<[string, stri
   if (passed > 0) props.push(['checks-passed', String(passed)]);
   for (const f of c.findings) {
     if (f.waived) props.push(['waived', `${f.check} until ${f.waived.expires}: ${oneLine(f.waived.reason)}`]);
+    else if (f.lenient) props.push(['accepted-leniently', oneLine(f.message)]);
   }
   return props;
 }
@@ -413,8 +416,10 @@ function caseOutput(results: RunResults, c: CaseResult, maxBody: number, propert
   // With the properties in <system-out>, they already name the checks that did not pass and count the others.
   if (c.checks.length > 0 && propertiesMode === 'element') out.push(`checks: ${[...notPassed.map((k) => `${k.id}=${k.status}`), ...(passed > 0 ? [`${passed} passed`] : [])].join(', ')}`);
   const blocking = new Set(blockingFindings(c, results.failOn));
-  const others = c.findings.filter((f) => !blocking.has(f));
+  const others = c.findings.filter((f) => !blocking.has(f) && !f.lenient);
+  const lenient = c.findings.filter((f) => !blocking.has(f) && f.lenient);
   if (others.length > 0) out.push('', 'other findings (not failing this case):', ...others.map((f) => findingText(f)));
+  if (lenient.length > 0) out.push('', 'accepted leniently (input the contract does not describe as valid, taken; warnings):', ...lenient.map((f) => findingText(f)));
   c.exchanges.forEach((exchange, i) => {
     out.push('', `--- exchange ${i + 1} of ${c.exchanges.length} (${Math.round(exchange.durationMs)} ms) ---`, exchangeTranscript(exchange, maxBody));
   });

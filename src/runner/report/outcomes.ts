@@ -193,6 +193,21 @@ export function unwaivedWarnings(operations: readonly OperationResult[]): Array<
   );
 }
 
+/**
+ * The inputs of the lenient tier the deployment accepted (plan/input-tiers.ts), unwaived: warnings the reports
+ * list and count apart from the others ("accepted leniently").
+ */
+export function lenientAcceptances(operations: readonly OperationResult[]): Array<{ operationId: string; caseName: string; finding: Finding }> {
+  return unwaivedWarnings(operations).filter((w) => w.finding.lenient === true);
+}
+
+/** The count of lenient acceptances results.json carries: the cases that showed one, their requests, the operations. */
+export function leniencyCounts(operations: readonly OperationResult[]): RunResults['acceptedLeniently'] {
+  const found = lenientAcceptances(operations);
+  if (found.length === 0) return undefined;
+  return { cases: found.length, requests: found.reduce((n, w) => n + (w.finding.count ?? 1), 0), operations: new Set(found.map((w) => w.operationId)).size };
+}
+
 /** Operations the run judged (described, not scenario-only entries). */
 function judged(operations: readonly OperationResult[]): OperationResult[] {
   return operations.filter((op) => op.outcome !== 'not-described' && op.method !== null);
@@ -337,6 +352,9 @@ export function summarise(results: UnsummarisedResults): RunResults {
     operations,
     expiredWaivers,
   };
+  const lenient = leniencyCounts(operations);
+  if (lenient) out.acceptedLeniently = lenient;
+  else delete out.acceptedLeniently;
   if (pact) out.pact = pact;
   // Keys in the order of RunResults in model.ts, so equal results serialise to identical results.json text.
   return canonicalKeyOrder(out);
@@ -344,7 +362,7 @@ export function summarise(results: UnsummarisedResults): RunResults {
 
 const KEY_ORDER: ReadonlyArray<keyof RunResults> = [
   'schemaVersion', 'tool', 'contract', 'target', 'startedAt', 'finishedAt', 'durationMs', 'verdict', 'verdictLine', 'interrupted',
-  'stopped', 'failOn', 'failOnUntested', 'seed', 'shard', 'coverage', 'counts', 'operations', 'deploymentDiff', 'pact', 'expiredWaivers',
+  'stopped', 'failOn', 'failOnUntested', 'seed', 'shard', 'coverage', 'counts', 'acceptedLeniently', 'operations', 'deploymentDiff', 'pact', 'expiredWaivers',
 ];
 
 function canonicalKeyOrder(results: RunResults): RunResults {

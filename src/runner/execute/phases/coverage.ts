@@ -97,7 +97,7 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
       ? run.judgeIntent(exchange, { intent: 'unsupported-method', unsupportedMethod: item.unsupportedMethod })
       : item.valid || item.judgeAs === 'response'
       ? run.judgeResponse(exchange, { coverage: { label, sent } }, adjust)
-      : run.judgeIntent(exchange, { intent: 'rejected', coverage: { label, sent }, anyClientError: !documentsRefusal(op) }, adjust);
+      : run.judgeIntent(exchange, { intent: 'rejected', coverage: { label, sent }, anyClientError: !documentsRefusal(op), ...(item.class !== undefined ? { inputClass: item.class } : {}) }, adjust);
     if (judgement.findings.some((f) => f.severity === 'error')) failing.push(run.kept(exchange));
     return judgement;
   };
