@@ -246,9 +246,10 @@ class ReferenceServer {
     const body = await readBody(req);
     if (body.tooLarge) return envelope(400, 'VALIDATION_ERROR', `request body exceeds ${MAX_BODY_BYTES} bytes`);
     const rawBody = body.raw.toString('utf8');
-    // The platform binds JSON bodies only: a body in another media type is refused as invalid input.
+    // The platform binds JSON bodies only: a body in another media type is refused as invalid input (a lenient
+    // deployment reads a well-formed JSON body whatever the media type says).
     const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-    if (rawBody.trim() !== '' && type !== '' && type !== 'application/json' && !type.endsWith('+json')) {
+    if (!this.variant.lenient && rawBody.trim() !== '' && type !== '' && type !== 'application/json' && !type.endsWith('+json')) {
       return envelope(400, 'VALIDATION_ERROR', `the request body must be JSON (application/json), not ${type}`);
     }
     const request: HandlerRequest = {
@@ -260,6 +261,7 @@ class ReferenceServer {
       headers: req.headers,
       body: parseJson(rawBody),
       rawBody,
+      ...(this.variant.lenient ? { lenient: true } : {}),
     };
     const faithful = OPERATIONS[target.operationId];
     const next = async (): Promise<Reply> => faithful(request, this.ctx);

@@ -22,6 +22,8 @@ export interface HandlerRequest {
   body: unknown;
   /** Body text as received (UTF-8). */
   rawBody: string;
+  /** The deployment binds input leniently (Variant.lenient): validate.ts reads the body and query that way. */
+  lenient?: boolean;
 }
 
 /**
@@ -49,6 +51,14 @@ export interface Variant {
    * Extra routes are matched before everything else and answer `reply` as given, without an auth check.
    */
   extraRoutes?: Array<{ method: string; path: string; reply: Reply }>;
+  /**
+   * A correct deployment that binds input the lenient way most frameworks do by default (the seed does not say it
+   * may not): a well-formed JSON body is read whatever its Content-Type says, `null` for an optional field or as
+   * the whole body reads as not given, scalars are coerced to the field's type, an empty query value reads as left
+   * out. What the contract makes certain (a required field missing, a JSON kind no parser coerces, a bound) is
+   * still refused.
+   */
+  lenient?: boolean;
 }
 
 export interface ReferenceServiceOptions {

@@ -53,28 +53,50 @@ function typeProblem(value: unknown, type: FieldType): string | undefined {
  * Reads a JSON object body and checks it against `rules`. An empty body counts as absent: it is rejected
  * when a field is required and read as `{}` otherwise. Fields not in `rules` are ignored. `null` is a wrong
  * type for every typed field (nullability is not shown). All problems are reported at once.
+ *
+ * A lenient deployment (`req.lenient`, the variant of the tests) binds as many frameworks do by default: a `null`
+ * body or a `null` optional field reads as not given, and scalars are coerced to the field's type (a number or a
+ * boolean to a string, "true"/"false"/0/1 to a boolean, integer text or a boolean to an int32).
  */
 export function checkObjectBody(req: HandlerRequest, rules: readonly FieldRule[]): Checked<Record<string, unknown>> {
   if (isMalformedJson(req)) return fail([{ field: '', message: 'request body is not valid JSON' }]);
   let body: Record<string, unknown>;
-  if (req.body === undefined) {
+  if (req.body === undefined || (req.lenient && req.body === null)) {
     body = {};
   } else if (isPlainObject(req.body)) {
-    body = req.body;
+    body = req.lenient ? { ...req.body } : req.body;
   } else {
     return fail([{ field: '', message: 'request body must be a JSON object' }]);
   }
   const details: ErrorDetail[] = [];
   for (const rule of rules) {
+    if (req.lenient && body[rule.name] === null && rule.required !== true) delete body[rule.name];
     const present = Object.hasOwn(body, rule.name);
     if (!present) {
       if (rule.required === true) details.push({ field: rule.name, message: 'is required' });
       continue;
     }
+    if (req.lenient) body[rule.name] = coerced(body[rule.name], rule.type);
     const problem = typeProblem(body[rule.name], rule.type);
     if (problem !== undefined) details.push({ field: rule.name, message: problem });
   }
   return details.length > 0 ? fail(details) : { ok: true, value: body };
+}
+
+/** A scalar as a lenient binder reads it for the field's type; anything else as it is. */
+function coerced(value: unknown, type: FieldType): unknown {
+  switch (type) {
+    case 'string':
+      return typeof value === 'number' || typeof value === 'boolean' ? String(value) : value;
+    case 'boolean':
+      if (typeof value === 'string' && /^(true|false)$/i.test(value)) return value.toLowerCase() === 'true';
+      return value === 0 || value === 1 ? value === 1 : value;
+    case 'int32':
+      if (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value)) return Number(value);
+      return typeof value === 'boolean' ? Number(value) : value;
+    case 'untyped':
+      return value;
+  }
 }
 
 /** Checks that each named path parameter is a uuid (any version, any case); returns them lower-cased. */
@@ -96,12 +118,15 @@ export interface ListQuery {
   orderSort: 'asc' | 'desc';
 }
 
-/** Reads orderBy, orderSort, pageIndex and pageSize; pageIndex and pageSize must be int32 (every occurrence). */
-export function checkListQuery(query: URLSearchParams): Checked<ListQuery> {
+/**
+ * Reads orderBy, orderSort, pageIndex and pageSize; pageIndex and pageSize must be int32 (every occurrence). A
+ * lenient deployment reads an empty value as the parameter left out.
+ */
+export function checkListQuery(query: URLSearchParams, lenient = false): Checked<ListQuery> {
   const details: ErrorDetail[] = [];
   const ints: Partial<Record<'pageIndex' | 'pageSize', number>> = {};
   for (const name of ['pageIndex', 'pageSize'] as const) {
-    const values = query.getAll(name);
+    const values = query.getAll(name).filter((v) => !lenient || v !== '');
     for (const raw of values) {
       const n = /^-?\d+$/.test(raw) ? Number(raw) : Number.NaN;
       if (!isInt32(n)) details.push({ field: name, message: `must be an int32 (${INT32_MIN}..${INT32_MAX})` });

@@ -274,6 +274,8 @@ export type SkipKind =
   | 'setup-failed'
   | 'no-request'
   | 'max-failures'
+  | 'timed-out'
+  | 'target-down'
   | 'not-applicable';
 
 export interface CaseResult {
@@ -380,6 +382,22 @@ export interface RunResults {
   baseline?: BaselineComparison;
   /** Records the run created and could not delete again (a note, never a finding against an operation). */
   leftBehind?: LeftBehindRecord[];
+  /**
+   * The deployment stopped answering mid-run (it refused connections after it had answered): the deployment's
+   * defect, the run not conformant; the cases after it were not run. What it last answered, and the requests cut
+   * in flight then (the likely cause among them), with their curl lines.
+   */
+  targetDown?: TargetDown;
+}
+
+export interface TargetDown {
+  service: string;
+  baseUrl: string;
+  /** The last request the deployment answered. */
+  after?: { method: HttpMethod; url: string; status: number; curl: string };
+  /** The requests whose connection broke after that answer (cut in flight: the likely cause is among them). */
+  inFlight?: Array<{ method: HttpMethod; url: string; curl: string; error: string }>;
+  message: string;
 }
 
 /**

@@ -312,7 +312,8 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     let failingOperations = 0;
     // Let go of once its cases are done: the session holds what the cases needed (the validators, the records the
     // run created, the value pool), not what the reports need.
-    let scheduler: Scheduler | undefined = schedule(Session.from(config, contract, profiles, examples), plans, options.concurrency, {
+    const session = Session.from(config, contract, profiles, examples);
+    let scheduler: Scheduler | undefined = schedule(session, plans, options.concurrency, {
       onCase: (operationId, index, result) => {
         // The case summaries are what stays; everything else a case made is garbage: collected every few
         // thousand cases rather than left to pile up before V8 decides to (the heap would grow to twice the live set).
@@ -380,7 +381,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       }
       const operations = assembleOperations({ operations: selected, allOperations: contract.operations, cases, interrupted });
       const built = buildResults({ operations, contract, catalog, config, options, embedded: embedded !== undefined, startedAt, interrupted, deploymentDiff });
-      return leftBehind.length > 0 ? { ...built, leftBehind } : built;
+      return { ...built, ...(leftBehind.length > 0 ? { leftBehind } : {}), ...(session.targetDown ? { targetDown: session.targetDown } : {}) };
     });
     const endErrors = scenarioOutcome.errors;
     if (endErrors.length > 0 && final.operations.every((o) => o.cases.length === 0)) {

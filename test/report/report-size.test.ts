@@ -48,12 +48,12 @@ async function sizes(server: Server, n: number, extra: string[]): Promise<Record
  * own findings and curl line; a response defect many cases saw is shown once, with its count); against 404
  * every operation is missing or answers like an unknown route (its cases skipped with a short reason). Against
  * 200 `{}` each path also serves TRACE (a warning, with its exchange as evidence: about 1.7 KB more per operation
- * in results.json and in junit.xml, 250 bytes in the compressed HTML), and takes input of the lenient tier (a
- * warning with its evidence, counted apart as accepted leniently: about 2.7 KB more in results.json, 1.5 KB in
- * junit.xml, 550 bytes in the HTML).
+ * in results.json and in junit.xml, 250 bytes in the compressed HTML), and takes input of each kind of the
+ * lenient tier (a warning per kind with its evidence, counted apart as accepted leniently: about 4.9 KB more in
+ * results.json, 3.9 KB in junit.xml, 1 KB in the HTML).
  */
 const BOUNDS: Record<'ok' | 'missing', Record<File, number>> = {
-  ok: { 'results.json': 12500, 'junit.xml': 9500, 'index.html': 3100 },
+  ok: { 'results.json': 14500, 'junit.xml': 12000, 'index.html': 3500 },
   missing: { 'results.json': 1950, 'junit.xml': 1250, 'index.html': 700 },
 };
 

@@ -307,6 +307,30 @@ const FAULTS: Array<[string, Fault]> = [
     },
   ],
   [
+    'a +json media type where application/json is declared (a vendor type on a list)',
+    {
+      variant: () => ({ handlers: { 'customer-get-cache-key-list': onSuccess((reply) => ({ ...reply, headers: { 'content-type': 'application/vnd.customer+json' } })) } }),
+      tokenVia: 'env',
+      operation: 'customer-get-cache-key-list',
+      outcome: 'failed',
+      check: 'content-type-conformance',
+    },
+  ],
+  [
+    'an error answered without the body the contract declares (409 with an empty body)',
+    {
+      variant: () => ({ handlers: { 'update-address-type': onSuccess(() => ({ status: 409 })) } }),
+      tokenVia: 'flag',
+      operation: 'update-address-type',
+      outcome: 'failed',
+      check: 'response-schema-conformance',
+      more: (results) => {
+        const f = findings(operation(results, 'update-address-type')).find((x) => x.check === 'response-schema-conformance');
+        expect(f?.message).toMatch(/409 has no body; the contract declares application\/json/);
+      },
+    },
+  ],
+  [
     'auth not enforced (skipAuth on a GET)',
     {
       variant: () => ({ skipAuth: ['get-address-type-field-list'] }),
@@ -469,10 +493,42 @@ async function assertFault(fault: Fault, run: CliRun): Promise<void> {
   fault.more?.(results, run);
 }
 
-describe.concurrent('faulty deployments: exit 1, exactly the faulty operation fails', () => {
-  test.each(FAULTS)('%s', async (_name, fault) => assertFault(fault, await runAgainst(fault)), RUN_TIMEOUT);
+/**
+ * Every fault is planted twice: on the reference deployment, which refuses input it does not bind, and on its
+ * lenient twin, which binds as most frameworks do (a JSON body under any media type, null as not given, coerced
+ * scalars): a correct deployment may be either, and each fault is found on both.
+ */
+const BASES: Array<[string, Variant]> = [
+  ['strict', {}],
+  ['lenient', { lenient: true }],
+];
 
+describe.concurrent.each(BASES)('faulty deployments (%s base): exit 1, exactly the faulty operation fails', (_base, base) => {
+  test.each(FAULTS)('%s', async (_name, fault) => {
+    const planted = { ...fault, variant: () => ({ ...base, ...fault.variant() }) };
+    await assertFault(planted, await runAgainst(planted));
+  }, RUN_TIMEOUT);
 });
+
+test(
+  'the lenient twin of the reference deployment is conformant with the default options; what it takes leniently is listed apart',
+  async () => {
+    const run = await runAgainst({ variant: () => ({ lenient: true }), tokenVia: 'env' });
+    const results = requireResults(run);
+    await assertSound(run);
+    expect(run.code, `${summary(results).join('\n')}\n${run.stderr}`).toBe(0);
+    expect(results.verdict).toBe('conformant');
+    expect(allFindings(results).filter((f) => f.severity === 'error')).toEqual([]);
+    const lenient = allFindings(results).filter((f) => f.lenient);
+    expect(lenient.every((f) => f.severity === 'warning' && f.check === 'negative-data-rejected')).toBe(true);
+    // It reads a JSON body under another media type, null as not given, and coerced scalars: each listed as such.
+    const classes = new Set(lenient.map((f) => f.inputClass));
+    for (const c of ['undeclared-media-type', 'null', 'coercible-type']) expect(classes, [...classes].join(', ')).toContain(c);
+    expect(results.acceptedLeniently).toMatchObject({ cases: lenient.length, operations: new Set(lenient.map((f) => f.operationId)).size });
+    expect(run.stdout + run.stderr).toMatch(/Accepted leniently: \d+ requests? in \d+ cases? of \d+ operations?/);
+  },
+  RUN_TIMEOUT,
+);
 
 // ---------------------------------------------------------------------------------------------------------
 // A fault only a scenario's own assertion can see: reported as that scenario's failure, no operation blamed

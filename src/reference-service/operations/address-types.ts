@@ -90,7 +90,7 @@ export const deleteAddressType: Operation = (req, { state }) => {
 export const getAddressTypeFieldList: Operation = (req, { state }) => {
   const ids = checkUuidParams(req.params, ['id']);
   if (!ids.ok) return ids.reply;
-  const query = checkListQuery(req.query);
+  const query = checkListQuery(req.query, req.lenient);
   if (!query.ok) return query.reply;
   const id = ids.value['id'] ?? '';
   if (!state.addressTypes.has(id)) return recordNotFound(TYPE, id);

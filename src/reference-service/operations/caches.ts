@@ -16,7 +16,7 @@ const REFRESH: readonly FieldRule[] = [
 ];
 
 export const getCacheKeyList: Operation = (req, { state }) => {
-  const query = checkListQuery(req.query);
+  const query = checkListQuery(req.query, req.lenient);
   if (!query.ok) return query.reply;
   return ok(applyListQuery(state.caches, query.value).map((c) => ({ ...c })));
 };

@@ -40,7 +40,8 @@ export interface FuzzOptions {
   parallel?: number;
   /** Path parameters to draw (the others keep the positive request's values). */
   varyPath?: ReadonlySet<string>;
-  send: (request: FuzzRequest) => Promise<Exchange>;
+  /** Sends one request; undefined: it was not sent (the run stopped sending this operation's requests). */
+  send: (request: FuzzRequest) => Promise<Exchange | undefined>;
   /** Each answer, in the order drawn (shrinking ones after), with its number among the requests sent. */
   answered?: (request: FuzzRequest, exchange: Exchange, sent: number) => void;
 }
@@ -137,6 +138,7 @@ export async function fuzzOperation(op: Operation, positive: PositiveRequest, op
     if (known !== undefined) return known;
     if (shrinkSent >= budget) return true;
     const exchange = await options.send(request);
+    if (!exchange) return true;
     run.sent++;
     shrinkSent++;
     options.answered?.(request, exchange, run.sent);

@@ -105,9 +105,12 @@ export function judge(input: JudgeInput): Judgement {
   return { outcome: failed ? 'failed' : 'passed', checks, findings: judged.findings };
 }
 
-/** The key under which the same defect seen on many exchanges is one finding. */
+/**
+ * The key under which the same defect seen on many exchanges is one finding. Each kind of lenient input accepted is
+ * a finding of its own (a few classes, plan/input-tiers.ts): what a deployment takes leniently is listed by kind.
+ */
 function defectKey(f: Finding, status: number | undefined): string {
-  return [f.operationId, f.check, f.severity, status ?? '-', f.specLocation ?? '', f.schemaErrors?.[0]?.schemaPath ?? '', f.schemaErrors?.[0]?.instancePath ?? ''].join('\u0000');
+  return [f.operationId, f.check, f.severity, status ?? '-', f.specLocation ?? '', f.schemaErrors?.[0]?.schemaPath ?? '', f.schemaErrors?.[0]?.instancePath ?? '', f.lenient ? (f.inputClass ?? '') : ''].join('\u0000');
 }
 
 /**

@@ -7,7 +7,8 @@ import { authorization } from '../http/auth-variants.ts';
 import { defaultClientOptions } from '../http/client-options.ts';
 import { GatewayClient } from '../http/gateway-client.ts';
 import { randomHex } from '../http/random-hex.ts';
-import type { CaseResult, Contract, Exchange, Finding, LeftBehindRecord, Operation } from '../model.ts';
+import type { CaseResult, Contract, Exchange, Finding, LeftBehindRecord, Operation, TargetDown } from '../model.ts';
+import { toCurl } from '../report/curl.ts';
 import { neededSetup, pathExample, pathParamNames, planOperation, positiveBody, type OperationPlan, type PlannedCase } from '../plan/cases.ts';
 import { executionOrder, planOptionsOf } from '../plan/options.ts';
 import { parameterValue, stringValues } from '../plan/parameters.ts';
@@ -36,6 +37,33 @@ import { Slots } from './slots.ts';
 import { idFromLocation, undoOf } from '../plan/undo.ts';
 
 export { responseLocation } from './judge.ts';
+
+/** Requests of one operation that may go unanswered within --timeout before its others are not sent. */
+export const TIMEOUTS_PER_OPERATION = 2;
+/** How long a service that refuses connections is given to come back before it is taken as stopped. */
+const DOWN_CONFIRM_MS = 1000;
+
+/** Requests cut in flight that a report names when a deployment stops answering (at most --concurrency were). */
+const MAX_IN_FLIGHT_SHOWN = 8;
+
+/** What a session keeps of a service's answers (see Session.noteAnswer). */
+interface Answers {
+  answered?: Exchange;
+  refused?: Exchange;
+  cut?: Exchange[];
+}
+
+/** What the run says of a service that stopped answering: what it last answered, and what was in flight then. */
+function downOf(service: string, baseUrl: string, seen: Answers): TargetDown {
+  const { answered } = seen;
+  const broke = seen.cut?.length ? seen.cut : seen.refused ? [seen.refused] : [];
+  const after = answered?.response ? { method: answered.request.method, url: answered.request.url, status: answered.response.status, curl: toCurl(answered.request) } : undefined;
+  const inFlight = broke.map((e) => ({ method: e.request.method, url: e.request.url, curl: toCurl(e.request), error: e.error?.message ?? 'no answer' }));
+  const last = after ? ` after ${after.method} ${after.url} (answered ${after.status})` : '';
+  const named = inFlight.map((r) => `${r.method} ${r.url} (${r.error})`);
+  const cause = !seen.cut?.length ? '' : named.length === 1 ? `; the request in flight then, the likely cause: ${named[0]}` : `; the requests in flight then, the likely cause among them: ${named.join('; ')}`;
+  return { service, baseUrl, message: `the deployment stopped answering${last}: connections to ${baseUrl} are refused${cause}`, ...(after ? { after } : {}), ...(inFlight.length > 0 ? { inFlight } : {}) };
+}
 
 function credentialHeader(profile: Profile, token: string): Record<string, string> {
   const value = authorization('valid', token);
@@ -186,11 +214,34 @@ export class Session implements CaseHost {
     return this.builder.url(op, pathParams, query);
   }
 
-  /** Sends one request of an operation with the run's token (no judging: a case's calls go through CaseRun). */
+  /** Requests of each operation that got no answer within --timeout (from TIMEOUTS_PER_OPERATION on, none is sent). */
+  private readonly timeouts = new Map<string, number>();
+  /** Per origin: the last exchange it answered, and since then the first refused and those cut mid-request. */
+  private readonly lastAnswers = new Map<string, Answers>();
+  /** Origins that stopped answering mid-run: what each last answered, what was in flight (RunResults.targetDown). */
+  private readonly down = new Map<string, TargetDown>();
+
+  /** The first origin that stopped answering, if any. */
+  get targetDown(): TargetDown | undefined {
+    return this.down.values().next().value;
+  }
+
+  /**
+   * Sends one request of an operation with the run's token (no judging: a case's calls go through CaseRun). Not
+   * sent, as a Skip the case reports: a request of an operation that timed out twice already (a hanging operation
+   * costs bounded time), and any request once the deployment stopped answering.
+   */
   async call(op: Operation, request: CallRequest): Promise<Exchange> {
+    const down = this.down.get(this.originOf(op));
+    if (down) throw new Skip('target-down', `not run: ${down.message}`);
+    const timedOut = this.timeouts.get(op.operationId) ?? 0;
+    if (timedOut >= TIMEOUTS_PER_OPERATION) {
+      throw new Skip('timed-out', `not sent: ${op.method} ${op.path} gave no answer within ${this.config.timeoutMs} ms (--timeout) to ${timedOut} requests; see its response-timeout finding`);
+    }
     // At most --concurrency requests in flight over the whole run (a case may send several at once).
     const send = () => this.slots.run(() => this.client.send(this.builder.build(op, request)));
     let exchange = await send();
+    const first = exchange;
     // A connection that broke before any answer (a keep-alive socket the server was closing) is the network's
     // doing: the request is sent again and the retry recorded. Idle sockets the server closed together fail
     // one after another, each leaving the pool as it fails: up to one retry per pooled connection, then one
@@ -201,6 +252,8 @@ export class Session implements CaseHost {
       exchange = { ...again, retries: [...(exchange.retries ?? []), { attempt, reason: `connection: ${failed.message}`, waitedMs: 0 }, ...(again.retries ?? [])] };
       if (again.error?.kind === 'connection' && !/ECONNRESET|EPIPE|UND_ERR_SOCKET|other side closed/i.test(`${again.error.message}`)) break;
     }
+    if (exchange.error?.kind === 'timeout') this.timeouts.set(op.operationId, (this.timeouts.get(op.operationId) ?? 0) + 1);
+    await this.noteAnswer(op, exchange, first);
     // A documented transient failure is retried once, after a back-off, before it is judged.
     if (exchange.response && isDocumentedTransient(op, exchange.response, this.profileOf(op))) {
       const first = exchange.response;
@@ -212,6 +265,49 @@ export class Session implements CaseHost {
     // An answer to a method the operation does not have records nothing of it.
     if (request.method === undefined || request.method === op.method) this.record(op, exchange, request.pathParams ?? {});
     return exchange;
+  }
+
+  /**
+   * Keeps what each origin (scheme, host and port of a service's base URL) last answered. An origin that answered
+   * before and now refuses connections, and still does a second later, has stopped answering: that is said once
+   * (targetDown), and this and every later request to it is not run (a Skip), rather than dozens of cases errored
+   * one by one, whichever service of the deployment they are for.
+   */
+  private async noteAnswer(op: Operation, exchange: Exchange, first: Exchange): Promise<void> {
+    const origin = this.originOf(op);
+    let seen = this.lastAnswers.get(origin);
+    if (!seen) this.lastAnswers.set(origin, (seen = {}));
+    if (exchange.response) {
+      seen.answered = exchange;
+      seen.refused = seen.cut = undefined;
+      return;
+    }
+    if (exchange.error?.kind !== 'connection') return;
+    // The requests the deployment took and then dropped (their connection cut, not refused): the likely cause is
+    // among them.
+    if (first.error?.kind === 'connection' && !/ECONNREFUSED/.test(first.error.message) && (seen.cut ??= []).length < MAX_IN_FLIGHT_SHOWN) seen.cut.push({ ...exchange, error: first.error });
+    seen.refused ??= exchange;
+    if (!seen.answered || !/ECONNREFUSED/.test(exchange.error.message)) return;
+    if (!this.down.has(origin)) {
+      await new Promise((resolve) => setTimeout(resolve, DOWN_CONFIRM_MS));
+      if (!this.down.has(origin)) {
+        const base = this.config.baseUrls[op.service] ?? '';
+        const again = await this.client.send({ method: 'HEAD', url: base, headers: this.builder.headers('valid', false, op) });
+        if (again.response || !/ECONNREFUSED/.test(again.error?.message ?? '')) return;
+        if (!this.down.has(origin)) this.down.set(origin, downOf(op.service, origin, seen));
+      }
+    }
+    const down = this.down.get(origin);
+    if (down) throw new Skip('target-down', `not run: ${down.message}`);
+  }
+
+  private originOf(op: Operation): string {
+    const base = this.config.baseUrls[op.service] ?? '';
+    try {
+      return new URL(base).origin;
+    } catch {
+      return base;
+    }
   }
 
   /** Whatever a create answered with success goes into the cleanup ledger, whichever case sent it; its values into the pool. */
@@ -296,7 +392,15 @@ export class Session implements CaseHost {
         continue;
       }
       const random = new Random(`${this.config.seed}:${undo.operationId}:cleanup`);
-      const exchange = await this.call(undo, { ...this.declaredParams(undo, random), pathParams: entry.undo.pathParams });
+      let exchange: Exchange;
+      try {
+        exchange = await this.call(undo, { ...this.declaredParams(undo, random), pathParams: entry.undo.pathParams });
+      } catch (error) {
+        if (!(error instanceof Skip)) throw error;
+        failed++;
+        left.push(leftBehind(entry, `${undo.method} ${undo.path} ${error.message}`));
+        continue;
+      }
       this.side(undo, exchange);
       const status = exchange.response?.status;
       if (status !== undefined && ((status >= 200 && status < 300) || status === 404 || status === 410)) deleted++;
@@ -470,10 +574,14 @@ export class Session implements CaseHost {
       }
       // A created id that its reader does not serve would fail the dependant, not the producer: skip instead.
       if (reader?.param) {
-        const check = await run.send(reader.operation, { pathParams: { ...ids, [reader.param]: id } });
-        const status = check.response?.status;
+        // A sanity check only: a reader the run no longer sends to (it timed out twice) checks nothing.
+        const check = await run.send(reader.operation, { pathParams: { ...ids, [reader.param]: id } }).catch((error: unknown) => {
+          if (error instanceof Skip && error.kind === 'timed-out') return undefined;
+          throw error;
+        });
+        const status = check?.response?.status;
         const documented = status !== undefined && reader.operation.responses.some((r) => r.status === String(status));
-        if (status !== undefined && status >= 400 && status < 500 && documented && !(await this.looksUnknown(reader.operation, check))) {
+        if (check && status !== undefined && status >= 400 && status < 500 && documented && !(await this.looksUnknown(reader.operation, check))) {
           throw new Skip('setup-failed', `setup: the id ${producer.operationId} answered is not served by ${reader.operation.operationId} (${status}); see ${producer.operationId}'s created-record case`);
         }
       }

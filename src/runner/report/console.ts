@@ -197,6 +197,12 @@ export function renderSummary(results: RunResults, paths: ReportPaths, options: 
   lines.push(`Cases: ${cases.length - skippedCases} ran · ${skippedCases > 0 ? c.yellow(skippedText) : skippedText}`);
   lines.push(`Verdict: ${verdictPaint(results.verdictLine ?? verdictLine(results))}`);
   if (results.interrupted) lines.push(c.yellow('The run was interrupted: operations not reached are not counted.'));
+  const down = results.targetDown;
+  if (down) {
+    lines.push('', c.bold(c.red(`The deployment stopped answering (${down.service}, ${down.baseUrl}): the cases after it were not run.`)));
+    if (down.after) lines.push(`  last answered (${down.after.status}): ${down.after.curl}`);
+    for (const r of down.inFlight ?? []) lines.push(`  in flight then${(down.inFlight?.length ?? 0) > 1 ? ' (the likely cause among them)' : ', the likely cause'} (${r.error}): ${r.curl}`);
+  }
 
   const problems = results.operations.filter(
     (op) => op.outcome === 'failed' || op.outcome === 'missing' || op.outcome === 'flaky' || op.outcome === 'errored',

@@ -136,6 +136,8 @@ const UNTESTED_BY_KIND: Record<SkipKind, string> = {
   'setup-failed': 'setup calls failed (see the operations that make the records)',
   'no-request': 'no request could be built (add an example in contract/examples.yaml)',
   'max-failures': 'not run (--max-failures reached)',
+  'timed-out': 'not sent: the operation did not answer within --timeout twice',
+  'target-down': 'not run: the deployment stopped answering',
   'not-applicable': 'the positive case could not run',
 };
 
@@ -169,9 +171,11 @@ export function countOutcomes(operations: ReadonlyArray<Pick<OperationResult, 'o
 
 /** The run's verdict (see the module comment). */
 export function computeVerdict(
-  results: Pick<RunResults, 'operations' | 'pact' | 'expiredWaivers' | 'interrupted' | 'failOn' | 'failOnUntested' | 'stopped'>,
+  results: Pick<RunResults, 'operations' | 'pact' | 'expiredWaivers' | 'interrupted' | 'failOn' | 'failOnUntested' | 'stopped' | 'targetDown'>,
 ): Verdict {
   if (results.stopped) return 'incomplete';
+  // A deployment that falls over mid-run is the deployment's defect, not a tool problem.
+  if (results.targetDown) return 'not-conformant';
   const opFailed = results.operations.some((op) => op.outcome === 'failed' || op.outcome === 'missing' || op.outcome === 'flaky');
   const pactFailed = (results.pact?.interactions ?? []).some((i) => i.outcome === 'failed');
   const expired = results.expiredWaivers.length > 0;
@@ -222,7 +226,7 @@ function plural(n: number, word: string): string {
  * "conformant for 9 of 15 operations; 6 untested: irreversible side effects (pass --allow-irreversible
  * against a disposable deployment)".
  */
-export function verdictLine(results: Pick<RunResults, 'verdict' | 'operations' | 'stopped' | 'interrupted' | 'failOnUntested' | 'expiredWaivers' | 'pact' | 'failOn'>): string {
+export function verdictLine(results: Pick<RunResults, 'verdict' | 'operations' | 'stopped' | 'interrupted' | 'failOnUntested' | 'expiredWaivers' | 'pact' | 'failOn' | 'targetDown'>): string {
   const ops = judged(results.operations);
   const n = (o: Outcome): number => ops.filter((op) => op.outcome === o).length;
   const untested = ops.filter((op) => op.outcome === 'untested');
@@ -249,6 +253,7 @@ export function verdictLine(results: Pick<RunResults, 'verdict' | 'operations' |
     return `incomplete: ${parts.join('; ') || 'the run could not vouch for every operation'}`;
   }
   if (results.verdict === 'not-conformant') {
+    if (results.targetDown) parts.push(results.targetDown.message.split(': connections')[0] ?? results.targetDown.message);
     const bad = (['failed', 'missing', 'flaky'] as const).filter((o) => n(o) > 0).map((o) => `${n(o)} ${o}`);
     if (bad.length > 0) parts.push(`${bad.join(', ')} of ${plural(ops.length, 'operation')}`);
     const pactFailed = (results.pact?.interactions ?? []).filter((i) => i.outcome === 'failed').length;
@@ -362,7 +367,7 @@ export function summarise(results: UnsummarisedResults): RunResults {
 
 const KEY_ORDER: ReadonlyArray<keyof RunResults> = [
   'schemaVersion', 'tool', 'contract', 'target', 'startedAt', 'finishedAt', 'durationMs', 'verdict', 'verdictLine', 'interrupted',
-  'stopped', 'failOn', 'failOnUntested', 'seed', 'shard', 'coverage', 'counts', 'acceptedLeniently', 'operations', 'deploymentDiff', 'pact', 'expiredWaivers',
+  'stopped', 'targetDown', 'failOn', 'failOnUntested', 'seed', 'shard', 'coverage', 'counts', 'acceptedLeniently', 'operations', 'deploymentDiff', 'pact', 'expiredWaivers',
 ];
 
 function canonicalKeyOrder(results: RunResults): RunResults {

@@ -10,12 +10,16 @@ import { DEFAULT_FUZZ_EXAMPLES } from '../../plan/cases.ts';
 import type { CaseRun } from '../case-run.ts';
 import type { CallRequest } from '../request-builder.ts';
 import type { Session } from '../session.ts';
+import { Skip } from '../skip.ts';
 import { replayed } from './replay.ts';
 
 export async function runFuzzingPhase(session: Session, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }): Promise<CaseResult> {
   const { op } = run;
   // fast-check is loaded only when a fuzzing case runs (start-up stays lean).
   const { fuzzOperation } = await import('../fuzz.ts');
+  // A request the session would not send (the operation timed out twice, the deployment stopped answering) ends
+  // the phase; the case says why once the requests in flight are in.
+  let notSent: Skip | undefined;
   const fuzz = await fuzzOperation(op, request, {
     seed: `${session.config.seed}:${op.operationId}`,
     numRuns: session.config.fuzzExamples ?? DEFAULT_FUZZ_EXAMPLES,
@@ -23,15 +27,21 @@ export async function runFuzzingPhase(session: Session, run: CaseRun, request: C
     // flight by --concurrency), judged in the order drawn.
     parallel: session.config.concurrency,
     send: (r) =>
-      run.send(op, {
-        auth: request.auth ?? 'valid',
-        pathParams: r.pathParams,
-        query: r.query,
-        headers: r.headers,
-        cookies: r.cookies,
-        ...(r.body !== undefined ? { body: r.body } : {}),
-        ...(r.contentType ? { contentType: r.contentType } : {}),
-      }, { intent: true, keep: false }),
+      run
+        .send(op, {
+          auth: request.auth ?? 'valid',
+          pathParams: r.pathParams,
+          query: r.query,
+          headers: r.headers,
+          cookies: r.cookies,
+          ...(r.body !== undefined ? { body: r.body } : {}),
+          ...(r.contentType ? { contentType: r.contentType } : {}),
+        }, { intent: true, keep: false })
+        .catch((error: unknown) => {
+          if (!(error instanceof Skip)) throw error;
+          notSent ??= error;
+          return undefined;
+        }),
     answered: (r, exchange, sent) => {
       if (exchange.response !== undefined || exchange.error?.kind === 'timeout') run.judgeResponse(exchange, { coverage: { label: `fuzzing: ${describeRequest(r, request)}`, sent } });
     },
@@ -39,6 +49,7 @@ export async function runFuzzingPhase(session: Session, run: CaseRun, request: C
   // The case keeps the evidence of its defects (the judge's) and its last exchange, not every draw.
   const shownLast = fuzz.unanswered ?? fuzz.last;
   if (shownLast) run.keep(shownLast);
+  if (notSent) throw notSent;
   if (fuzz.error) return { ...run.result(), outcome: 'errored', errorMessage: fuzz.error };
   if (fuzz.sent === 0) return run.skipped('no fuzzing request was sent');
   if (run.evidence.size === 0 && fuzz.unanswered) return { ...run.result(), outcome: 'errored', errorMessage: fuzz.unanswered.error?.message ?? 'no response' };
