@@ -312,7 +312,8 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     let failingOperations = 0;
     // Let go of once its cases are done: the session holds what the cases needed (the validators, the records the
     // run created, the value pool), not what the reports need.
-    const session = Session.from(config, contract, profiles, examples);
+    // Let go of once its cases are done (below): the reports do not need what the cases needed.
+    let session: Session | undefined = Session.from(config, contract, profiles, examples);
     let scheduler: Scheduler | undefined = schedule(session, plans, options.concurrency, {
       onCase: (operationId, index, result) => {
         // The case summaries are what stays; everything else a case made is garbage: collected every few
@@ -351,6 +352,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     else options.signal?.addEventListener('abort', onAbort, { once: true });
     let scenarioOutcome: Awaited<ScenarioRun['done']> = { cases: new Map(), errors: [], interrupted: false };
     let leftBehind: RunResults['leftBehind'] = [];
+    let targetDown: RunResults['targetDown'];
     try {
       const [scheduled, fromScenarios] = await Promise.all([
         scheduler.done,
@@ -363,9 +365,11 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       if (fromScenarios) scenarioOutcome = fromScenarios;
       interrupted ||= scheduled.interrupted || scenarioOutcome.interrupted;
       leftBehind = scheduled.cleanup.leftBehind ?? [];
+      targetDown = session?.targetDown;
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
       scheduler = undefined;
+      session = undefined;
     }
 
     const final = await finish(() => {
@@ -377,11 +381,13 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       }
       generated.clear();
       for (const [operationId, list] of scenarioOutcome.cases) {
-        cases.set(operationId, [...(cases.get(operationId) ?? []), ...list.map((c) => compactCase(c, keep))]);
+        // The scenario suites' errors after the deployment stopped answering are that, not tool problems.
+        const ran = targetDown ? list.map((c) => (c.outcome === 'errored' ? { ...c, outcome: 'skipped' as const, skipKind: 'target-down' as const, skipReason: `not run: ${targetDown!.message.split(': connections')[0]}` } : c)) : list;
+        cases.set(operationId, [...(cases.get(operationId) ?? []), ...ran.map((c) => compactCase(c, keep))]);
       }
       const operations = assembleOperations({ operations: selected, allOperations: contract.operations, cases, interrupted });
       const built = buildResults({ operations, contract, catalog, config, options, embedded: embedded !== undefined, startedAt, interrupted, deploymentDiff });
-      return { ...built, ...(leftBehind.length > 0 ? { leftBehind } : {}), ...(session.targetDown ? { targetDown: session.targetDown } : {}) };
+      return { ...built, ...(leftBehind.length > 0 ? { leftBehind } : {}), ...(targetDown ? { targetDown } : {}) };
     });
     const endErrors = scenarioOutcome.errors;
     if (endErrors.length > 0 && final.operations.every((o) => o.cases.length === 0)) {

@@ -131,7 +131,8 @@ describe('update persisted', () => {
     expect([...(sent['label'] as string)].length).toBeLessThanOrEqual(12);
     expect(sent['label']).not.toBe('hello world');
     expect(summary(results)).toEqual([]);
-    expect(allFindings(results)).toEqual([]);
+    // The server is strict about the update, not about input it may take (an integer written 3.0: lenient).
+    expect(allFindings(results).filter((f) => !f.lenient)).toEqual([]);
   }, 120_000);
 
   test('a server that ignores the update of one field is flagged on putThing, by update-persisted, naming it', async () => {

@@ -457,11 +457,16 @@ const FAULTS: Array<[string, Fault]> = [
       outcome: 'failed',
       check: 'response-timeout',
       more: (results, run) => {
-        expect(run.wallMs).toBeLessThan(90_000);
-        const positive = operation(results, 'get-address-type-field-list').cases.find((c) => c.name === 'positive');
-        expect(positive?.outcome).toBe('failed');
-        expect(positive?.exchanges.at(-1)?.error?.kind).toBe('timeout');
-        expect(positive?.findings[0]).toMatchObject({ check: 'response-timeout', severity: 'error', expected: 'a response within 1500 ms' });
+        expect(run.wallMs).toBeLessThan(45_000);
+        const op = operation(results, 'get-address-type-field-list');
+        const timedOut = op.cases.filter((c) => c.findings.some((f) => f.check === 'response-timeout'));
+        expect(timedOut.length).toBeGreaterThan(0);
+        for (const c of timedOut) {
+          expect(c.outcome).toBe('failed');
+          expect(c.findings.find((f) => f.check === 'response-timeout')).toMatchObject({ severity: 'error', expected: 'a response within 1500 ms' });
+        }
+        // After two timeouts the operation's other requests are not sent: those cases say so.
+        for (const c of op.cases.filter((x) => x.outcome === 'skipped')) expect(c.skipKind, c.name).toBe('timed-out');
       },
     },
   ],

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunResults } from '../../src/runner/model.ts';
-import { ensureInstalled, found, requestsSent, RUN_TIMEOUT, runEngine, startApp, VENVS, warned, type App } from '../support/real-apps.ts';
+import { ensureInstalled, found, lenient, requestsSent, RUN_TIMEOUT, runEngine, startApp, VENVS, warned, type App } from '../support/real-apps.ts';
 import { removeTemps, ROOT, tempDir } from '../support/runs.ts';
 
 afterAll(removeTemps);
@@ -72,7 +72,7 @@ function caseOutcomes(results: RunResults): string[] {
  * errors that are not defects of the app (none now); warned: true defects the contract does not settle (an
  * undocumented method's answer), reported as warnings under every seed.
  */
-function describeApp(name: string, start: () => Promise<App>, expected: { found: string[]; alsoTrue?: string[]; knownFalse?: string[]; warned?: string[] }, more?: (runs: () => Runs) => void) {
+function describeApp(name: string, start: () => Promise<App>, expected: { found: string[]; alsoTrue?: string[]; knownFalse?: string[]; warned?: string[]; lenient?: string[] }, more?: (runs: () => Runs) => void) {
   describe(name, () => {
     let runs: Runs;
     beforeAll(async () => {
@@ -85,6 +85,12 @@ function describeApp(name: string, start: () => Promise<App>, expected: { found:
         for (const f of expected.found) expect(findings, label).toContain(f);
       }
     });
+
+    if (expected.lenient?.length) {
+      test('what the app takes leniently is listed apart under every seed (warnings, not failures)', () => {
+        for (const { label } of RUNS) for (const l of expected.lenient ?? []) expect(lenient(runs[label]), label).toContain(l);
+      });
+    }
 
     if (expected.warned?.length) {
       test('the warnings the contract cannot settle are reported under every seed', () => {
@@ -236,11 +242,10 @@ describe.skipIf(unavailable !== undefined)('real applications of other stacks', 
         // curl -d '{"name":"rex"}' /pets -> 201 {"id":1000,"name":"rex"}: 201 falls under `default`, whose Error
         // schema requires code and message; the request validator's 400s (curl '/pets?limit=abc',
         // curl -X DELETE /pets/abc) are plain text, not Error JSON; curl /pets on an empty store -> null.
+        // (The text/plain 400s are judged as text: their media type is the defect, found above.)
         'addPet response-schema-conformance',
         'findPets response-schema-conformance',
-        'deletePet response-schema-conformance',
       ],
-      // curl /pets/abc -> 400 text/plain, not the Error JSON of `default`.
       alsoTrue: ['findPetByID response-schema-conformance'],
       // curl -si -X TRACE /pets and /pets/1 -> 400 "method not allowed", not 405.
       warned: ['findPets unsupported-method', 'findPetByID unsupported-method'],
@@ -268,10 +273,6 @@ describe.skipIf(unavailable !== undefined)('real applications of other stacks', 
       // curl /todos/99 -> 404, curl -X DELETE /todos/abc -> 400 (documented: 200 and 204).
       'TodoController.findById status-code-conformance',
       'TodoController.deleteById status-code-conformance',
-      // curl -X PATCH -H 'content-type: application/json' -d 'null' /todos -> 200 {"count":4}; the same to
-      // /todos/1 -> 204: a body that is not the documented object is accepted.
-      'TodoController.updateAll negative-data-rejected',
-      'TodoController.updateById negative-data-rejected',
       // curl -X POST -H 'content-length: 0' /todos (no body; the body is optional) -> 500.
       'TodoController.create not-a-server-error',
       // curl -X PUT -H 'content-type: application/json' -d '{"id":0,"title":"a"}' /todos/0 -> 500 "You must
@@ -281,12 +282,11 @@ describe.skipIf(unavailable !== undefined)('real applications of other stacks', 
       'TodoController.find status-code-conformance',
       // curl -g '/todos/1?filter={"fields":["desc"]}' -> {"desc":…}: no title, which the schema requires.
       'TodoController.findById response-schema-conformance',
-      // curl -g '/todos?filter=null', '/todos/1?filter=null', '/todos/count?where=null' -> 200: a JSON null where
-      // the documented object is required is taken as no filter.
-      'TodoController.find negative-data-rejected',
-      'TodoController.findById negative-data-rejected',
-      'TodoController.count negative-data-rejected',
     ],
+    // Taken leniently (null read as no value, as many binders do; warnings counted apart): curl -X PATCH -H
+    // 'content-type: application/json' -d 'null' /todos -> 200 {"count":4}, the same to /todos/1 -> 204; curl -g
+    // '/todos?filter=null', '/todos/1?filter=null', '/todos/count?where=null' -> 200.
+    lenient: ['TodoController.updateAll null-body', 'TodoController.updateById null-body', 'TodoController.find null', 'TodoController.findById null', 'TodoController.count null'],
     // True defects the engine does not find yet (README: "found by the engine: no"): allowed when it does.
     alsoTrue: [
       'TodoController.create positive-data-accepted', // {"title":""} -> 422

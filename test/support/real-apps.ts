@@ -119,6 +119,12 @@ export function warned(results: RunResults): string[] {
   return bySeverity(results, 'warning');
 }
 
+/** What the app accepted leniently, as "<operationId> <input class>" (documented operations only), sorted, once each. */
+export function lenient(results: RunResults): string[] {
+  const ops = new Set(results.operations.filter((o) => o.method !== null).map((o) => o.operationId));
+  return [...new Set(allFindings(results).filter((f) => f.lenient && ops.has(f.operationId)).map((f) => `${f.operationId} ${f.inputClass}`))].sort();
+}
+
 function bySeverity(results: RunResults, severity: Finding['severity']): string[] {
   const ops = new Set(results.operations.filter((o) => o.method !== null).map((o) => o.operationId));
   return [

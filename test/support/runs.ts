@@ -237,11 +237,15 @@ export function allFindings(results: RunResults): Finding[] {
   return results.operations.flatMap(findings);
 }
 
-/** "<operationId>: <outcome> [checks]" for each operation that did not pass: readable assertion output. */
+/**
+ * "<operationId>: <outcome> [checks]" for each operation that did not pass: readable assertion output. The checks
+ * are those with findings, a lenient acceptance aside (a warning counted apart).
+ */
 export function summary(results: RunResults): string[] {
+  const checks = (o: OperationResult) => [...new Set(findings(o).filter((f) => !f.lenient).map((f) => f.check))].sort();
   return results.operations
     .filter((o) => o.outcome !== 'passed' && o.outcome !== 'not-described')
-    .map((o) => `${o.operationId}: ${o.outcome} [${checkIds(o).join(', ')}]`);
+    .map((o) => `${o.operationId}: ${o.outcome} [${checks(o).join(', ')}]`);
 }
 
 // ---------------------------------------------------------------------------------------------------------

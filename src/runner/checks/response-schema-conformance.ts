@@ -30,11 +30,18 @@ export const responseSchemaConformance: Check = {
     const entries = mediaEntries(spec);
     if (response.body.trim() === '') return emptyBody(ctx, spec, entries);
     const actual = mediaType(response.headers);
-    const entry = actual ? chooseEntry(entries, actual, ctx) : (entries.find((e) => isJsonMediaType(e.type.split(';')[0]?.trim().toLowerCase())) ?? entries[0]);
+    const jsonEntry = entries.find((e) => isJsonMediaType(e.type.split(';')[0]?.trim().toLowerCase()));
+    let entry = actual ? chooseEntry(entries, actual, ctx) : (jsonEntry ?? entries[0]);
+    // Answered in a media type the response does not declare (content-type-conformance says so): a body that is
+    // JSON all the same is held to the declared JSON schema; any other body is not judged as JSON.
+    if (!entry && actual) {
+      if (jsonEntry?.schema === undefined || response.json === undefined) return [];
+      entry = jsonEntry;
+    }
     if (entry?.schema === undefined) return [];
     const location = `${ctx.operation.specFile}#${spec.pointer}`;
     const judged = specFor(spec, entry);
-    const json = actual === undefined ? isJsonMediaType(entry.type.split(';')[0]?.trim().toLowerCase()) || response.json !== undefined : isJsonMediaType(actual);
+    const json = actual === undefined || entry === jsonEntry ? isJsonMediaType(entry.type.split(';')[0]?.trim().toLowerCase()) || response.json !== undefined : isJsonMediaType(actual);
     if (json) {
       if (response.jsonError) return [];
       if (response.json === undefined) {

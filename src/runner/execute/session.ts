@@ -46,22 +46,28 @@ const DOWN_CONFIRM_MS = 1000;
 /** Requests cut in flight that a report names when a deployment stops answering (at most --concurrency were). */
 const MAX_IN_FLIGHT_SHOWN = 8;
 
-/** What a session keeps of a service's answers (see Session.noteAnswer). */
+/** How long before a refusal a request cut in flight counts among the likely causes. */
+const CUT_WINDOW_MS = 10_000;
+
+/** What a session keeps of an origin's answers (see Session.noteAnswer). */
 interface Answers {
   answered?: Exchange;
+  /** The first refused connection since the last answer. */
   refused?: Exchange;
-  cut?: Exchange[];
+  /** The latest requests whose connection was cut in flight, with when. */
+  cut: Array<{ exchange: Exchange; at: number }>;
 }
 
 /** What the run says of a service that stopped answering: what it last answered, and what was in flight then. */
-function downOf(service: string, baseUrl: string, seen: Answers): TargetDown {
+function downOf(service: string, baseUrl: string, seen: Answers, at: number): TargetDown {
   const { answered } = seen;
-  const broke = seen.cut?.length ? seen.cut : seen.refused ? [seen.refused] : [];
+  const cut = seen.cut.filter((c) => c.at >= at - CUT_WINDOW_MS).map((c) => c.exchange);
+  const broke = cut.length > 0 ? cut : seen.refused ? [seen.refused] : [];
   const after = answered?.response ? { method: answered.request.method, url: answered.request.url, status: answered.response.status, curl: toCurl(answered.request) } : undefined;
   const inFlight = broke.map((e) => ({ method: e.request.method, url: e.request.url, curl: toCurl(e.request), error: e.error?.message ?? 'no answer' }));
   const last = after ? ` after ${after.method} ${after.url} (answered ${after.status})` : '';
   const named = inFlight.map((r) => `${r.method} ${r.url} (${r.error})`);
-  const cause = !seen.cut?.length ? '' : named.length === 1 ? `; the request in flight then, the likely cause: ${named[0]}` : `; the requests in flight then, the likely cause among them: ${named.join('; ')}`;
+  const cause = cut.length === 0 ? '' : named.length === 1 ? `; the request in flight then, the likely cause: ${named[0]}` : `; the requests in flight then, the likely cause among them: ${named.join('; ')}`;
   return { service, baseUrl, message: `the deployment stopped answering${last}: connections to ${baseUrl} are refused${cause}`, ...(after ? { after } : {}), ...(inFlight.length > 0 ? { inFlight } : {}) };
 }
 
@@ -219,11 +225,13 @@ export class Session implements CaseHost {
   /** Per origin: the last exchange it answered, and since then the first refused and those cut mid-request. */
   private readonly lastAnswers = new Map<string, Answers>();
   /** Origins that stopped answering mid-run: what each last answered, what was in flight (RunResults.targetDown). */
-  private readonly down = new Map<string, TargetDown>();
+  private readonly down = new Map<string, { service: string; answers: Answers; message: string; at: number }>();
 
   /** The first origin that stopped answering, if any. */
   get targetDown(): TargetDown | undefined {
-    return this.down.values().next().value;
+    const first = this.down.entries().next().value;
+    // Built when asked (at the end of the run): the requests cut in flight keep coming in after the refusal.
+    return first ? downOf(first[1].service, first[0], first[1].answers, first[1].at) : undefined;
   }
 
   /**
@@ -276,16 +284,22 @@ export class Session implements CaseHost {
   private async noteAnswer(op: Operation, exchange: Exchange, first: Exchange): Promise<void> {
     const origin = this.originOf(op);
     let seen = this.lastAnswers.get(origin);
-    if (!seen) this.lastAnswers.set(origin, (seen = {}));
+    if (!seen) this.lastAnswers.set(origin, (seen = { cut: [] }));
     if (exchange.response) {
-      seen.answered = exchange;
-      seen.refused = seen.cut = undefined;
+      // An answer that was on its way when the deployment stopped changes nothing of what is said of it.
+      if (!this.down.has(origin)) {
+        seen.answered = exchange;
+        seen.refused = undefined;
+      }
       return;
     }
     if (exchange.error?.kind !== 'connection') return;
     // The requests the deployment took and then dropped (their connection cut, not refused): the likely cause is
     // among them.
-    if (first.error?.kind === 'connection' && !/ECONNREFUSED/.test(first.error.message) && (seen.cut ??= []).length < MAX_IN_FLIGHT_SHOWN) seen.cut.push({ ...exchange, error: first.error });
+    if (first.error?.kind === 'connection' && !/ECONNREFUSED/.test(first.error.message)) {
+      seen.cut.push({ exchange: { ...exchange, error: first.error }, at: Date.now() });
+      if (seen.cut.length > MAX_IN_FLIGHT_SHOWN) seen.cut.shift();
+    }
     seen.refused ??= exchange;
     if (!seen.answered || !/ECONNREFUSED/.test(exchange.error.message)) return;
     if (!this.down.has(origin)) {
@@ -294,7 +308,7 @@ export class Session implements CaseHost {
         const base = this.config.baseUrls[op.service] ?? '';
         const again = await this.client.send({ method: 'HEAD', url: base, headers: this.builder.headers('valid', false, op) });
         if (again.response || !/ECONNREFUSED/.test(again.error?.message ?? '')) return;
-        if (!this.down.has(origin)) this.down.set(origin, downOf(op.service, origin, seen));
+        if (!this.down.has(origin)) this.down.set(origin, { service: op.service, answers: seen, at: Date.now(), message: downOf(op.service, origin, seen, Date.now()).message.split('; the request')[0] ?? '' });
       }
     }
     const down = this.down.get(origin);

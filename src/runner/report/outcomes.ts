@@ -232,7 +232,7 @@ export function verdictLine(results: Pick<RunResults, 'verdict' | 'operations' |
   const untested = ops.filter((op) => op.outcome === 'untested');
   const byCategory = new Map<string, number>();
   for (const op of untested) {
-    const category = op.reason !== undefined ? untestedCategory(op.reason) : untestedCategory(untestedReason(op.cases), untestedBy(op.cases)?.skipKind);
+    const category = untestedCategory(op.reason ?? untestedReason(op.cases), untestedBy(op.cases)?.skipKind);
     byCategory.set(category, (byCategory.get(category) ?? 0) + 1);
   }
   const untestedText =
