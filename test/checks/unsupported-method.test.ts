@@ -164,4 +164,21 @@ describe('methods the contract does not document for a path', () => {
     },
     RUN_TIMEOUT,
   );
+
+  test(
+    'a successful OPTIONS whose Allow leaves out a documented method (Litestar lists one handler of a path): a warning',
+    async () => {
+      const { results, code } = await run((req, res, allowed) =>
+        req.method === 'OPTIONS' ? (res.writeHead(204, allowHeader(allowed.filter((m) => m !== 'GET'))), res.end()) : json(res, 405, { detail: 'no' }, allowHeader(allowed)),
+      );
+      expect(methodFindings(results)).toEqual([
+        { operationId: 'getItem', severity: 'warning', method: 'OPTIONS' },
+        { operationId: 'listItems', severity: 'warning', method: 'OPTIONS' },
+      ]);
+      const messages = results.operations.flatMap((o) => o.cases.flatMap((c) => c.findings)).filter((f) => f.check === 'unsupported-method').map((f) => f.message);
+      expect(messages.every((m) => /^OPTIONS \S+ answered 204 with "Allow: [^"]*", which leaves out GET: documented for this path\.$/.test(m))).toBe(true);
+      expect(code).toBe(0);
+    },
+    RUN_TIMEOUT,
+  );
 });

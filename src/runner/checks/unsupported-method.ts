@@ -11,7 +11,8 @@ const BEFORE_ROUTING = new Set([401, 403, 407, 429]);
  * error, is an error; any other answer is a warning, since the contract says nothing of undocumented methods:
  * another 4xx (a 404 where the path names a record that may not exist says nothing, and is not reported), a
  * 2xx to TRACE (the method is served), or an `Allow` that leaves out a method the contract documents there.
- * An OPTIONS answered with success is how servers announce their methods: nothing to report.
+ * An OPTIONS answered with success is how servers announce their methods: only an Allow that leaves out a
+ * documented method is reported (a warning).
  */
 export const unsupportedMethod: Check = {
   id: 'unsupported-method',
@@ -26,17 +27,22 @@ export const unsupportedMethod: Check = {
     const expected = '405 with an Allow header (or 501)';
     if (status === 501) return [];
     if (status >= 500) return [finding(ctx, 'unsupported-method', 'error', `${where} (a method the contract does not document for the path) answered ${status}, a server error.`, { expected, actual: status })];
-    if (status === 405) {
-      const allow = headers['allow'];
-      if (allow === undefined) return [finding(ctx, 'unsupported-method', 'error', `${where} answered 405 without the Allow header a 405 must carry (RFC 9110 §15.5.6).`, { expected, actual: '405 without Allow' })];
+    // An Allow header (a 405's, or the one a successful OPTIONS announces the methods with) that leaves out a method
+    // the contract documents for the path misleads every client that reads it.
+    const allowLeavesOut = (allow: string) => {
       const listed = new Set(allow.toUpperCase().split(/[\s,]+/).filter(Boolean));
       const left = probe.documented.filter((m) => !listed.has(m));
       if (left.length === 0) return [];
-      return [finding(ctx, 'unsupported-method', 'warning', `${where} answered 405 with "Allow: ${allow}", which leaves out ${left.join(', ')}: documented for this path.`, { expected: `Allow listing ${probe.documented.join(', ')}`, actual: allow })];
+      return [finding(ctx, 'unsupported-method', 'warning', `${where} answered ${status} with "Allow: ${allow}", which leaves out ${left.join(', ')}: documented for this path.`, { expected: `Allow listing ${probe.documented.join(', ')}`, actual: allow })];
+    };
+    if (status === 405) {
+      const allow = headers['allow'];
+      if (allow === undefined) return [finding(ctx, 'unsupported-method', 'error', `${where} answered 405 without the Allow header a 405 must carry (RFC 9110 §15.5.6).`, { expected, actual: '405 without Allow' })];
+      return allowLeavesOut(allow);
     }
     if (BEFORE_ROUTING.has(status)) return [];
     if (status >= 200 && status < 300) {
-      if (method === 'OPTIONS') return [];
+      if (method === 'OPTIONS') return headers['allow'] === undefined ? [] : allowLeavesOut(headers['allow']);
       return [finding(ctx, 'unsupported-method', 'warning', `${where} (a method the contract does not document for the path) answered ${status}: the deployment serves it.`, { expected, actual: status })];
     }
     if (status === 404 && probe.recordUnknown) return [];
