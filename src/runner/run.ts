@@ -52,6 +52,8 @@ export interface RunOptions {
   servers: Record<string, string>;
   token?: string;
   timeoutMs: number;
+  /** Bytes of each answer read and judged (--max-body-size; default 1 MiB). */
+  maxBodyBytes?: number;
   concurrency: number;
   include: string[];
   exclude: string[];
@@ -99,6 +101,9 @@ export interface RunOutcome {
 }
 
 const TOOL = toolIdentity();
+
+/** Bytes of each answer read and judged unless --max-body-size says otherwise. */
+const DEFAULT_BODY_CAP = 1024 * 1024;
 
 /** Cases between two full collections during a run. */
 const COLLECT_EVERY = 10_000;
@@ -224,7 +229,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       token,
       timeoutMs: options.timeoutMs,
       concurrency: options.concurrency,
-      bodyCapBytes: 1024 * 1024,
+      bodyCapBytes: options.maxBodyBytes ?? DEFAULT_BODY_CAP,
       readOnly: options.readOnly,
       allowIrreversible,
       ...(otpSourceUrl ? { otpSourceUrl } : {}),

@@ -413,10 +413,13 @@ describe('hostile bodies fail their case, never pass unexamined', () => {
     return runChecks({ exchange: exchange(operation.method, operation.path, res), operation, profile, validator, expectation: 'success', expect: [] });
   };
 
-  test('a body larger than the body cap fails response-body-readable', () => {
+  test('a body larger than the body cap is judged for its status, media type and headers; its body is not, a warning', () => {
     const res = { ...response(200, [], JSON_TYPE), body: '[', truncated: true, size: 5_000_000 };
-    const found = judged(res).findings.filter((f) => f.check === 'response-body-readable');
-    expect(found.map((f) => f.message)).toEqual(['Response 200 body is 5000000 bytes, more than the run reads (1 bytes): it cannot be checked.']);
+    const found = judged(res).findings;
+    expect(found.map((f) => [f.check, f.severity, f.message])).toEqual([['response-body-readable', 'warning', 'Response 200 body is more than 1 bytes: not judged past 1 bytes (--max-body-size); its status, media type and headers were.']]);
+    // With a Content-Length, the size it declares.
+    const declared = { ...res, headers: { ...res.headers, 'content-length': '2700000' } };
+    expect(judged(declared).findings.map((f) => f.message)).toEqual(['Response 200 body is 2700000 bytes (Content-Length): not judged past 1 bytes (--max-body-size); its status, media type and headers were.']);
   });
 
   test('a body declared JSON that is not JSON fails response-body-readable', () => {

@@ -147,11 +147,41 @@ describe('types, nulls, strings, arrays and enums', () => {
     });
     const items = run(operation, { pathParams: { id: '0f8fad5b-d9cb-469f-a165-70867728950e' }, query: {} }).filter((i) => i.class === 'invalid-format');
     expect(items.map((i) => [i.label, i.valid]).sort()).toEqual([
+      ['path.id = "0f8fad5b-d9cb-469f-a165-70867728950" (invalid uuid, close to a valid one)', false],
+      ['path.id = "0f8fad5b-d9cb-469f-a165-70867728950e1" (invalid uuid, close to a valid one)', false],
+      ['path.id = "0f8fad5b-d9cb-469f-a165-70867728950g" (invalid uuid, close to a valid one)', false],
       ['path.id = "not-a-uuid" (invalid uuid)', false],
+      ['query.at = "2026-01-15" (invalid date-time, close to a valid one)', false],
       ['query.at = "2026-02-30T25:61:00Z" (invalid date-time)', false],
+      ['query.from = "2020-01-01T00:00:00" (invalid date, close to a valid one)', false],
+      ['query.from = "2020-01-01T00:00:00Z" (invalid date, close to a valid one)', false],
       ['query.from = "2026-02-30" (invalid date)', false],
+      ['query.mail = "@example.com" (invalid email, close to a valid one)', false],
+      ['query.mail = "conformance.example.com" (invalid email, close to a valid one)', false],
+      ['query.mail = "conformance@" (invalid email, close to a valid one)', false],
       ['query.mail = "not-an-email" (invalid email)', false],
     ]);
+    // Another spelling of the path's uuid: input of the lenient tier, whatever the format's letter says of it.
+    const respelled = run(operation, { pathParams: { id: '0f8fad5b-d9cb-469f-a165-70867728950e' }, query: {} }).filter((i) => i.class === 'format-respelling');
+    expect(respelled.map((i) => [i.pathParams?.['id'], i.valid])).toEqual([
+      ['0f8fad5bd9cb469fa16570867728950e', false],
+      ['{0f8fad5b-d9cb-469f-a165-70867728950e}', false],
+      ['0F8FAD5B-D9CB-469F-A165-70867728950E', false],
+      ['urn:uuid:0f8fad5b-d9cb-469f-a165-70867728950e', false],
+    ]);
+  });
+
+  test('a nullable written anyOf [X, null] gets the classes of X; a date-time for a nullable date is refused', () => {
+    const schema = { type: 'object', properties: { born: { anyOf: [{ type: 'string', format: 'date' }, { type: 'null' }] }, size: { anyOf: [{ type: 'integer', format: 'int32' }, { type: 'null' }] } } };
+    const operation = op({ method: 'POST', path: '/people', ...jsonBody(schema) });
+    const items = run(operation, { pathParams: {}, query: {}, body: { born: '2000-01-02', size: 3 } });
+    const labels = items.map((i) => [i.label, i.valid]);
+    expect(labels).toContainEqual(['body.born = "2020-01-01T00:00:00" (invalid date, close to a valid one)', false]);
+    expect(labels).toContainEqual(['body.born = null (nullable)', true]);
+    // The integer's bounds and beyond-int64 values, as for a plain int32.
+    expect(labels).toContainEqual(['body.size = 2147483648 (beyond int32)', false]);
+    expect(items.some((i) => i.class === 'beyond-int64' && i.label.startsWith('body.size'))).toBe(true);
+    expect(items.some((i) => i.class === 'wrong-type' && i.label.startsWith('body.size'))).toBe(true);
   });
 
   test('null is valid where nullable and invalid where not', () => {

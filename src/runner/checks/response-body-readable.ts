@@ -1,29 +1,53 @@
+import { XMLValidator } from 'fast-xml-parser';
 import { responseFor } from '../description/load.ts';
 import type { Check } from './types.ts';
 import { finding, mediaType } from './types.ts';
 
+/** application/xml, text/xml and the structured-syntax `+xml` types (RFC 7303). */
+export function isXmlMediaType(type: string | undefined): boolean {
+  return type !== undefined && /^(application|text)\/(.+\+)?xml$/.test(type);
+}
+
 /**
- * A body the run cannot read whole or use as JSON cannot be checked, so it fails its case rather than pass
- * unexamined: larger than the body cap, JSON nested deeper than the client keeps, or not valid JSON where
- * JSON is declared (by the response's content type or the contract).
+ * A body the run can read and use. Larger than the body cap (--max-body-size): only its first bytes were read, so
+ * its status, media type and headers were judged and its body not (a warning, never a failure: a large page is
+ * no defect). Not usable as what it says it is: JSON nested deeper than the client keeps, or not valid JSON where
+ * JSON is declared (by the answer's content type, or the contract where it has none), or XML that is not
+ * well-formed: the case fails rather than pass unexamined.
  */
 export const responseBodyReadable: Check = {
   id: 'response-body-readable',
   scope: 'response',
   run(ctx) {
     const { response } = ctx.exchange;
-    const spec = responseFor(ctx.operation, response.status);
-    const declaredJson = /json/i.test(mediaType(response.headers) ?? '') || (spec?.contentTypes ?? []).some((t) => /json/i.test(t));
     if (response.truncated) {
+      const cap = ctx.bodyCapBytes ?? Buffer.byteLength(response.body);
+      const length = Number(response.headers['content-length']);
+      const size = Number.isSafeInteger(length) && length > cap ? `${length} bytes (Content-Length)` : `more than ${cap} bytes`;
       return [
-        finding(ctx, 'response-body-readable', 'error', `Response ${response.status} body is ${response.size} bytes, more than the run reads (${response.body.length} bytes): it cannot be checked.`, {
-          expected: 'a body within the body cap',
-          actual: `${response.size} bytes`,
+        finding(ctx, 'response-body-readable', 'warning', `Response ${response.status} body is ${size}: not judged past ${cap} bytes (--max-body-size); its status, media type and headers were.`, {
+          expected: `a body within ${cap} bytes to judge it whole`,
+          actual: size,
         }),
       ];
     }
+    const actual = mediaType(response.headers);
+    const spec = responseFor(ctx.operation, response.status);
+    const declaredJson = actual !== undefined ? /json/i.test(actual) : (spec?.contentTypes ?? []).some((t) => /json/i.test(t));
     if (response.jsonError && declaredJson) {
       return [finding(ctx, 'response-body-readable', 'error', `Response ${response.status}: ${response.jsonError}.`, { expected: 'a JSON body', actual: response.body.slice(0, 200) })];
+    }
+    if (isXmlMediaType(actual) && response.body.trim() !== '') {
+      const verdict = XMLValidator.validate(response.body);
+      if (verdict !== true) {
+        const { msg, line, col } = verdict.err;
+        return [
+          finding(ctx, 'response-body-readable', 'error', `Response ${response.status} is labelled ${actual} but is not well-formed XML: ${msg} (line ${line}, column ${col}).`, {
+            expected: 'a well-formed XML document',
+            actual: response.body.slice(0, 200),
+          }),
+        ];
+      }
     }
     return [];
   },

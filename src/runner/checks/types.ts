@@ -43,6 +43,8 @@ export interface CheckContext {
   anyClientError?: boolean;
   /** What an invalid request sends that the contract does not describe as valid: its tier (plan/input-tiers.ts). */
   inputClass?: string;
+  /** Bytes of an answer the client reads (--max-body-size). */
+  bodyCapBytes?: number;
 }
 
 /** One read of a related operation, with what it should show. */

@@ -30,6 +30,21 @@ function nonNegativeInt(name: string) {
   };
 }
 
+/** The body cap by default: 1 MiB of each answer is read (decoded), the rest counted and let go. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1000, kib: 1024, mb: 1000 ** 2, mib: 1024 ** 2, gb: 1000 ** 3, gib: 1024 ** 3 };
+
+/** A size in bytes: `1048576`, `5MB`, `512KiB`, `1.5MiB` (decimal and binary units). */
+export function parseSize(name: string) {
+  return (value: string): number => {
+    const m = /^\s*(\d+(?:\.\d+)?)\s*([kmg]i?b|b)?\s*$/i.exec(value);
+    const bytes = m ? Math.floor(Number(m[1]) * (SIZE_UNITS[(m[2] ?? '').toLowerCase()] ?? Number.NaN)) : Number.NaN;
+    if (!Number.isSafeInteger(bytes) || bytes < 1024) throw new InvalidArgumentError(`${name} takes a size of at least 1 KiB in bytes, or with a unit: 1048576, 5MB, 512KiB, 2MiB`);
+    return bytes;
+  };
+}
+
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), ...value.split(',').map((v) => v.trim()).filter(Boolean)];
 }
@@ -108,6 +123,7 @@ export interface RunFlags {
   catalog?: string;
   waivers?: string;
   timeout: number;
+  maxBodySize: number;
   concurrency: number;
   include?: string[];
   exclude?: string[];
@@ -156,6 +172,7 @@ export function addRunOptions(cmd: Command, packs: readonly Pack[] = []): Comman
     .option('--catalog <file>', "operation catalog (default: the pack's, for the pack's contracts)")
     .option('--waivers <file>', "known deviations (default: the pack's, for the pack's contracts)")
     .option('--timeout <ms>', 'timeout of each request', positiveInt('--timeout'), 10_000)
+    .option('--max-body-size <size>', 'bytes of each answer read and judged (1048576, 5MB, 2MiB); a larger body is judged for its status, media type and headers, and noted as not judged past that', parseSize('--max-body-size'), DEFAULT_MAX_BODY_BYTES)
     .option('--concurrency <n>', 'requests in flight at once', positiveInt('--concurrency'), 8)
     .option('--include <selectors>', 'only these operations: operationId, group, service, tag:NAME, method (GET), path glob (/orders/*) (repeatable, comma-separated)', collect)
     .option('--exclude <selectors>', 'leave out these operations (same selectors as --include)', collect)
@@ -286,6 +303,7 @@ export function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv, packs: rea
     servers,
     ...(token ? { token } : {}),
     timeoutMs: flags.timeout,
+    maxBodyBytes: flags.maxBodySize,
     concurrency: flags.concurrency,
     include: flags.include ?? [],
     exclude: flags.exclude ?? [],

@@ -43,6 +43,8 @@ export interface JudgeInput {
   timeoutMs?: number;
   /** The input class of an invalid request (its tier: plan/input-tiers.ts). */
   inputClass?: string;
+  /** Bytes of an answer the client reads (--max-body-size): what a longer body was judged on. */
+  bodyCapBytes?: number;
 }
 
 /** One exchange judged: passed, failed, missing (the route is unknown) or errored (the tool or the network). */
@@ -87,6 +89,7 @@ export function judge(input: JudgeInput): Judgement {
       ...(input.unsupportedMethod ? { unsupportedMethod: input.unsupportedMethod } : {}),
       ...(input.madeUpReferences?.length ? { madeUpReferences: input.madeUpReferences } : {}),
       ...(input.inputClass !== undefined ? { inputClass: input.inputClass } : {}),
+      ...(input.bodyCapBytes !== undefined ? { bodyCapBytes: input.bodyCapBytes } : {}),
     });
   } catch (error) {
     // The tool cannot judge this response (e.g. a schema ajv cannot compile): not the service's fault.

@@ -13,6 +13,7 @@ import { neededSetup, pathExample, pathParamNames, planOperation, positiveBody, 
 import { executionOrder, planOptionsOf } from '../plan/options.ts';
 import { parameterValue, stringValues } from '../plan/parameters.ts';
 import { Random } from '../plan/random.ts';
+import { absentValue } from '../plan/values.ts';
 import { createdId, producerFor } from '../plan/resources.ts';
 import type { Examples, SetupStep } from '../description/examples.ts';
 import { loadExamples } from '../description/examples.ts';
@@ -331,8 +332,8 @@ export class Session implements CaseHost {
     this.pool.harvest(op, exchange);
   }
 
-  judgeInput(op: Operation): Pick<JudgeInput, 'profile' | 'validator' | 'timeoutMs'> {
-    return { profile: this.profileOf(op), validator: this.validator, timeoutMs: this.config.timeoutMs };
+  judgeInput(op: Operation): Pick<JudgeInput, 'profile' | 'validator' | 'timeoutMs' | 'bodyCapBytes'> {
+    return { profile: this.profileOf(op), validator: this.validator, timeoutMs: this.config.timeoutMs, bodyCapBytes: this.config.bodyCapBytes };
   }
 
   /** The operations this run (and shard) tests: only their answers to other cases' calls are judged. */
@@ -732,7 +733,14 @@ export class Session implements CaseHost {
   absentIds(op: Operation): Record<string, string> | undefined {
     if (op.method !== 'DELETE') return undefined;
     const random = new Random(`${this.config.seed}:${op.operationId}:absent`);
-    return Object.fromEntries(pathParamNames(op).map((p) => [p, `conformance-absent-${random.uuid().slice(0, 8)}`]));
+    // Valid for the parameter (a uuid, an integer in range, a pattern's match): twin routes of one path (GET and
+    // DELETE /pets/{id}) are asked alike, and a router's 400 for a malformed id is not taken for the answer.
+    return Object.fromEntries(
+      pathParamNames(op).map((p) => {
+        const param = op.parameters.find((x) => x.in === 'path' && x.name === p);
+        return [p, (param ? absentValue(param.schema, random) : undefined) ?? `conformance-absent-${random.uuid().slice(0, 8)}`];
+      }),
+    );
   }
 
   /** Path values built from each path parameter's example or schema (uuid, integer, string ...). */

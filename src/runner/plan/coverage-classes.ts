@@ -120,6 +120,11 @@ interface Candidate {
   /** The label's note, or one per verdict [valid, invalid]. */
   note: string | [string, string];
   intent: Intent;
+  /**
+   * Judged as input of its class's tier whatever the schema's letter says: a value JSON Schema takes that parsers
+   * differ on (an integer written 5.0, a uuid upper-case or without hyphens): its acceptance is lenient.
+   */
+  asInput?: true;
 }
 
 interface Target {
@@ -437,8 +442,6 @@ function bodyFieldTarget(name: string, schema: JsonSchema, bodySchema: JsonSchem
     present: Object.hasOwn(body, name),
     positiveValue: Object.hasOwn(body, name) ? body[name] : ABSENT,
     verdict: (value) => {
-      // An integer written `5.0` is JSON Schema's integer, but judged as input a parser may refuse (integer-as-decimal).
-      if (value instanceof LosslessNumber) return false;
       // A value its property's schema rejects makes any body holding it invalid (`properties` applies to all).
       if (value !== ABSENT && accepts(schema, value) === false) return false;
       const whole = accepts(bodySchema, variant(value));
@@ -455,7 +458,7 @@ function bodyFieldTarget(name: string, schema: JsonSchema, bodySchema: JsonSchem
 
 /** Judges each candidate on the target and builds its request; drops those whose validity is not shown. */
 function judged(target: Target, c: Candidate, request: Omit<CoverageRequest, 'label' | 'valid' | 'class'>): CoverageRequest | undefined {
-  const verdict = target.verdict(c.value);
+  const verdict = c.asInput ? false : target.verdict(c.value);
   if (verdict === undefined || (c.intent !== 'either' && c.intent !== verdict)) return undefined;
   const note = typeof c.note === 'string' ? c.note : c.note[verdict ? 0 : 1];
   const label = c.value === ABSENT ? `${target.where}.${target.name} left out (${note})` : `${target.where}.${target.name} = ${show(c.value)} (${note})`;
@@ -466,15 +469,17 @@ function judged(target: Target, c: Candidate, request: Omit<CoverageRequest, 'la
 // The candidate values of one target, in the order the target offers them
 
 function candidates(t: Target, op: Operation, random: Random): Candidate[] {
-  const schema = t.schema;
-  if (typeof schema !== 'object') return [];
+  if (typeof t.schema !== 'object') return [];
+  // A nullable written `anyOf: [X, {type: 'null'}]` (3.1, FastAPI, Pydantic) gets the classes of X; each value is
+  // still judged by the whole schema.
+  const schema = nonNullBranch(t.schema);
   const facts = factsOf(schema);
   const types = facts.types;
   // A JSON parameter's values are JSON texts: any JSON value can be sent, as in a body.
   const inUrl = t.where !== 'body' && !t.json;
   const jsonValued = !inUrl;
   const list: Candidate[] = [];
-  const add = (value: unknown, cls: string, note: Candidate['note'], intent: Intent) => list.push({ value, class: cls, note, intent });
+  const add = (value: unknown, cls: string, note: Candidate['note'], intent: Intent, asInput?: true) => list.push({ value, class: cls, note, intent, ...(asInput ? { asInput } : {}) });
 
   const integer = types.includes('integer');
   const beyond = integer ? [2n ** 63n, INT64.min - 1n, 2n ** 64n, -(2n ** 64n)] : [];
@@ -491,12 +496,19 @@ function candidates(t: Target, op: Operation, random: Random): Candidate[] {
     for (const v of wrongKindValues(schema, like)) add(v, 'wrong-type', `${kindName(v)}, not ${declared}`, false);
     for (const v of coercibleValues(schema, like)) add(v, 'coercible-type', `${kindName(v)}, not ${declared}`, false);
     const decimal = integerAsDecimal(facts, like);
-    if (decimal && t.where === 'body') add(decimal, 'integer-as-decimal', 'an integer written with a fraction', false);
+    if (decimal && t.where === 'body') add(decimal, 'integer-as-decimal', 'an integer written with a fraction', false, true);
   }
 
+  // A string the format refuses, then values close to valid ones (a date-time for a date, a uuid one digit short),
+  // then other spellings of a valid value (lenient: a uuid without hyphens, in braces, upper-case).
   const format = facts.format;
-  const invalid = types.includes('string') ? formatRow(format)?.invalid : undefined;
-  if (invalid !== undefined) add(invalid, 'invalid-format', `invalid ${format}`, false);
+  const row = types.includes('string') ? formatRow(format) : undefined;
+  if (row?.invalid !== undefined) add(row.invalid, 'invalid-format', `invalid ${format}`, false);
+  for (const near of row?.near ?? []) add(near, 'invalid-format', `invalid ${format}, close to a valid one`, false);
+  if (row?.respell) {
+    const valid = typeof t.positiveValue === 'string' && accepts(schema, t.positiveValue) === true ? t.positiveValue : row.value(random);
+    for (const other of row.respell(valid)) if (other !== valid) add(other, 'format-respelling', `another spelling of a ${format}`, false, true);
+  }
 
   const bounds = boundCandidates(schema, t.where, random);
   for (const b of bounds.filter((b) => b.intent === false)) list.push(b);
@@ -547,6 +559,15 @@ function candidates(t: Target, op: Operation, random: Random): Candidate[] {
   // read as left out by many binders, so accepting it is lenient (plan/input-tiers.ts).
   if (t.where === 'query' && !t.required && accepts(schema, '') === false) out.push({ value: '', class: 'empty-optional-query', note: 'an empty value', intent: false });
   return out;
+}
+
+/** The one branch of an `anyOf`/`oneOf` beside `{type: 'null'}` (a nullable in the 3.1 spelling), else the schema. */
+function nonNullBranch(schema: Record<string, unknown>): Record<string, unknown> {
+  const branches = (schema['anyOf'] ?? schema['oneOf']) as JsonSchema[] | undefined;
+  if (!Array.isArray(branches) || schema['discriminator'] !== undefined) return schema;
+  const others = branches.filter((b) => !(typeof b === 'object' && factsOf(b).types.length === 1 && factsOf(b).types[0] === 'null'));
+  const only = others[0];
+  return others.length === 1 && others.length < branches.length && typeof only === 'object' ? only : schema;
 }
 
 function kindName(v: unknown): string {

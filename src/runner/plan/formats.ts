@@ -14,6 +14,13 @@ export interface FormatRow {
   arbitrary?(fc: typeof fcModule): fcModule.Arbitrary<string>;
   /** Absent: the format constrains nothing the engine checks (binary). */
   invalid?: string;
+  /** Values close to valid ones that the format refuses (a date-time for a date, a uuid one digit short). */
+  near?: string[];
+  /**
+   * Other spellings of a valid value (a uuid without hyphens, in braces, upper-case): what lenient parsers take,
+   * sent as input of the lenient tier (plan/input-tiers.ts format-respelling) whatever the format's letter says.
+   */
+  respell?(valid: string): string[];
 }
 
 const dates = (fc: typeof fcModule) => fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2999-12-31T23:59:59Z'), noInvalidDate: true });
@@ -27,19 +34,33 @@ const url: FormatRow = {
 };
 
 const FORMATS: Record<string, FormatRow> = {
-  uuid: { value: (random) => random.uuid(), arbitrary: (fc) => fc.uuid(), invalid: 'not-a-uuid' },
+  uuid: {
+    value: (random) => random.uuid(),
+    arbitrary: (fc) => fc.uuid(),
+    invalid: 'not-a-uuid',
+    near: ['0f8fad5b-d9cb-469f-a165-70867728950', '0f8fad5b-d9cb-469f-a165-70867728950e1', '0f8fad5b-d9cb-469f-a165-70867728950g'],
+    respell: (v) => [v.replace(/-/g, ''), `{${v}}`, v.toUpperCase(), `urn:uuid:${v}`],
+  },
   'date-time': {
     value: (random) => new Date(Date.UTC(2026, 0, 1, 0, 0, random.int(0, 86_399))).toISOString(),
     arbitrary: (fc) => dates(fc).map((d) => d.toISOString()),
     invalid: '2026-02-30T25:61:00Z',
+    // A date where a date-time is declared.
+    near: ['2026-01-15'],
   },
-  date: { value: (random) => `2026-01-${String(random.int(10, 28))}`, arbitrary: (fc) => dates(fc).map((d) => d.toISOString().slice(0, 10)), invalid: '2026-02-30' },
-  time: { value: (random) => `${String(random.int(10, 23))}:${String(random.int(10, 59))}:00Z`, arbitrary: (fc) => dates(fc).map((d) => `${d.toISOString().slice(11, 19)}Z`), invalid: '25:61:00Z' },
-  email: { value: (random) => `conformance.${random.word(6)}@example.com`, arbitrary: (fc) => fc.emailAddress(), invalid: 'not-an-email' },
+  date: {
+    value: (random) => `2026-01-${String(random.int(10, 28))}`,
+    arbitrary: (fc) => dates(fc).map((d) => d.toISOString().slice(0, 10)),
+    invalid: '2026-02-30',
+    // A date-time (with and without an offset) where a date is declared.
+    near: ['2020-01-01T00:00:00', '2020-01-01T00:00:00Z'],
+  },
+  time: { value: (random) => `${String(random.int(10, 23))}:${String(random.int(10, 59))}:00Z`, arbitrary: (fc) => dates(fc).map((d) => `${d.toISOString().slice(11, 19)}Z`), invalid: '25:61:00Z', near: ['2026-01-15T10:00:00Z'] },
+  email: { value: (random) => `conformance.${random.word(6)}@example.com`, arbitrary: (fc) => fc.emailAddress(), invalid: 'not-an-email', near: ['conformance@', 'conformance.example.com', '@example.com'] },
   uri: url,
   url,
   hostname: { value: (random) => `${random.word(6)}.example.com`, arbitrary: (fc) => fc.domain(), invalid: '-not_a-host-.' },
-  ipv4: { value: (random) => `192.0.2.${random.int(1, 254)}`, arbitrary: (fc) => fc.ipV4(), invalid: '256.0.0.1' },
+  ipv4: { value: (random) => `192.0.2.${random.int(1, 254)}`, arbitrary: (fc) => fc.ipV4(), invalid: '256.0.0.1', near: ['192.0.2.1.5', '192.0.2'] },
   ipv6: { value: (random) => `2001:db8::${random.int(1, 9999).toString(16)}`, arbitrary: (fc) => fc.ipV6(), invalid: '2001:db8::g' },
   byte: { value: (random) => Buffer.from(`conformance-${random.word(4)}`).toString('base64'), arbitrary: (fc) => fc.base64String(), invalid: 'not base64!' },
   binary: { value: (random) => `conformance-${random.word(8)}` },

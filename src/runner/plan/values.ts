@@ -357,3 +357,30 @@ function onePerKind(values: unknown[]): unknown[] {
     return true;
   });
 }
+
+/**
+ * A value valid for a path parameter's schema that names no record a deployment holds: a fresh uuid for a uuid, a
+ * large integer within the declared range (at most int32's maximum: any key type holds it), a string matching the
+ * pattern or format, else a plain `conformance-absent-…` text within the declared lengths. So a probe that must not
+ * touch a record is answered like any request naming a record that does not exist, whatever the parameter's type.
+ */
+export function absentValue(schema: JsonSchema, random: Random): string | undefined {
+  if (typeof schema !== 'object') return undefined;
+  const facts = factsOf(schema);
+  if (facts.allowed) return undefined;
+  const fresh = generate(withoutExamples(schema), random);
+  if (facts.format === 'uuid') return random.uuid();
+  if (facts.primary === 'integer' || facts.primary === 'number') {
+    const range = facts.integer;
+    if (!range) return fresh === UNKNOWN || fresh === undefined ? undefined : String(fresh);
+    const high = Math.min(range.hi, INT32.max);
+    const value = high - (high - range.lo > 1_000 ? random.int(0, 999) : 0);
+    return String(value - ((value - range.lo) % range.step));
+  }
+  if (facts.primary === 'string' && facts.pattern === undefined && facts.format === undefined) {
+    const text = `conformance-absent-${random.word(8)}`;
+    const max = facts.maxLength ?? text.length;
+    return text.slice(0, Math.max(max, 0)).padEnd(facts.minLength, 'z');
+  }
+  return fresh === UNKNOWN || fresh === undefined ? undefined : typeof fresh === 'string' ? fresh : JSON.stringify(fresh);
+}
