@@ -237,8 +237,9 @@ describe.concurrent.each([['3.0'], ['3.1']] as const)('a correct deployment of a
         expect(results.counts.passed).toBe(5);
         const lenient = new Set(allFindings(results).filter((f) => f.lenient).map((f) => f.inputClass));
         if (mode === 'strict') {
-          // A strict deployment refuses what it does not describe (an integer written 2.0 is JSON Schema's integer).
-          expect([...lenient].filter((c) => c !== 'integer-as-decimal')).toEqual([]);
+          // A strict deployment refuses what it does not describe (an integer written 2.0 and an upper-case uuid
+          // are JSON Schema's integer and uuid: it may take them).
+          expect([...lenient].filter((c) => c !== 'integer-as-decimal' && c !== 'format-respelling')).toEqual([]);
         } else {
           for (const c of ['undeclared-media-type', 'null', 'coercible-type', 'empty-optional-query']) expect([...lenient], c).toContain(c);
         }

@@ -359,10 +359,11 @@ function onePerKind(values: unknown[]): unknown[] {
 }
 
 /**
- * A value valid for a path parameter's schema that names no record a deployment holds: a fresh uuid for a uuid, a
- * large integer within the declared range (at most int32's maximum: any key type holds it), a string matching the
- * pattern or format, else a plain `conformance-absent-…` text within the declared lengths. So a probe that must not
- * touch a record is answered like any request naming a record that does not exist, whatever the parameter's type.
+ * A value valid for a path parameter's schema that names no record a deployment holds: a fresh uuid for a uuid; for
+ * an integer the most negative int32 the range allows (ids are not negative), else the largest up to int32's
+ * maximum (any key type holds it, no sequence reaches it); a string matching the pattern or format, else a plain
+ * `conformance-absent-…` text within the declared lengths. So a probe that must not touch a record is answered like
+ * any request naming a record that does not exist, whatever the parameter's type.
  */
 export function absentValue(schema: JsonSchema, random: Random): string | undefined {
   if (typeof schema !== 'object') return undefined;
@@ -373,8 +374,7 @@ export function absentValue(schema: JsonSchema, random: Random): string | undefi
   if (facts.primary === 'integer' || facts.primary === 'number') {
     const range = facts.integer;
     if (!range) return fresh === UNKNOWN || fresh === undefined ? undefined : String(fresh);
-    const high = Math.min(range.hi, INT32.max);
-    const value = high - (high - range.lo > 1_000 ? random.int(0, 999) : 0);
+    const value = range.lo < 0 ? Math.max(range.lo, INT32.min + 1) : Math.min(range.hi, INT32.max);
     return String(value - ((value - range.lo) % range.step));
   }
   if (facts.primary === 'string' && facts.pattern === undefined && facts.format === undefined) {
