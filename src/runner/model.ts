@@ -241,6 +241,11 @@ export interface Finding {
   lenient?: true;
   /** The input class of the request a negative-data-rejected finding is about. */
   inputClass?: string;
+  /**
+   * The request that showed it (the smallest, where many did): what identifies the finding when its exchanges are
+   * left out of the reports. `status` is absent for a request that got no answer.
+   */
+  request?: { method: HttpMethod; url: string; status?: number };
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -173,7 +173,8 @@ export function describe(api: Obj, source: string, bundled?: Obj): { service: Se
         responses: responsesOf(op['responses'], `${pointer}/responses`, toSchema, validation),
         auth: authSchemesOf(security, api),
         links: linksOf(op['responses'], api),
-        secured: security.some((req) => isObj(req) && Object.keys(req).length > 0),
+        // `security: [{}, …]` lets a caller without credentials through: such an operation need refuse none.
+        secured: security.some((req) => isObj(req) && Object.keys(req).length > 0) && !security.some((req) => isObj(req) && Object.keys(req).length === 0),
         extensions: Object.fromEntries(Object.entries(op).filter(([k]) => k.startsWith('x-'))),
         tags: tags.filter((t): t is string => typeof t === 'string'),
       });

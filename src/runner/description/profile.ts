@@ -35,6 +35,8 @@ export interface Profile {
    * error, for every lenient class (true) or for the classes listed.
    */
   strictInput?: boolean | string[];
+  /** Statuses every operation of the platform's services may answer beside those it documents (a gateway's 429, 502). */
+  commonStatuses?: number[];
   /** Media types the platform treats as one (e.g. application/problem+json answered where application/json is declared). */
   mediaTypeEquivalents?: string[][];
 }

@@ -227,9 +227,14 @@ export class Evidence {
     return [...this.groups.values()].sort((a, b) => severityRank(a.finding) - severityRank(b.finding) || serverErrorFirst(a.finding) - serverErrorFirst(b.finding));
   }
 
-  /** The findings, each with its count; errors first (server errors first among them). */
+  /** The findings, each with its count and the request that showed it; errors first (server errors first among them). */
   findings(): Finding[] {
-    return this.ordered().map((g) => (g.count > 1 ? counted(g.finding, g.count) : g.finding));
+    return this.ordered().map((g) => {
+      const { method, url } = g.exchange.request;
+      const status = g.exchange.response?.status;
+      const shown = { ...g.finding, request: { method, url, ...(status !== undefined ? { status } : {}) } };
+      return g.count > 1 ? counted(shown, g.count) : shown;
+    });
   }
 
   /** The exchanges that show the findings (the smallest request of each), in the order they were judged. */

@@ -101,6 +101,11 @@ function storedFinding(f: Finding, op: OperationResult): StoredCase['findings'] 
   };
 }
 
+function withoutRequest(f: Finding): Finding {
+  const { request: _request, ...rest } = f;
+  return rest;
+}
+
 /** The checks an unwaived error finding names: they failed, so their status need not be stored. */
 function impliedFailures(findings: ReadonlyArray<Pick<Finding, 'check' | 'severity' | 'waived'>>): Set<string> {
   return new Set(findings.filter((f) => f.severity === 'error' && !f.waived).map((f) => f.check));
@@ -115,7 +120,8 @@ function storedCase(c: CaseResult, op: OperationResult): StoredCase {
   const implied = impliedFailures(c.findings);
   const notPassed = c.checks.filter((k) => k.status !== 'passed' && !(k.status === 'failed' && implied.has(k.id)));
   if (notPassed.length > 0) out.checks = Object.fromEntries(notPassed.map((k) => [k.id, k.status])) as StoredCase['checks'];
-  if (c.findings.length > 0) out.findings = c.findings.map((f) => storedFinding(f, op));
+  // A finding names the request that showed it only where the case's exchanges (which show it) were left out.
+  if (c.findings.length > 0) out.findings = c.findings.map((f) => storedFinding(c.exchanges.length > 0 && f.request ? withoutRequest(f) : f, op));
   if (c.exchanges.length > 0) out.exchanges = c.exchanges;
   // A passed case's curl repeats a call that held; it stays only with the exchanges it belongs to.
   if (c.curl !== undefined && (c.outcome !== 'passed' || c.exchanges.length > 0)) out.curl = c.curl;

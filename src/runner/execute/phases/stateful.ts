@@ -69,7 +69,8 @@ export async function runLifecycle(session: Session, run: CaseRun, request: Call
   if (!reader) return run.skipped(`no GET ${op.path} to read the record back`, 'no-producer');
   const before = await run.send(reader, { pathParams: request.pathParams });
   if (!is2xx(before)) return run.skipped(`${reader.operationId} answered ${before.response?.status ?? before.error?.message} before the ${op.method}`, 'setup-failed');
-  const sent = op.method === 'PUT' ? changedBody(request.body, before.response?.json, op.requestBody?.schema, new Random(`${session.config.seed}:${op.operationId}:changed`)) : undefined;
+  // Every field changed but those that name the path's record: the body never contradicts its path.
+  const sent = op.method === 'PUT' ? alignBodyToPath(op, changedBody(request.body, before.response?.json, op.requestBody?.schema, new Random(`${session.config.seed}:${op.operationId}:changed`)), request.pathParams) : undefined;
   // Fields the update does not accept go along, changed: they must be neither applied nor required.
   const notAccepted = op.method === 'PUT' ? notAcceptedOnUpdate(op, reader, before.response?.json) : {};
   const extra = changedBody(notAccepted, notAccepted) as Record<string, unknown>;
