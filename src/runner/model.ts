@@ -72,6 +72,8 @@ export interface ResponseSpec {
 
 export interface RequestBodySpec {
   required: boolean;
+  /** The contract says whether a body is required is not shown (`x-required: not shown` on the request body). */
+  requiredNotShown?: true;
   contentType: string;
   schema: JsonSchema;
   pointer: string;

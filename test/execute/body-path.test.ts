@@ -48,7 +48,7 @@ function server(): Server {
       if ((req.method === 'POST' || req.method === 'PUT') && !/^application\/json\b/.test(req.headers['content-type'] ?? '')) return send(400, { message: 'not JSON' });
       if (m[1] === undefined) {
         if (req.method !== 'POST') return res.writeHead(405, { allow: 'POST' }).end();
-        if (typeof body['name'] !== 'string' || body['name'].length > 20 || Object.keys(body).some((k) => k !== 'name')) return send(400, { message: 'name' });
+        if (typeof body['name'] !== 'string' || [...body['name']].length > 20) return send(400, { message: 'name' });
         const made = next++;
         things.set(made, body['name']);
         return send(201, { id: made, name: body['name'] });
@@ -60,7 +60,7 @@ function server(): Server {
       if (req.method === 'PUT') {
         // The body's id names the record too: it must be the path's.
         if (body['id'] !== key || !Number.isInteger(body['id'])) return send(400, { message: `the body names record ${String(body['id'])}, the path ${key}` });
-        if (typeof body['name'] !== 'string' || body['name'].length > 20) return send(400, { message: 'name' });
+        if (typeof body['name'] !== 'string' || [...body['name']].length > 20) return send(400, { message: 'name' });
         things.set(key, body['name']);
       }
       return send(200, { id: key, name: things.get(key) });

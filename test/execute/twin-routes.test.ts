@@ -73,7 +73,7 @@ function server(): Server {
         return send(201, { id: kind === 'pets' ? Number(created) : created, name });
       }
       // The router's own refusal of an id that is not of the route's type.
-      if (kind === 'pets' ? !/^[1-9]\d{0,17}$/.test(id) : !UUID.test(id)) return send(400, { message: 'invalid id' });
+      if (kind === 'pets' ? !(/^[1-9]\d{0,18}$/.test(id) && BigInt(id) <= 2n ** 63n - 1n) : !UUID.test(id)) return send(400, { message: 'invalid id' });
       const key = kind === 'pets' ? String(Number(id)) : id.toLowerCase();
       if (!records[kind].has(key)) return send(404, { message: `no ${kind} ${id}` });
       if (req.method === 'DELETE') {

@@ -186,6 +186,8 @@ describe.skipIf(unavailable !== undefined)('real applications of other stacks', 
         `${A}get_agreement not-a-server-error`,
         `${A}get_agreement status-code-conformance`,
         `${A}add_agreement not-a-server-error`,
+        // curl -X POST /api/agreement (no body: the description does not mark the body required) -> 400.
+        `${A}add_agreement positive-data-accepted`,
         // curl -si -X TRACE /api/user (and the four other paths) -> 405 without the Allow header a 405 must carry.
         `${A}create_new unsupported-method`,
         `${A}get_agreement unsupported-method`,
@@ -280,6 +282,8 @@ describe.skipIf(unavailable !== undefined)('real applications of other stacks', 
       'TodoController.replaceById not-a-server-error',
       // curl -g '/todos?filter={"foo":1}' -> 400 (documented: 200 only).
       'TodoController.find status-code-conformance',
+      // curl -X PUT /todos/1 (no body: the description does not mark it required) -> 422.
+      'TodoController.replaceById positive-data-accepted',
       // curl -g '/todos/1?filter={"fields":["desc"]}' -> {"desc":…}: no title, which the schema requires.
       'TodoController.findById response-schema-conformance',
     ],
@@ -290,6 +294,7 @@ describe.skipIf(unavailable !== undefined)('real applications of other stacks', 
     // True defects the engine does not find yet (README: "found by the engine: no"): allowed when it does.
     alsoTrue: [
       'TodoController.create positive-data-accepted', // {"title":""} -> 422
+      'TodoController.find positive-data-accepted', // filter={"order":["Ld 7"]} (any string, by the schema) -> 400
       'TodoController.find not-a-server-error', // filter={"where":{"id":{"near":"x"}}} -> 500
       'TodoController.count not-a-server-error',
       'TodoController.find response-schema-conformance', // filter={"fields":{"desc":true}}: no title

@@ -1,12 +1,17 @@
 import { isDeepStrictEqual } from 'node:util';
-import { responseFor } from '../description/load.ts';
 import type { Check } from './types.ts';
 import { atPointer, finding } from './types.ts';
 
 /** Refusals that come before the input is looked at: credentials, the method, the media types, a rate limit. */
 const BEFORE_INPUT = new Set([401, 403, 405, 406, 415, 429]);
 
-/** A valid request must succeed (2xx), and carry the values the examples expect. */
+/**
+ * A valid request must succeed (2xx), and carry the values the examples expect. A refusal is an error, in every
+ * phase that sends valid requests (the positive case, the coverage and fuzzing phases' valid ones), unless it can
+ * depend on stored data: the request names a record the run did not get from the service (a path value, a
+ * reference field: the record may not exist), the contract does not show a rule it may break (`x-required: not
+ * shown`), or the answer is a 409 (a conflict with what the deployment holds); then a warning that says which.
+ */
 export const positiveDataAccepted: Check = {
   id: 'positive-data-accepted',
   scope: 'intent',
@@ -15,18 +20,20 @@ export const positiveDataAccepted: Check = {
     const { status, json } = ctx.exchange.response;
     if (status < 200 || status > 299) {
       if (status >= 500) return []; // not-a-server-error reports it
-      // Without a platform's status table, a refusal the contract documents for the operation may be the
-      // service's answer to data the run cannot know (a referenced record that does not exist): a warning.
-      const documentedRefusal = ctx.profile.statuses.length === 0 && status >= 400 && responseFor(ctx.operation, status)?.status === String(status);
-      // A body that names a record the run made up (user_id = 245) may be refused for that record alone.
+      // Among many generated requests, one naming a record that is not there (any more) is answered 404 or 410 as
+      // it should be: the positive case, on the record made for it, says whether the operation serves one.
+      if (ctx.coverage && (status === 404 || status === 410)) return [];
+      const what = ctx.coverage ? ` (${ctx.coverage.label})` : '';
       const madeUp = ctx.madeUpReferences ?? [];
-      if (madeUp.length > 0 && !BEFORE_INPUT.has(status)) {
-        return [finding(ctx, 'positive-data-accepted', 'warning', `A valid request was refused with ${status}; its body names ${madeUp.join(', ')}, a record the run did not get from the service: the refusal may be about that record.`, { expected: '2xx', actual: status })];
+      const unshown = ctx.unshown ?? [];
+      if ((madeUp.length > 0 || unshown.length > 0) && !BEFORE_INPUT.has(status)) {
+        const why = [...(madeUp.length > 0 ? [`it names ${madeUp.join(', ')}, a record the run did not get from the service: the refusal may be about that record`] : []), ...unshown.map((u) => `${u}: the refusal may be right`)];
+        return [finding(ctx, 'positive-data-accepted', 'warning', `A ${madeUp.length > 0 ? 'valid request' : 'request valid by the letter of the contract'} was refused with ${status}${what}; ${why.join('; ')}.`, { expected: '2xx', actual: status })];
       }
-      if (documentedRefusal) {
-        return [finding(ctx, 'positive-data-accepted', 'warning', `A valid request was refused with ${status}, a status the contract documents for it: it may depend on data the run does not have.`, { expected: '2xx', actual: status })];
+      if (status === 409) {
+        return [finding(ctx, 'positive-data-accepted', 'warning', `A valid request was refused with 409${what}: a conflict with what the deployment holds (it may depend on records the run made).`, { expected: '2xx', actual: status })];
       }
-      return [finding(ctx, 'positive-data-accepted', 'error', `A valid request was rejected with ${status}.`, { expected: '2xx', actual: status })];
+      return [finding(ctx, 'positive-data-accepted', 'error', `A valid request was rejected with ${status}${what}.`, { expected: '2xx', actual: status })];
     }
     return (ctx.expect ?? [])
       .filter((e) => 'equals' in e && !isDeepStrictEqual(atPointer(json, e.pointer), e.equals))

@@ -37,8 +37,10 @@ export interface CheckContext {
    * there, and whether the path names a record the run does not know to exist (then a 404 says nothing).
    */
   unsupportedMethod?: { documented: string[]; recordUnknown: boolean };
-  /** A positive request's body fields that name another record with a value the run made up ("user_id = 245"). */
+  /** What a valid request names that the run did not get from the service ("{id} = 5", "user_id = 245"). */
   madeUpReferences?: string[];
+  /** The rules of a valid request the contract does not show ("whether a body is required is not shown"). */
+  unshown?: string[];
   /** A negative case that any 4xx rejects correctly (e.g. a required parameter left out, under the generic profile). */
   anyClientError?: boolean;
   /** What an invalid request sends that the contract does not describe as valid: its tier (plan/input-tiers.ts). */

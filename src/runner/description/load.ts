@@ -231,6 +231,7 @@ function requestBodyOf(body: unknown, pointer: string, toSchema: (s: unknown) =>
   if (!media) return undefined;
   return {
     required: body['required'] === true,
+    ...(body['x-required'] === 'not shown' ? { requiredNotShown: true as const } : {}),
     contentType: media[0],
     schema: toSchema(media[1]['schema']),
     pointer: `${pointer}/content/${pointerToken(media[0])}/schema`,

@@ -63,6 +63,7 @@ export function requestBodiesOf(body: unknown, pointer: string, toSchema: (s: un
     .sort((a, b) => rank(a[0]) - rank(b[0]))
     .map(([type, media]) => ({
       required: body['required'] === true,
+      ...(body['x-required'] === 'not shown' ? { requiredNotShown: true as const } : {}),
       contentType: type,
       schema: toSchema(media['schema']),
       pointer: `${pointer}/content/${pointerToken(type)}/schema`,

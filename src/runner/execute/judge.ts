@@ -40,6 +40,7 @@ export interface JudgeInput {
   anyClientError?: boolean;
   unsupportedMethod?: CheckContext['unsupportedMethod'];
   madeUpReferences?: string[];
+  unshown?: string[];
   timeoutMs?: number;
   /** The input class of an invalid request (its tier: plan/input-tiers.ts). */
   inputClass?: string;
@@ -88,6 +89,7 @@ export function judge(input: JudgeInput): Judgement {
       ...(input.anyClientError ? { anyClientError: true } : {}),
       ...(input.unsupportedMethod ? { unsupportedMethod: input.unsupportedMethod } : {}),
       ...(input.madeUpReferences?.length ? { madeUpReferences: input.madeUpReferences } : {}),
+      ...(input.unshown?.length ? { unshown: input.unshown } : {}),
       ...(input.inputClass !== undefined ? { inputClass: input.inputClass } : {}),
       ...(input.bodyCapBytes !== undefined ? { bodyCapBytes: input.bodyCapBytes } : {}),
     });

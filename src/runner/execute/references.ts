@@ -7,6 +7,7 @@
  *    answer to a reference that does not exist, not a refusal of valid input.
  * Derived from the names in the contract and the values in the answers only.
  */
+import { LosslessNumber } from 'lossless-json';
 import type { JsonSchema, Operation } from '../model.ts';
 import { factsOf } from '../plan/keywords.ts';
 import { referenceStem } from '../plan/relations.ts';
@@ -87,16 +88,78 @@ export function fillReferences(op: Operation, body: unknown, planned: unknown, c
  * not a {{template}} of the plan (a record the run made), not a path parameter's value, not a value seen in an
  * answer. Shown as "user_id = 245".
  */
-export function madeUpReferences(body: unknown, planned: unknown, pathParams: Record<string, string>, seen: (value: string) => boolean): string[] {
+export function madeUpReferences(body: unknown, planned: unknown, pathParams: Record<string, string>, seen: (value: string, name: string) => boolean): string[] {
   if (!isRecord(body)) return [];
   const out: string[] = [];
   for (const [name, value] of Object.entries(body)) {
-    if (!isReferenceName(name) || value === null || value === undefined || typeof value === 'object') continue;
+    // An integer read exactly (lossless-json) is a number too.
+    const exact = value instanceof LosslessNumber;
+    if (!isReferenceName(name) || value === null || value === undefined || (typeof value === 'object' && !exact)) continue;
     const fromPlan = isRecord(planned) ? planned[name] : undefined;
     if (typeof fromPlan === 'string' && fromPlan.includes('{{')) continue;
     const text = String(value);
-    if (Object.values(pathParams).includes(text) || seen(text)) continue;
-    out.push(`${name} = ${JSON.stringify(value)}`);
+    if (Object.values(pathParams).includes(text) || seen(text, name)) continue;
+    out.push(`${name} = ${exact ? text : JSON.stringify(value)}`);
   }
   return out;
+}
+
+/**
+ * Why a valid request's refusal may be right all the same: what it names that the run did not get from the
+ * service (madeUpNames), and the rules of the request the contract says it does not show (unshownRules).
+ */
+export type Doubts = (request: { pathParams?: Record<string, string>; query?: Record<string, unknown>; body?: unknown; noBody?: boolean }) => { madeUpReferences?: string[]; unshown?: string[] };
+
+/**
+ * The rules of a request the contract says it does not show (`x-required: not shown`): whether a body is required
+ * (on the request body), which properties of a schema are (on the schema). A request that leaves out what they may
+ * require is valid by the letter only.
+ */
+export function unshownRules(op: Operation, request: { body?: unknown; noBody?: boolean }, planned?: unknown): string[] {
+  const body = op.requestBody;
+  if (!body) return [];
+  if (request.noBody || request.body === undefined) return body.requiredNotShown ? ['whether a body is required is not shown'] : [];
+  const schema = body.schema;
+  if (typeof schema !== 'object' || !isRecord(request.body)) return [];
+  const sent = request.body;
+  const out: string[] = [];
+  const properties = factsOf(schema).properties;
+  const left = Object.keys(properties).filter((name) => !Object.hasOwn(sent, name));
+  if (schema['x-required'] === 'not shown' && left.length > 0) out.push(`which body fields are required is not shown (${left.join(', ')} left out)`);
+  // A property whose type is not shown (`x-type: not shown`) sent another value than the example's.
+  const untyped = Object.entries(properties).filter(([name, s]) => typeof s === 'object' && s['x-type'] === 'not shown' && Object.hasOwn(sent, name) && !(isRecord(planned) && JSON.stringify(planned[name]) === JSON.stringify(sent[name])));
+  if (untyped.length > 0) out.push(`the type of ${untyped.map(([name]) => name).join(', ')} is not shown`);
+  return out;
+}
+
+/**
+ * What a request names that the run did not get from the service (`known` says which values it did): a path
+ * value, a query parameter named like a reference to another record (`user_id`, `petId`), a body field that is one.
+ * A valid request refused may be refused for one of them (the record may not exist): shown as "{id} = 5",
+ * "query.user_id = 9", "owner_id = 245".
+ */
+export function madeUpNames(request: { pathParams?: Record<string, string>; query?: Record<string, unknown>; body?: unknown }, planned: unknown, known: Known): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(request.pathParams ?? {})) if (!known.path(name, value)) out.push(`{${name}} = ${JSON.stringify(value)}`);
+  for (const [name, value] of Object.entries(request.query ?? {})) {
+    if (!isReferenceName(name) || value === undefined || value === null || typeof value === 'object') continue;
+    if (!known.reference(name, String(value))) out.push(`query.${name} = ${JSON.stringify(value)}`);
+  }
+  return [...out, ...madeUpReferences(request.body, planned, request.pathParams ?? {}, (value, name) => known.reference(name, value))];
+}
+
+/** Which values the run got from the service: for a path parameter of the operation, for a field naming another record. */
+export interface Known {
+  path(name: string, value: string): boolean;
+  reference(name: string, value: string): boolean;
+}
+
+/** The body without the optional top-level fields that name a record the run did not get from the service. */
+export function withoutMadeUpReferences(op: Operation, body: unknown, planned: unknown, known: (name: string, value: string) => boolean): unknown {
+  if (!isRecord(body) || !op.requestBody) return body;
+  const required = new Set(factsOf(op.requestBody.schema).required);
+  const madeUp = madeUpReferences(body, planned, {}, (value, name) => known(name, value)).map((m) => m.split(' = ')[0] ?? '');
+  const drop = madeUp.filter((name) => !required.has(name));
+  if (drop.length === 0) return body;
+  return Object.fromEntries(Object.entries(body).filter(([name]) => !drop.includes(name)));
 }

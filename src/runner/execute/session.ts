@@ -13,6 +13,8 @@ import { neededSetup, pathExample, pathParamNames, planOperation, positiveBody, 
 import { executionOrder, planOptionsOf } from '../plan/options.ts';
 import { parameterValue, stringValues } from '../plan/parameters.ts';
 import { Random } from '../plan/random.ts';
+import { accepts } from '../plan/accepts.ts';
+import { fillReferences, withoutMadeUpReferences } from './references.ts';
 import { absentValue } from '../plan/values.ts';
 import { createdId, producerFor } from '../plan/resources.ts';
 import type { Examples, SetupStep } from '../description/examples.ts';
@@ -628,7 +630,10 @@ export class Session implements CaseHost {
     const body = positiveBody(producer, this.examples, random);
     const setup = this.examples.operations[producer.operationId]?.setup ?? [];
     const steps = await this.runSetup(neededSetup({ setup, body, query: {}, pathParams: {} }), run);
-    return resolveTemplates(body, this.scope(steps));
+    const resolved = await resolveTemplates(body, this.scope(steps));
+    // A record made for a case names other records only where the run has one of them: an optional field that
+    // would name a record no answer held is left out (the deployment may rightly refuse a made-up one).
+    return withoutMadeUpReferences(producer, fillReferences(producer, resolved, body, (name) => this.pool.forReference(name), accepts), body, (name, value) => this.pool.forReference(name).includes(value));
   }
 
   /** Template scope; one-time passwords read through it are kept in `secrets` (the case's flow secrets). */

@@ -138,6 +138,8 @@ interface Target {
   json?: boolean;
   /** A parameter whose empty value a server may read as left out (plan/empty-values.ts). */
   emptyAmbiguous?: Pick<ParameterSpec, 'in' | 'required'>;
+  /** A body field named like a path parameter: it names the path's record, so no valid variation of it is sent. */
+  namesPath?: true;
   /** What the positive request sends (ABSENT: nothing; undefined: not known here, e.g. a path id filled in later). */
   positiveValue: Value | undefined;
   verdict(value: Value): Verdict;
@@ -279,7 +281,9 @@ function bodyLevelItems(op: Operation, positive: PositiveRequest): { first: Cove
     const bytes = notUtf8(positive.body);
     if (bytes !== undefined) later.push({ label: 'body with a byte that is not UTF-8 (0x80)', valid: false, judgeAs: 'response', class: 'not-utf8', rawBody: bytes, rawBodyEncoding: 'latin1', contentType: json.contentType });
     const nullVerdict = accepts(json.schema, null);
-    if (nullVerdict !== undefined) later.push({ label: `body = null (${nullVerdict ? 'nullable' : 'not nullable'})`, valid: nullVerdict, class: 'null-body', rawBody: 'null', contentType: json.contentType });
+    // Valid by the letter only where the schema names properties but no type: its answer alone is judged.
+    const byLetter = nullVerdict === true && objectSchema && !bodyFacts.types.includes('object') && !bodyFacts.nullable;
+    if (nullVerdict !== undefined) later.push({ label: `body = null (${nullVerdict ? (byLetter ? 'the body schema allows it' : 'nullable') : 'not nullable'})`, valid: nullVerdict, class: 'null-body', rawBody: 'null', contentType: json.contentType, ...(byLetter ? { judgeAs: 'response' as const } : {}) });
   }
   const other = OTHER_MEDIA_TYPES.find((t) => !declared.some((b) => mediaMatches(b.contentType, t)));
   if (other) {
@@ -372,9 +376,11 @@ function targetsOf(op: Operation, positive: PositiveRequest): Target[] {
     const body = positive.body;
     const positiveOk = accepts(json.schema, body);
     const bodyFacts = factsOf(json.schema);
+    const pathNames = new Set(op.parameters.filter((p) => p.in === 'path').map((p) => p.name));
     for (const [name, schema] of Object.entries(bodyFacts.properties)) {
       if (isOmitted(schema)) continue;
-      targets.push(bodyFieldTarget(name, schema, json.schema, json.contentType, body, positiveOk, bodyFacts.required.includes(name)));
+      const target = bodyFieldTarget(name, schema, json.schema, json.contentType, body, positiveOk, bodyFacts.required.includes(name));
+      targets.push(pathNames.has(name) ? { ...target, namesPath: true } : target);
     }
   }
   return targets;
@@ -460,6 +466,8 @@ function bodyFieldTarget(name: string, schema: JsonSchema, bodySchema: JsonSchem
 function judged(target: Target, c: Candidate, request: Omit<CoverageRequest, 'label' | 'valid' | 'class'>): CoverageRequest | undefined {
   const verdict = c.asInput ? false : target.verdict(c.value);
   if (verdict === undefined || (c.intent !== 'either' && c.intent !== verdict)) return undefined;
+  // A valid body that names another record than its path contradicts itself: not sent (the invalid ones are).
+  if (verdict && target.namesPath) return undefined;
   const note = typeof c.note === 'string' ? c.note : c.note[verdict ? 0 : 1];
   const label = c.value === ABSENT ? `${target.where}.${target.name} left out (${note})` : `${target.where}.${target.name} = ${show(c.value)} (${note})`;
   return { label, valid: verdict, class: c.class, ...request };
@@ -693,7 +701,7 @@ function boundCandidates(schema: Record<string, unknown>, where: Where, random: 
 // After the classes: every numeric body field at one end together, then random variations
 
 function allAtBound(op: Operation, positive: PositiveRequest, targets: Target[], random: Random): Array<[CoverageRequest, string]> {
-  const fields = targets.filter((t) => t.where === 'body');
+  const fields = targets.filter((t) => t.where === 'body' && !t.namesPath);
   if (fields.length < 2 || !isRecord(positive.body)) return [];
   const json = declaredBodies(op).find((b) => isJson(b.contentType));
   if (!json) return [];

@@ -7,6 +7,7 @@ import type { CallRequest } from '../request-builder.ts';
 import type { Session } from '../session.ts';
 import { runCoverage, type CoverageItem } from './coverage.ts';
 import { replayed } from './replay.ts';
+import type { Doubts } from '../references.ts';
 
 /** Class requests of one operation at most (the generator's round robin touches every parameter first). */
 const CLASS_LIMIT = 100;
@@ -30,7 +31,7 @@ function undocumentedMethodItems(session: Session, op: Operation): CoverageItem[
 }
 
 /** The coverage case of one operation: its planned items sent and judged (phases/coverage.ts), then replayed. */
-export async function runCoveragePhase(session: Session, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }): Promise<CaseResult> {
+export async function runCoveragePhase(session: Session, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }, doubts: Doubts): Promise<CaseResult> {
   const { op } = run;
   const random = new Random(`${session.config.seed}:${op.operationId}:coverage`);
   const positive = { pathParams: request.pathParams, query: request.query, ...(request.headers ? { headers: request.headers } : {}), ...(request.cookies ? { cookies: request.cookies } : {}), ...(request.body !== undefined ? { body: request.body } : {}) };
@@ -41,7 +42,7 @@ export async function runCoveragePhase(session: Session, run: CaseRun, request: 
   const classes = all.filter((i) => i.class !== 'random').slice(0, CLASS_LIMIT);
   const items: CoverageItem[] = [...classes, ...all.filter((i) => i.class === 'random').slice(0, Math.max(0, max - classes.length)), ...undocumentedMethodItems(session, op)];
   if (items.length === 0) return run.skipped('the contract shows no constraint to vary in this request');
-  const { sent } = await runCoverage(run, request, items);
+  const { sent } = await runCoverage(run, request, items, doubts);
   if (sent === 0) return run.skipped('no coverage request was sent');
   return replayed(session, run, run.result({ evidenceOnly: true }));
 }

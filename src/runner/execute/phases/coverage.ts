@@ -7,13 +7,14 @@
  * documents no 415. A valid request that broke the server is shrunk (optional fields left out, varied values
  * put back) while it still fails; each finding is then shown with the smallest request that showed it.
  */
+import { parse as parseLossless } from 'lossless-json';
 import type { Exchange, Finding, HttpMethod, Operation } from '../../model.ts';
 import { describeVariation, shrinkSteps, type Variation } from '../../plan/coverage.ts';
 import { responseFor } from '../../description/load.ts';
 import type { CaseRun } from '../case-run.ts';
 import type { JudgeInput, Judgement } from '../judge.ts';
 import type { CoverageRequest } from '../../plan/coverage-classes.ts';
-import { alignBodyToPath } from '../references.ts';
+import { alignBodyToPath, type Doubts } from '../references.ts';
 import type { CallRequest } from '../request-builder.ts';
 
 /**
@@ -50,6 +51,16 @@ function isServerError(e: Exchange): boolean {
   return e.response !== undefined && e.response.status >= 500;
 }
 
+/** The request with the JSON value its raw body holds (integers beyond 2^53 kept exact), to say what it names. */
+function sentBody(request: CallRequest): CallRequest {
+  if (request.rawBody === undefined || request.rawBodyEncoding !== undefined) return request;
+  try {
+    return { ...request, body: parseLossless(request.rawBody) };
+  } catch {
+    return request;
+  }
+}
+
 /** The request of an item: the positive request with the item's overrides. */
 export function itemRequest(op: Operation, base: CallRequest, item: CoverageItem): CallRequest {
   const out: CallRequest = { ...base };
@@ -74,7 +85,7 @@ export function itemRequest(op: Operation, base: CallRequest, item: CoverageItem
   return out;
 }
 
-export async function runCoverage(run: CaseRun, base: CallRequest & { query: Record<string, unknown> }, items: CoverageItem[]): Promise<CoverageOutcome> {
+export async function runCoverage(run: CaseRun, base: CallRequest & { query: Record<string, unknown> }, items: CoverageItem[], doubts: Doubts = () => ({})): Promise<CoverageOutcome> {
   const op = run.op;
   let sent = 0;
   const failing: Exchange[] = [];
@@ -86,17 +97,21 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
   // Only the evidence of a defect (kept by the judge) and the last exchange stay with the case: a phase of a
   // hundred requests holds no more than that in memory.
   let last: Exchange | undefined;
-  const judgeItem = (exchange: Exchange, item: CoverageItem, label: string): Judgement => {
+  const judgeItem = (exchange: Exchange, item: CoverageItem, label: string, request: CallRequest): Judgement => {
     last = exchange;
     if (exchange.response === undefined && exchange.error?.kind !== 'timeout') {
       run.unanswered(exchange);
       return { outcome: 'errored', checks: [], findings: [] };
     }
     const adjust = item.class !== undefined && BODY_CLASSES.has(item.class) ? (j: Judgement) => softenUnsupportedMedia(op, exchange, j) : undefined;
+    // A valid request must be taken (positive-data-accepted), unless its refusal can depend on stored data or on a
+    // rule the contract does not show.
     const judgement = item.unsupportedMethod
       ? run.judgeIntent(exchange, { intent: 'unsupported-method', unsupportedMethod: item.unsupportedMethod })
-      : item.valid || item.judgeAs === 'response'
+      : item.judgeAs === 'response'
       ? run.judgeResponse(exchange, { coverage: { label, sent } }, adjust)
+      : item.valid
+      ? run.judgeIntent(exchange, { intent: 'success', coverage: { label, sent }, ...doubts(sentBody(request)) }, adjust)
       : run.judgeIntent(exchange, { intent: 'rejected', coverage: { label, sent }, anyClientError: !documentsRefusal(op), ...(item.class !== undefined ? { inputClass: item.class } : {}) }, adjust);
     if (judgement.findings.some((f) => f.severity === 'error')) failing.push(run.kept(exchange));
     return judgement;
@@ -104,7 +119,7 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
   for (const item of items) {
     const request = itemRequest(op, base, item);
     const exchange = await sendOnce(request);
-    judgeItem(exchange, item, item.label);
+    judgeItem(exchange, item, item.label, request);
     if (!item.valid || !isServerError(exchange) || (item.pathParams ?? item.headers ?? item.cookies ?? item.rawBody ?? item.noBody) !== undefined) continue;
     // Shrink a server error of a valid body or query variation: the first smaller request that still fails.
     let current: Variation = { label: item.label, ...(item.body !== undefined ? { body: item.body } : {}), ...(item.query ? { query: item.query } : {}) };
@@ -114,8 +129,9 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
       for (const step of shrinkSteps(op, current, { body: base.body, query: base.query })) {
         if (budget-- <= 0) break;
         const label = describeVariation(step, { body: base.body, query: base.query });
-        const tried = await sendOnce(itemRequest(op, base, { ...step, label, valid: true }));
-        judgeItem(tried, { ...step, label, valid: true }, label);
+        const stepRequest = itemRequest(op, base, { ...step, label, valid: true });
+        const tried = await sendOnce(stepRequest);
+        judgeItem(tried, { ...step, label, valid: true }, label, stepRequest);
         if (isServerError(tried)) {
           current = step;
           improved = true;

@@ -12,8 +12,9 @@ import type { CallRequest } from '../request-builder.ts';
 import type { Session } from '../session.ts';
 import { Skip } from '../skip.ts';
 import { replayed } from './replay.ts';
+import { alignBodyToPath, type Doubts } from '../references.ts';
 
-export async function runFuzzingPhase(session: Session, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }): Promise<CaseResult> {
+export async function runFuzzingPhase(session: Session, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }, doubts: Doubts): Promise<CaseResult> {
   const { op } = run;
   // fast-check is loaded only when a fuzzing case runs (start-up stays lean).
   const { fuzzOperation } = await import('../fuzz.ts');
@@ -34,7 +35,8 @@ export async function runFuzzingPhase(session: Session, run: CaseRun, request: C
           query: r.query,
           headers: r.headers,
           cookies: r.cookies,
-          ...(r.body !== undefined ? { body: r.body } : {}),
+          // A drawn body field named like a path parameter names the path's record.
+          ...(r.body !== undefined ? { body: alignBodyToPath(op, r.body, r.pathParams) } : {}),
           ...(r.contentType ? { contentType: r.contentType } : {}),
         }, { intent: true, keep: false })
         .catch((error: unknown) => {
@@ -42,8 +44,11 @@ export async function runFuzzingPhase(session: Session, run: CaseRun, request: C
           notSent ??= error;
           return undefined;
         }),
+    // Every draw is schema-valid: it must be taken (positive-data-accepted), unless its refusal can depend on
+    // stored data (it names a record the run did not get from the service, or it is a 409).
     answered: (r, exchange, sent) => {
-      if (exchange.response !== undefined || exchange.error?.kind === 'timeout') run.judgeResponse(exchange, { coverage: { label: `fuzzing: ${describeRequest(r, request)}`, sent } });
+      if (exchange.response === undefined && exchange.error?.kind !== 'timeout') return;
+      run.judgeIntent(exchange, { intent: 'success', coverage: { label: `fuzzing: ${describeRequest(r, request)}`, sent }, ...doubts({ pathParams: r.pathParams, query: r.query, body: r.body }) });
     },
   });
   // The case keeps the evidence of its defects (the judge's) and its last exchange, not every draw.

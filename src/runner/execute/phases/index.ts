@@ -18,7 +18,7 @@ import type { CallRequest } from '../request-builder.ts';
 import type { Session } from '../session.ts';
 import { Skip } from '../skip.ts';
 import { accepts } from '../../plan/accepts.ts';
-import { alignBodyToPath, fillReferences, madeUpReferences } from '../references.ts';
+import { alignBodyToPath, fillReferences, madeUpNames, unshownRules, type Doubts } from '../references.ts';
 import { resolveTemplates } from '../templates.ts';
 import type { CaseRun } from '../case-run.ts';
 import { runCoveragePhase } from './coverage-phase.ts';
@@ -27,6 +27,7 @@ import { runPresence } from './presence.ts';
 import { runCreatedReadable, runLifecycle, runOwnership, runSequences } from './stateful.ts';
 
 const UNVERIFIED = 'answered like an unknown route; presence unverified';
+
 
 /** Cases that need no record of their own: they take one the run has, else any value. */
 const ANY_RECORD = new Set(['auth', 'negative', 'coverage']);
@@ -78,16 +79,27 @@ async function runRequests(session: Session, run: CaseRun, secrets: string[], pr
     ...(planned.request.cookies ? { cookies: planned.request.cookies } : {}),
     ...(planned.request.contentType ? { contentType: planned.request.contentType } : {}),
   };
+  // What the run got from the service (the records it made, the values answers held): a valid request that names
+  // anything else may be refused for that record alone.
+  const fromService = new Set(Object.values(ids));
+  const known = {
+    path: (name: string, value: string) => fromService.has(value) || session.pool.values(op, name).includes(value),
+    reference: (name: string, value: string) => fromService.has(value) || session.pool.forReference(name).includes(value),
+  };
+  const doubts: Doubts = (sent) => {
+    const named = madeUpNames(sent, planned.request.body, known);
+    const unshown = unshownRules(op, sent, planned.request.body);
+    return { ...(named.length > 0 ? { madeUpReferences: named } : {}), ...(unshown.length > 0 ? { unshown } : {}) };
+  };
   if (planned.expectation === 'created-readable') return runCreatedReadable(session, run, request);
   if (planned.name === SEQUENCE_CASE) return runSequences(session, run, request);
-  if (planned.kind === 'lifecycle') return runLifecycle(session, run, request);
-  if (planned.kind === 'coverage') return planned.name === FUZZ_CASE ? runFuzzingPhase(session, run, request) : runCoveragePhase(session, run, request);
+  if (planned.kind === 'lifecycle') return runLifecycle(session, run, request, doubts);
+  if (planned.kind === 'coverage') return planned.name === FUZZ_CASE ? runFuzzingPhase(session, run, request, doubts) : runCoveragePhase(session, run, request, doubts);
 
   // The examples phase: one request, judged with what it means.
   const exchange = await run.send(op, request, { intent: true });
   if (presence === 'unverified' && (await session.looksUnknown(op, exchange))) return run.skipped(UNVERIFIED, 'unverified');
-  const madeUp = planned.kind === 'positive' ? madeUpReferences(body, planned.request.body, pathParams, (v) => session.pool.seen(v)) : [];
-  const references = madeUp.length > 0 ? { madeUpReferences: madeUp } : {};
+  const references = planned.kind === 'positive' ? doubts(request) : {};
   const judged = run.judgeIntent(exchange, { secrets, caseExchanges: run.exchanges, ...references });
   const first = run.result();
   if (planned.kind !== 'positive') return first;

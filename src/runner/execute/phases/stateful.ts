@@ -17,7 +17,7 @@ import { factsOf } from '../../plan/keywords.ts';
 import { generate, UNKNOWN, withoutExamples } from '../../plan/values.ts';
 import { createdId } from '../../plan/resources.ts';
 import { withAdditionalProperty } from '../../plan/coverage-classes.ts';
-import { alignBodyToPath, withReference } from '../references.ts';
+import { alignBodyToPath, withReference, type Doubts } from '../references.ts';
 import type { CaseRun } from '../case-run.ts';
 import { readCreated, readOwnership, RelationUnmet, type RelationsHost } from '../relations-run.ts';
 import type { CallRequest } from '../request-builder.ts';
@@ -63,7 +63,7 @@ export async function runCreatedReadable(session: Session, run: CaseRun, request
 }
 
 /** update: PUT then read back; delete: DELETE then read again (and list). */
-export async function runLifecycle(session: Session, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }): Promise<CaseResult> {
+export async function runLifecycle(session: Session, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }, doubts: Doubts = () => ({})): Promise<CaseResult> {
   const { op } = run;
   const reader = readerOf(session.contract, op);
   if (!reader) return run.skipped(`no GET ${op.path} to read the record back`, 'no-producer');
@@ -75,10 +75,14 @@ export async function runLifecycle(session: Session, run: CaseRun, request: Call
   const notAccepted = op.method === 'PUT' ? notAcceptedOnUpdate(op, reader, before.response?.json) : {};
   const extra = changedBody(notAccepted, notAccepted) as Record<string, unknown>;
   const toSend = sent !== undefined && Object.keys(extra).length > 0 && typeof sent === 'object' ? { ...extra, ...(sent as object) } : sent;
-  const action = await run.send(op, { ...request, ...(toSend !== undefined ? { body: toSend } : {}) }, { intent: true });
+  const sentRequest = { ...request, ...(toSend !== undefined ? { body: toSend } : {}) };
+  const action = await run.send(op, sentRequest, { intent: true });
   if (!is2xx(action)) {
-    run.judgeResponse(action);
-    return run.skipped(`${op.operationId} answered ${action.response?.status ?? action.error?.message} (see its positive case)`, 'setup-failed');
+    // A valid update refused is the operation's own finding (positive-data-accepted), unless it can depend on
+    // stored data; the chain cannot go on either way.
+    if (action.response) run.judgeIntent(action, { intent: 'success', ...doubts(sentRequest) });
+    else run.judgeResponse(action);
+    return run.skipped(`${op.operationId} answered ${action.response?.status ?? action.error?.message} to the update the chain sent`, 'setup-failed');
   }
   const after = await run.send(reader, { pathParams: request.pathParams });
   if (!after.response) return { ...run.result(), outcome: 'errored', errorMessage: after.error?.message ?? 'no response' };
