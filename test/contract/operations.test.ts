@@ -194,7 +194,8 @@ function response200(entry: OperationEntry): Obj {
 
 /** Keys of a schema that constrain values (annotation keywords removed): empty means "any value". */
 function constraints(schema: Obj): string[] {
-  return Object.keys(schema).filter((key) => !['description', 'title', '$comment', 'examples'].includes(key));
+  // Annotations are no constraints: `x-type: not shown` says a type is unknown, it sets none.
+  return Object.keys(schema).filter((key) => !['description', 'title', '$comment', 'examples'].includes(key) && !key.startsWith('x-'));
 }
 
 const sorted = (values: string[]): string[] => [...values].sort();

@@ -99,7 +99,7 @@ export function madeUpReferences(body: unknown, planned: unknown, pathParams: Re
     if (typeof fromPlan === 'string' && fromPlan.includes('{{')) continue;
     const text = String(value);
     if (Object.values(pathParams).includes(text) || seen(text, name)) continue;
-    out.push(`${name} = ${exact ? text : JSON.stringify(value)}`);
+    out.push(`${name} = ${exact || typeof value === 'bigint' ? text : JSON.stringify(value)}`);
   }
   return out;
 }
@@ -143,7 +143,7 @@ export function madeUpNames(request: { pathParams?: Record<string, string>; quer
   for (const [name, value] of Object.entries(request.pathParams ?? {})) if (!known.path(name, value)) out.push(`{${name}} = ${JSON.stringify(value)}`);
   for (const [name, value] of Object.entries(request.query ?? {})) {
     if (!isReferenceName(name) || value === undefined || value === null || typeof value === 'object') continue;
-    if (!known.reference(name, String(value))) out.push(`query.${name} = ${JSON.stringify(value)}`);
+    if (!known.reference(name, String(value))) out.push(`query.${name} = ${typeof value === 'bigint' ? String(value) : JSON.stringify(value)}`);
   }
   return [...out, ...madeUpReferences(request.body, planned, request.pathParams ?? {}, (value, name) => known.reference(name, value))];
 }
