@@ -72,6 +72,8 @@ export interface ResponseSpec {
 
 export interface RequestBodySpec {
   required: boolean;
+  /** The range this media type stands for (`*\/*`, `text/*`): the contract declares the range, not this type. */
+  range?: string;
   /** The contract says whether a body is required is not shown (`x-required: not shown` on the request body). */
   requiredNotShown?: true;
   contentType: string;
@@ -243,6 +245,11 @@ export interface Finding {
   lenient?: true;
   /** The input class of the request a negative-data-rejected finding is about. */
   inputClass?: string;
+  /**
+   * What the coverage request that broke the server varied ("body.name", "path.id"): each part that breaks it is a
+   * server error of its own, so one does not hide another.
+   */
+  varied?: string;
   /**
    * The request that showed it (the smallest, where many did): what identifies the finding when its exchanges are
    * left out of the reports. `status` is absent for a request that got no answer.

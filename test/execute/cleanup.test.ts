@@ -379,17 +379,19 @@ test(
             'create-address-type-field': async (req, next) => {
               const reply = await next();
               const id = idOf(reply);
-              if (typeof id === 'string') (live.set(id, req.params['id']), created++);
+              if (typeof id === 'string') (live.set(id, req.params['id']?.toLowerCase()), created++);
               return reply;
             },
+            // A Guid in any case names the same record (the service reads uuids case-insensitively, as .NET does).
             'delete-address-type': async (req, next) => {
               const reply = await next();
-              if (reply.status < 300) for (const [k, parent] of [...live]) if (k === req.params['id'] || parent === req.params['id']) live.delete(k);
+              const id = (req.params['id'] ?? '').toLowerCase();
+              if (reply.status < 300) for (const [k, parent] of [...live]) if (k === id || parent === id) live.delete(k);
               return reply;
             },
             'delete-address-type-field': async (req, next) => {
               const reply = await next();
-              if (reply.status < 300) live.delete(req.params['fieldId'] ?? '');
+              if (reply.status < 300) live.delete((req.params['fieldId'] ?? '').toLowerCase());
               return reply;
             },
           },

@@ -96,7 +96,8 @@ describe('requests from the whole schema, seen by a real server', () => {
         }
         if (url.pathname === '/svc/uploads' && req.method === 'POST') {
           const multipart = /^multipart\/form-data; boundary=/.test(req.headers['content-type'] ?? '') && /filename="file.txt"/.test(body);
-          return multipart && /name="label"/.test(body) ? reply(200, {}) : reply(400, { message: 'bad' });
+          const label = /name="label"\r\n\r\n([^\r]*)\r\n/.exec(body)?.[1];
+          return multipart && label !== undefined && [...label].length <= 8 ? reply(200, {}) : reply(400, { message: 'bad' });
         }
         if (file && req.method === 'PUT') {
           let parsed: { size?: unknown; id?: unknown } = {};

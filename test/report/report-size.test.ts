@@ -51,10 +51,12 @@ async function sizes(server: Server, n: number, extra: string[]): Promise<Record
  * in results.json and in junit.xml, 250 bytes in the compressed HTML), and takes input of each kind of the
  * lenient tier (a warning per kind with its evidence, counted apart as accepted leniently: about 4.9 KB more in
  * results.json, 3.9 KB in junit.xml, 1 KB in the HTML). A finding whose case's exchanges were left out names the
- * request that showed it (method, URL, status: about 3.2 KB more in results.json).
+ * request that showed it (method, URL, status: about 3.2 KB more in results.json). A DELETE has a coverage case
+ * of its own, each request asks for the declared media types and once for an undeclared one, and a malformed
+ * Content-Type is sent (about 0.7 KB more in results.json and in junit.xml).
  */
 const BOUNDS: Record<'ok' | 'missing', Record<File, number>> = {
-  ok: { 'results.json': 17500, 'junit.xml': 12500, 'index.html': 3700 },
+  ok: { 'results.json': 19000, 'junit.xml': 14000, 'index.html': 3700 },
   missing: { 'results.json': 1950, 'junit.xml': 1250, 'index.html': 700 },
 };
 

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { comparableFields, recordSchema } from '../plan/relations.ts';
+import { comparableFields, PAGE_RECORDS, recordSchema } from '../plan/relations.ts';
 import { responseFor } from '../description/load.ts';
 import type { Profile } from '../description/profile.ts';
 import type { SchemaValidator } from './schema.ts';
@@ -9,8 +9,17 @@ import { finding } from './types.ts';
 
 /** The records of a list answer: a bare array or a page's data. */
 export function listRecords(body: unknown): Array<Record<string, unknown>> {
-  const items = Array.isArray(body) ? body : Array.isArray((body as { data?: unknown } | null)?.data) ? (body as { data: unknown[] }).data : [];
+  const page = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+  const arrays = page ? Object.keys(page).filter((k) => Array.isArray(page[k])) : [];
+  const property = PAGE_RECORDS.find((k) => arrays.includes(k)) ?? (arrays.length === 1 ? arrays[0] : undefined);
+  const items = Array.isArray(body) ? body : page && property !== undefined ? (page[property] as unknown[]) : [];
   return items.filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null && !Array.isArray(r));
+}
+
+/** Whether a listed record is the one of that id (an integer id and its path text are the same id). */
+export function isRecordOf(record: Record<string, unknown>, id: unknown): boolean {
+  const own = record['id'];
+  return own !== undefined && own !== null && id !== undefined && String(own) === String(id);
 }
 
 /**
@@ -60,7 +69,7 @@ export const createdResourceReadable: Check = {
       if (read.role === 'nested') continue;
       let record: Record<string, unknown> | undefined;
       if (read.role === 'list') {
-        record = listRecords(json).find((r) => r['id'] === read.id);
+        record = listRecords(json).find((r) => isRecordOf(r, read.id));
         if (!record) {
           out.push(finding(ctx, 'created-resource-readable', 'error', `The created record ${read.id} is missing from its collection's list (${read.operation.operationId}).`, { expected: read.id, actual: listRecords(json).map((r) => r['id']) }));
           continue;

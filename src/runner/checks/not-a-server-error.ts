@@ -13,9 +13,15 @@ export const notAServerError: Check = {
         finding(ctx, 'not-a-server-error', 'error', `The deployment answered ${status}, a server error, to ${ctx.expectation === 'rejected' ? 'an invalid request' : 'a schema-valid request'} (${ctx.coverage.label}; smallest failing request of ${ctx.coverage.sent} sent).`, {
           expected: '< 500',
           actual: status,
+          varied: variedPart(ctx.coverage.label),
         }),
       ];
     }
     return [finding(ctx, 'not-a-server-error', 'error', `The deployment answered ${status}, a server error.`, { expected: '< 500', actual: status })];
   },
 };
+
+/** The part a coverage label varies: "body.name" of `body.name = "x" (…)`, "path.id" of `path.id left out (…)`. */
+export function variedPart(label: string): string {
+  return /^(.+?)(?: = | left out\b| \(|: )/.exec(label)?.[1] ?? label;
+}

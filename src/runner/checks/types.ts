@@ -91,7 +91,7 @@ export function finding(
   check: CheckId,
   severity: Severity,
   message: string,
-  extra: Partial<Pick<Finding, 'expected' | 'actual' | 'specLocation' | 'schemaErrors' | 'lenient' | 'inputClass'>> = {},
+  extra: Partial<Pick<Finding, 'expected' | 'actual' | 'specLocation' | 'schemaErrors' | 'lenient' | 'inputClass' | 'varied'>> = {},
 ): Finding {
   const { operationId, method, path } = ctx.operation;
   return { check, severity, operationId, method, path, message, specLocation: specLocation(ctx.operation), ...extra };

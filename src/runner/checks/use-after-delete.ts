@@ -1,8 +1,11 @@
-import { listRecords, readerAtFault } from './created-resource-readable.ts';
+import { isRecordOf, listRecords, readerAtFault } from './created-resource-readable.ts';
 import type { Check } from './types.ts';
 import { finding } from './types.ts';
 
-/** After a successful delete, the record is no longer served as a success, nor listed under its parent. */
+/**
+ * After a successful delete, the record is no longer served as a success, nor listed under its parent. (A write to
+ * it that succeeds is its writer's defect: execute/phases/stateful.ts reports it on that operation.)
+ */
 export const useAfterDelete: Check = {
   id: 'use-after-delete',
   scope: 'intent',
@@ -21,7 +24,7 @@ export const useAfterDelete: Check = {
     for (const list of (ctx.reads ?? []).filter((r) => r.role === 'list')) {
       const { status, json } = list.exchange.response;
       if (readerAtFault(list, ctx.profile) || status < 200 || status > 299) continue;
-      if (listRecords(json).some((r) => r['id'] === list.id)) {
+      if (listRecords(json).some((r) => isRecordOf(r, list.id))) {
         out.push(finding(ctx, 'use-after-delete', 'error', `The deleted record ${list.id} is still listed by ${list.operation.operationId}.`, { expected: 'not listed', actual: list.id }));
       }
     }

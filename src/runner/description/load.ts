@@ -159,6 +159,8 @@ export function describe(api: Obj, source: string, bundled?: Obj): { service: Se
       const parameters = mergeParameters(pathParams, Array.isArray(op['parameters']) ? op['parameters'] : [], pointer, toSchema);
       const security = Array.isArray(op['security']) ? op['security'] : globalSecurity;
       const tags = Array.isArray(op['tags']) ? op['tags'] : [];
+      // The body a request sends first: a JSON media type where one is declared, else the first other.
+      const requestBodies = requestBodiesOf(op['requestBody'], `${pointer}/requestBody`, toSchema);
       operations.push({
         operationId,
         method: method.toUpperCase() as HttpMethod,
@@ -168,8 +170,8 @@ export function describe(api: Obj, source: string, bundled?: Obj): { service: Se
         specFile: source,
         pointer,
         parameters,
-        requestBody: requestBodyOf(op['requestBody'], `${pointer}/requestBody`, toSchema),
-        requestBodies: requestBodiesOf(op['requestBody'], `${pointer}/requestBody`, toSchema),
+        ...(requestBodies[0] ? { requestBody: requestBodies[0] } : {}),
+        requestBodies,
         responses: responsesOf(op['responses'], `${pointer}/responses`, toSchema, validation),
         auth: authSchemesOf(security, api),
         links: linksOf(op['responses'], api),
@@ -223,19 +225,6 @@ function mergeParameters(
 function jsonMedia(content: Obj): [string, Obj] | undefined {
   const entries = Object.entries(content).filter((e): e is [string, Obj] => isObj(e[1]));
   return entries.find(([type]) => /^application\/(.+\+)?json/i.test(type)) ?? entries[0];
-}
-
-function requestBodyOf(body: unknown, pointer: string, toSchema: (s: unknown) => JsonSchema): RequestBodySpec | undefined {
-  if (!isObj(body) || !isObj(body['content'])) return undefined;
-  const media = jsonMedia(body['content']);
-  if (!media) return undefined;
-  return {
-    required: body['required'] === true,
-    ...(body['x-required'] === 'not shown' ? { requiredNotShown: true as const } : {}),
-    contentType: media[0],
-    schema: toSchema(media[1]['schema']),
-    pointer: `${pointer}/content/${pointerToken(media[0])}/schema`,
-  };
 }
 
 function responsesOf(

@@ -53,20 +53,37 @@ function toScheme(name: string, raw: unknown): AuthScheme | undefined {
   return undefined;
 }
 
-/** Every media type of a request body, JSON first, then form-urlencoded, multipart, and any other. */
+/**
+ * The media types a declared one stands for when sent: itself, or for a range the real types a client sends in
+ * it (`*\/*`: JSON, text and bytes; `text/*`: text/plain; `application/*`: JSON; `type/*`: one of the type). A
+ * range is never sent as a Content-Type.
+ */
+export function concreteTypes(declared: string): string[] {
+  const [type = '', sub = ''] = (declared.split(';')[0] ?? '').trim().toLowerCase().split('/');
+  if (type === '*') return ['application/json', 'text/plain', 'application/octet-stream'];
+  if (sub === '*') return [type === 'application' ? 'application/json' : type === 'text' ? 'text/plain' : type === 'multipart' ? 'multipart/form-data' : `${type}/octet-stream`];
+  if (sub.startsWith('*+')) return [`application/${sub.slice(2)}`];
+  return [declared];
+}
+
+/** Every media type of a request body (ranges as the types they stand for), JSON first, then form-urlencoded, multipart, and any other. */
 export function requestBodiesOf(body: unknown, pointer: string, toSchema: (s: unknown) => JsonSchema): RequestBodySpec[] {
   if (!isObj(body) || !isObj(body['content'])) return [];
   const rank = (type: string) =>
     /^application\/(.+\+)?json/i.test(type) ? 0 : /^application\/x-www-form-urlencoded/i.test(type) ? 1 : /^multipart\/form-data/i.test(type) ? 2 : 3;
+  const seen = new Set<string>();
   return Object.entries(body['content'])
     .filter((e): e is [string, Obj] => isObj(e[1]))
-    .sort((a, b) => rank(a[0]) - rank(b[0]))
-    .map(([type, media]) => ({
+    .flatMap(([declared, media]) => concreteTypes(declared).map((type) => ({ type, declared, media })))
+    .filter(({ type }) => !seen.has(type.toLowerCase()) && Boolean(seen.add(type.toLowerCase())))
+    .sort((a, b) => rank(a.type) - rank(b.type))
+    .map(({ type, declared, media }) => ({
       required: body['required'] === true,
       ...(body['x-required'] === 'not shown' ? { requiredNotShown: true as const } : {}),
       contentType: type,
+      ...(type !== declared ? { range: declared } : {}),
       schema: toSchema(media['schema']),
-      pointer: `${pointer}/content/${pointerToken(type)}/schema`,
+      pointer: `${pointer}/content/${pointerToken(declared)}/schema`,
     }));
 }
 

@@ -36,14 +36,25 @@ export interface UnnamedRecords {
   count: number;
 }
 
-/** The path of a URL without query, trailing slashes and percent-encoding differences. */
+/**
+ * The path of a URL without query, trailing slashes and percent-encoding differences; a uuid in any of its
+ * spellings (upper-case, without hyphens, in braces, as a urn) as one: a delete sent with another spelling of the
+ * record's id (the coverage phase's format-respelling class) that a service takes removes the same record.
+ */
 function pathKey(url: string): string {
   try {
     const path = new URL(url).pathname;
-    return normalisePath(path.split('/').map((s) => safeDecode(s)).join('/'));
+    return normalisePath(path.split('/').map((s) => canonicalUuid(safeDecode(s))).join('/'));
   } catch {
     return url;
   }
+}
+
+function canonicalUuid(segment: string): string {
+  const hex = segment.replace(/^urn:uuid:/i, '').replace(/^\{(.*)\}$/, '$1').replace(/-/g, '');
+  if (!/^[0-9a-f]{32}$/i.test(hex)) return segment;
+  const h = hex.toLowerCase();
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 function safeDecode(segment: string): string {

@@ -112,10 +112,11 @@ export function judge(input: JudgeInput): Judgement {
 
 /**
  * The key under which the same defect seen on many exchanges is one finding. Each kind of lenient input accepted is
- * a finding of its own (a few classes, plan/input-tiers.ts): what a deployment takes leniently is listed by kind.
+ * a finding of its own (a few classes, plan/input-tiers.ts): what a deployment takes leniently is listed by kind;
+ * each part of a request whose variation breaks the server is a server error of its own.
  */
 function defectKey(f: Finding, status: number | undefined): string {
-  return [f.operationId, f.check, f.severity, status ?? '-', f.specLocation ?? '', f.schemaErrors?.[0]?.schemaPath ?? '', f.schemaErrors?.[0]?.instancePath ?? '', f.lenient ? (f.inputClass ?? '') : ''].join('\u0000');
+  return [f.operationId, f.check, f.severity, status ?? '-', f.specLocation ?? '', f.schemaErrors?.[0]?.schemaPath ?? '', f.schemaErrors?.[0]?.instancePath ?? '', f.lenient ? (f.inputClass ?? '') : '', f.varied ?? ''].join('\u0000');
 }
 
 /**

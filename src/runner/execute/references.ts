@@ -9,7 +9,7 @@
  */
 import { LosslessNumber } from 'lossless-json';
 import type { JsonSchema, Operation } from '../model.ts';
-import { factsOf } from '../plan/keywords.ts';
+import { factsOf, mergedShape } from '../plan/keywords.ts';
 import { referenceStem } from '../plan/relations.ts';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -115,7 +115,14 @@ export type Doubts = (request: { pathParams?: Record<string, string>; query?: Re
  * (on the request body), which properties of a schema are (on the schema). A request that leaves out what they may
  * require is valid by the letter only.
  */
-export function unshownRules(op: Operation, request: { body?: unknown; noBody?: boolean }, planned?: unknown): string[] {
+export function unshownRules(op: Operation, request: { query?: Record<string, unknown>; body?: unknown; noBody?: boolean }, planned?: unknown): string[] {
+  // A parameter whose type is not shown, sent: whatever value it has, the service may refuse it.
+  const params = op.parameters.filter((p) => p.in === 'query' && typeof p.schema === 'object' && p.schema['x-type'] === 'not shown' && request.query?.[p.name] !== undefined);
+  const out = params.length > 0 ? [`the type of ${params.map((p) => `query.${p.name}`).join(', ')} is not shown`] : [];
+  return [...out, ...bodyRulesNotShown(op, request, planned)];
+}
+
+function bodyRulesNotShown(op: Operation, request: { body?: unknown; noBody?: boolean }, planned?: unknown): string[] {
   const body = op.requestBody;
   if (!body) return [];
   if (request.noBody || request.body === undefined) return body.requiredNotShown ? ['whether a body is required is not shown'] : [];
@@ -157,7 +164,7 @@ export interface Known {
 /** The body without the optional top-level fields that name a record the run did not get from the service. */
 export function withoutMadeUpReferences(op: Operation, body: unknown, planned: unknown, known: (name: string, value: string) => boolean): unknown {
   if (!isRecord(body) || !op.requestBody) return body;
-  const required = new Set(factsOf(op.requestBody.schema).required);
+  const required = new Set(factsOf(mergedShape(op.requestBody.schema)).required);
   const madeUp = madeUpReferences(body, planned, {}, (value, name) => known(name, value)).map((m) => m.split(' = ')[0] ?? '');
   const drop = madeUp.filter((name) => !required.has(name));
   if (drop.length === 0) return body;

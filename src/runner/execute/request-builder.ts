@@ -9,6 +9,7 @@ import { authorization, changedToken, truncatedToken } from '../http/auth-varian
 import type { HttpMethod, Operation, RecordedRequest } from '../model.ts';
 import type { RequestPlan } from '../plan/cases.ts';
 import { encodeBody } from '../plan/parameters.ts';
+import { defaultAccept, jsonRequestType } from '../plan/accept-header.ts';
 import type { Profile } from '../description/profile.ts';
 
 /** One request of an operation, as a case or phase means it (values, not yet encoded). */
@@ -46,7 +47,15 @@ export interface BuilderSettings {
 }
 
 export class RequestBuilder {
+  private readonly accepts = new WeakMap<Operation, string>();
   constructor(private readonly settings: BuilderSettings) {}
+
+  /** The operation's Accept header (plan/accept-header.ts), worked out once. */
+  accept(op: Operation): string {
+    let value = this.accepts.get(op);
+    if (value === undefined) this.accepts.set(op, (value = defaultAccept(op)));
+    return value;
+  }
 
   url(op: Operation, pathParams: Record<string, string>, query: Record<string, unknown> = {}): string {
     const base = this.settings.baseUrls[op.service];
@@ -68,8 +77,8 @@ export class RequestBuilder {
 
   /** Accept, content type and (without schemes of the operation's own) the profile's credential header. */
   headers(auth: RequestPlan['auth'], hasBody: boolean, op: Operation): Record<string, string> {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (hasBody) headers['content-type'] = 'application/json';
+    const headers: Record<string, string> = { accept: this.accept(op) };
+    if (hasBody) headers['content-type'] = jsonRequestType(op);
     if (op.auth && op.auth.length > 0) return headers; // the operation's own schemes: see credentials()
     const value = authorization(auth, this.settings.token());
     if (value !== undefined) headers[this.settings.profileOf(op).auth.header.toLowerCase()] = value;
@@ -116,7 +125,14 @@ export class RequestBuilder {
     const body = request.noBody ? undefined : (request.rawBody ?? encoded?.body);
     const auth = request.auth ?? 'valid';
     const credentials = this.credentials(op, auth);
-    const headers = { ...(request.headers ?? {}), ...this.headers(auth, body !== undefined, op), ...credentials.headers };
+    const own = request.headers ?? {};
+    const headers = { ...own, ...this.headers(auth, body !== undefined, op), ...credentials.headers };
+    // A request that asks for a media type of its own (the coverage phase's Accept classes) keeps it.
+    const asked = Object.keys(own).find((k) => k.toLowerCase() === 'accept');
+    if (asked !== undefined) {
+      delete headers[asked];
+      headers['accept'] = own[asked]!;
+    }
     if (encoded && body !== undefined) headers['content-type'] = encoded.contentType;
     else if (request.rawBody !== undefined && request.contentType) headers['content-type'] = request.contentType;
     const cookies = { ...(request.cookies ?? {}), ...credentials.cookies };

@@ -9,7 +9,8 @@ import { GatewayClient } from '../http/gateway-client.ts';
 import { randomHex } from '../http/random-hex.ts';
 import type { CaseResult, Contract, Exchange, Finding, LeftBehindRecord, Operation, TargetDown } from '../model.ts';
 import { toCurl } from '../report/curl.ts';
-import { neededSetup, pathExample, pathParamNames, planOperation, positiveBody, type OperationPlan, type PlannedCase } from '../plan/cases.ts';
+import { jsonRequestType } from '../plan/accept-header.ts';
+import { isSafe, neededSetup, pathExample, pathParamNames, planOperation, positiveBody, type OperationPlan, type PlannedCase } from '../plan/cases.ts';
 import { executionOrder, planOptionsOf } from '../plan/options.ts';
 import { parameterValue, stringValues } from '../plan/parameters.ts';
 import { Random } from '../plan/random.ts';
@@ -83,7 +84,6 @@ function is2xx(e: Exchange): boolean {
   return e.response !== undefined && e.response.status >= 200 && e.response.status < 300;
 }
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /**
  * From this many selected operations a run sends its requests on a worker thread (transport.ts): the planning and
  * judging of many operations keep this thread busy, and sending beside them on another core is faster (2,770
@@ -93,10 +93,6 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export const WORKER_FROM_OPERATIONS = 50;
 
-/** Whether a run may send a request of this method with values it did not create (a real record's id). */
-export function isSafe(op: Operation): boolean {
-  return SAFE_METHODS.has(op.method);
-}
 
 /** Presence of an operation: served, not served (proven), or served as far as can be told (not proven). */
 export type Presence = { state: 'present' } | { state: 'missing' } | { state: 'unverified'; why: string };
@@ -347,13 +343,15 @@ export class Session implements CaseHost {
    * An answer of an operation to a call another operation's case made: judged for that operation, when the
    * run tests it (an operation left out by --include/--exclude/--shard is not reported on).
    */
-  side(op: Operation, exchange: Exchange): void {
+  side(op: Operation, exchange: Exchange, more: Finding[] = []): void {
     this.selectedIds ??= new Set(selectOperations(this.contract.operations, this.config).map((o) => o.operationId));
     if (!this.selectedIds.has(op.operationId)) return;
     // A missing operation's answers, or those of one whose presence no record could prove, are a gateway's.
     const presence = this.presenceState.get(op.operationId);
     if (presence === 'missing' || presence === 'unverified') return;
-    const judgement = judge({ operation: op, exchange, ...this.judgeInput(op) });
+    const judged = judge({ operation: op, exchange, ...this.judgeInput(op) });
+    // What the calling case found of this answer beyond its conformance (a write to a record it had deleted).
+    const judgement = more.length > 0 ? { ...judged, outcome: 'failed' as const, checks: [...judged.checks, ...more.map((f) => ({ id: f.check, status: 'failed' as const }))], findings: [...judged.findings, ...more] } : judged;
     if (!judgement.findings.some((f) => f.severity === 'error' || f.severity === 'warning')) return;
     let entry = this.sideEvidence.get(op.operationId);
     if (!entry) this.sideEvidence.set(op.operationId, (entry = { evidence: new Evidence(), started: performance.now() }));
@@ -528,7 +526,7 @@ export class Session implements CaseHost {
       }
     }
     const random = new Random(`${this.config.seed}:${op.operationId}:presence`);
-    const again = await this.call(op, { ...this.declaredParams(op, random), pathParams: known, rawBody: '{"conformance-probe":', contentType: 'application/json' });
+    const again = await this.call(op, { ...this.declaredParams(op, random), pathParams: known, rawBody: '{"conformance-probe":', contentType: jsonRequestType(op) });
     return (await this.looksUnknown(op, again)) ? { state: 'missing' } : { state: 'present' };
   }
 

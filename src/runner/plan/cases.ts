@@ -11,6 +11,7 @@ import { createsItself, producerFor, readerFor } from './resources.ts';
 import { createOf, isCreate, readersOfCreated, referencedCreates } from './relations.ts';
 import { anyClientErrorRejects, omittableParameters, withoutParameter, type OmittedParameter } from './missing-parameters.ts';
 import { generate, INT32_MAX, isOmitted, UNKNOWN, wrongKindValues } from './values.ts';
+import { mergedShape } from './keywords.ts';
 import type { InputClass } from './input-tiers.ts';
 
 export type AuthMode = 'valid' | InvalidAuth;
@@ -122,6 +123,11 @@ export function defaultSequences(contract: Contract, operations: readonly Operat
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Whether a run may send a request of this method with values it did not create (a real record's id). */
+export function isSafe(op: Operation): boolean {
+  return SAFE_METHODS.has(op.method);
+}
 const NOT_A_UUID = 'not-a-uuid';
 const MALFORMED_JSON = '{"conformance-probe":';
 
@@ -277,7 +283,8 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
     add({ name: `negative: ${name}`, kind: 'negative', expectation: 'rejected', fixture, request, inputClass });
   // Wrong JSON types only mean something in a JSON body (a form field is text whatever it holds).
   if (op.requestBody && /json/i.test(op.requestBody.contentType) && isPlainObject(body)) {
-    const schema = op.requestBody.schema;
+    // A top-level allOf (a base schema extended) is read as the one object its parts make.
+    const schema = mergedShape(op.requestBody.schema);
     for (const field of schemaRequired(schema)) {
       if (!(field in body)) continue;
       const { [field]: _left, ...rest } = body;
@@ -319,11 +326,11 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
   }
 
   // Coverage phase: schema-valid variations of the positive request (boundaries, enums, nulls, optional
-  // fields); any server error is a finding, shrunk to the smallest failing request. DELETE is left out: each
-  // variation would need a record of its own.
+  // fields); any server error is a finding, shrunk to the smallest failing request. A DELETE's on a record of
+  // its own (its first valid request removes it).
   const maxExamples = options.maxExamples ?? DEFAULT_MAX_EXAMPLES;
-  if (maxExamples > 0 && op.method !== 'DELETE') {
-    add({ name: 'coverage', kind: 'coverage', expectation: 'coverage', fixture: needsFixture ? 'shared' : 'none', request: base() });
+  if (maxExamples > 0) {
+    add({ name: 'coverage', kind: 'coverage', expectation: 'coverage', fixture: needsFixture ? (op.method === 'DELETE' ? 'fresh' : 'shared') : 'none', request: base() });
   }
   // Fuzzing phase: random schema-valid requests (fast-check), shrunk on a server error; see execute/fuzz.ts.
   if ((options.fuzzExamples ?? DEFAULT_FUZZ_EXAMPLES) > 0 && fuzzes(op)) {

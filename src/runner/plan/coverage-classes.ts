@@ -1,11 +1,13 @@
 import { LosslessNumber, stringify as losslessStringify } from 'lossless-json';
-import type { JsonSchema, Operation, ParameterSpec } from '../model.ts';
+import type { JsonSchema, Operation, ParameterSpec, RequestBodySpec } from '../model.ts';
 import { accepts } from './accepts.ts';
+import { responseMediaTypes, undeclaredAccept } from './accept-header.ts';
+import { tierOf } from './input-tiers.ts';
 import type { PositiveRequest } from './arbitraries.ts';
 import { boundaryValues } from './coverage.ts';
 import { formatRow } from './formats.ts';
 import { emptyIsAmbiguous, sendsEmpty } from './empty-values.ts';
-import { edges, factsOf, INT64 } from './keywords.ts';
+import { edges, factsOf, INT64, mergedShape } from './keywords.ts';
 import type { Random } from './random.ts';
 import { coercibleValues, generate, isOmitted, patternValue, UNKNOWN, withoutExamples, wrongKindValues } from './values.ts';
 
@@ -33,6 +35,19 @@ import { coercibleValues, generate, isOmitted, patternValue, UNKNOWN, withoutExa
  *   it or decode leniently), so only the answer's conformance is judged.
  * - undeclared-media-type: the positive body's JSON as text/plain (else application/xml, ...): a media type
  *   no declared one (wildcards included) matches. Invalid.
+ *
+ * Accept (plan/accept-header.ts; every request asks for the declared media types, successes first):
+ * - accept-declared: the positive request asking for each type a successful answer declares beyond the first
+ *   (valid: an undocumented 406 is an error), and the first must-reject item asking for each type only error
+ *   answers declare.
+ * - accept-undeclared: the positive request asking for a plain type no answer declares. Its answer alone is judged
+ *   (an undocumented 406 is a warning, a 5xx an error).
+ * - malformed-content-type: a Content-Type no parser takes as it is (multipart/form-data without a boundary, a
+ *   parameter without a value), with the positive body or, where the operation takes none, alone. Its answer
+ *   alone is judged (an undocumented 400 or 415 is a warning, a 5xx an error).
+ *
+ * Form fields and a text body: a form's fields get the classes of a query parameter (their values are text); a
+ * text/* body is one value, with the classes of its schema.
  *
  * Per parameter and top-level body field:
  * - beyond-int64: 2^63, -2^63-1, 2^64, -2^64 for integers. As judged: valid where neither a format nor a bound
@@ -140,6 +155,8 @@ interface Target {
   emptyAmbiguous?: Pick<ParameterSpec, 'in' | 'required'>;
   /** A body field named like a path parameter: it names the path's record, so no valid variation of it is sent. */
   namesPath?: true;
+  /** A form field or a text body: its values are text, as a URL parameter's are. */
+  text?: true;
   /** What the positive request sends (ABSENT: nothing; undefined: not known here, e.g. a path id filled in later). */
   positiveValue: Value | undefined;
   verdict(value: Value): Verdict;
@@ -197,6 +214,8 @@ export function coverageRequests(op: Operation, positive: PositiveRequest, rando
     }
   }
 
+  for (const [item, key] of acceptItems(op, out)) push(item, key);
+  for (const [item, key] of malformedContentTypes(op, positive)) push(item, key);
   for (const [item, key] of allAtBound(op, positive, targets, random)) push(item, key);
   for (const [item, key] of randomItems(targets, positive, random, max - out.length)) push(item, key);
   return out;
@@ -225,10 +244,60 @@ function pending(target: Target, list: Candidate[]): Pending[] {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Accept classes
+
+/**
+ * The positive request asking for each media type a successful answer declares beyond the first (which every
+ * request asks for first); an invalid request of the list asking for each type only error answers declare (a
+ * problem type); and the positive request asking for a plain type nobody declared (its answer alone is judged).
+ */
+function acceptItems(op: Operation, sent: readonly CoverageRequest[]): Array<[CoverageRequest, string]> {
+  const { success, other } = responseMediaTypes(op);
+  const out: Array<[CoverageRequest, string]> = [];
+  const ask = (type: string) => ({ headers: { accept: type } });
+  for (const type of success.slice(1)) out.push([{ label: `Accept: ${type} (a media type the successful answer declares)`, valid: true, class: 'accept-declared', ...ask(type) }, `accept\u0000${type}`]);
+  const refused = sent.find((i) => !i.valid && i.judgeAs === undefined && tierOf(i.class) === 'must-reject' && i.headers === undefined);
+  if (refused) {
+    for (const type of other) {
+      out.push([{ ...refused, label: `${refused.label}, Accept: ${type} (a media type an error answer declares)`, headers: { accept: type } }, `accept\u0000${type}\u0000${refused.label}`]);
+    }
+  }
+  const undeclared = undeclaredAccept(op);
+  if (undeclared) out.push([{ label: `Accept: ${undeclared} (a media type no answer declares)`, valid: true, judgeAs: 'response', class: 'accept-undeclared', ...ask(undeclared) }, `accept\u0000${undeclared}`]);
+  return out;
+}
+
+/**
+ * A Content-Type header no parser can take as it is: a multipart type without its boundary, a parameter without
+ * a value; with the positive body, or alone where the operation takes none. Its answer alone is judged (a 5xx
+ * is a finding; an undocumented 400 or 415 a warning).
+ */
+function malformedContentTypes(op: Operation, positive: PositiveRequest): Array<[CoverageRequest, string]> {
+  const item = (label: string, contentType: string): CoverageRequest => {
+    const base = { label: `Content-Type: ${contentType} (${label})`, valid: false, judgeAs: 'response' as const, class: 'malformed-content-type' };
+    if (!op.requestBody) return { ...base, headers: { 'content-type': contentType } };
+    const body = typeof positive.body === 'string' ? positive.body : positive.body === undefined ? '' : (losslessStringify(positive.body) ?? '');
+    return { ...base, rawBody: body, contentType };
+  };
+  const declared = (op.requestBody?.contentType.split(';')[0] ?? 'application/json').trim();
+  const out: CoverageRequest[] = [item('a multipart type without its boundary', 'multipart/form-data')];
+  if (op.requestBody) out.push(item('a parameter without a value', `${declared}; charset`));
+  return out.map((i) => [i, `content-type\u0000${i.label}`]);
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Body-level classes
 
 function isJson(contentType: string): boolean {
   return /json/i.test(contentType.split(';')[0] ?? '');
+}
+
+/**
+ * The body declared as JSON: a JSON media type, or the JSON a range (`*\/*`) stands for where its schema says
+ * what the JSON holds (a range with a schema that takes anything takes any bytes: malformed JSON among them).
+ */
+function jsonBody(op: Operation): RequestBodySpec | undefined {
+  return declaredBodies(op).find((b) => isJson(b.contentType) && (b.range === undefined || factsOf(b.schema).types.length > 0 || factsOf(b.schema).hasProperties));
 }
 
 function declaredBodies(op: Operation) {
@@ -246,14 +315,14 @@ function mediaMatches(declared: string, concrete: string): boolean {
 function bodyLevelItems(op: Operation, positive: PositiveRequest): { first: CoverageRequest[]; later: CoverageRequest[] } {
   if (!op.requestBody) return { first: [], later: [] };
   const declared = declaredBodies(op);
-  const json = declared.find((b) => isJson(b.contentType));
+  const json = jsonBody(op);
   const first: CoverageRequest[] = [];
   const later: CoverageRequest[] = [];
   if (json) first.push({ label: `body = ${MALFORMED_JSON} (malformed JSON)`, valid: false, class: 'malformed-json', rawBody: MALFORMED_JSON, contentType: json.contentType });
   const required = op.requestBody.required;
   first.push({ label: `no body (the body is ${required ? 'required' : 'optional'})`, valid: !required, class: 'empty-body', noBody: true });
   if (json) {
-    const bodyFacts = factsOf(json.schema);
+    const bodyFacts = factsOf(mergedShape(json.schema));
     const objectSchema = bodyFacts.types.includes('object') || Object.keys(bodyFacts.properties).length > 0;
     const values: unknown[] = objectSchema ? [[], 'conformance', 1, true] : [{}, [], 'conformance', 1, true];
     const wrong: CoverageRequest[] = [];
@@ -371,19 +440,58 @@ function targetsOf(op: Operation, positive: PositiveRequest): Target[] {
       targets.push(parameterTarget(p, positive));
     }
   }
-  const json = declaredBodies(op).find((b) => isJson(b.contentType));
+  const json = jsonBody(op);
   if (json && isRecord(positive.body)) {
     const body = positive.body;
     const positiveOk = accepts(json.schema, body);
-    const bodyFacts = factsOf(json.schema);
+    const bodyFacts = factsOf(mergedShape(json.schema));
     const pathNames = new Set(op.parameters.filter((p) => p.in === 'path').map((p) => p.name));
     for (const [name, schema] of Object.entries(bodyFacts.properties)) {
       if (isOmitted(schema)) continue;
       const target = bodyFieldTarget(name, schema, json.schema, json.contentType, body, positiveOk, bodyFacts.required.includes(name));
       targets.push(pathNames.has(name) ? { ...target, namesPath: true } : target);
     }
+    return targets;
+  }
+  // A form's fields are text, as a query parameter's are: their classes are a query parameter's (a number that is
+  // no number, a bound, an enum, a field left out), sent in the form. A file field is left as it is.
+  const first = op.requestBody;
+  if (first && isForm(first.contentType) && isRecord(positive.body)) {
+    const body = positive.body;
+    const positiveOk = accepts(first.schema, body);
+    const facts = factsOf(mergedShape(first.schema));
+    for (const [name, schema] of Object.entries(facts.properties)) {
+      if (isOmitted(schema) || isFileField(schema)) continue;
+      targets.push({ ...bodyFieldTarget(name, schema, first.schema, first.contentType, body, positiveOk, facts.required.includes(name), true), text: true });
+    }
+  } else if (first && /^text\//i.test(first.contentType) && typeof positive.body === 'string') {
+    // A text body is one value: the classes of its schema (lengths, a pattern, an enum), sent as that text.
+    const schema = first.schema;
+    targets.push({
+      where: 'body',
+      name: '',
+      schema,
+      required: first.required,
+      present: true,
+      text: true,
+      positiveValue: positive.body,
+      verdict: (value) => (value === ABSENT ? !first.required : accepts(schema, value)),
+      request: (value) => (value === ABSENT ? undefined : { rawBody: text(value), contentType: first.contentType }),
+    });
   }
   return targets;
+}
+
+function isForm(contentType: string): boolean {
+  return /^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(contentType);
+}
+
+/** A form field that carries a file (binary or base64, a content media type), or an array of them. */
+function isFileField(schema: JsonSchema): boolean {
+  if (typeof schema !== 'object') return false;
+  const facts = factsOf(schema);
+  if (facts.format === 'binary' || facts.format === 'base64' || schema['contentMediaType'] !== undefined || schema['contentEncoding'] !== undefined) return true;
+  return facts.types.includes('array') && facts.hasItems && isFileField(facts.items);
 }
 
 function positiveParameter(p: ParameterSpec, positive: PositiveRequest): Value | undefined {
@@ -434,9 +542,9 @@ function parameterTarget(p: ParameterSpec, positive: PositiveRequest): Target {
   };
 }
 
-function bodyFieldTarget(name: string, schema: JsonSchema, bodySchema: JsonSchema, contentType: string, body: Record<string, unknown>, positiveOk: Verdict, required: boolean): Target {
-  const variant = (value: Value): Record<string, unknown> => {
-    if (value !== ABSENT) return { ...body, [name]: value };
+function bodyFieldTarget(name: string, schema: JsonSchema, bodySchema: JsonSchema, contentType: string, body: Record<string, unknown>, positiveOk: Verdict, required: boolean, asText = false): Target {
+  const variant = (value: Value, sent = false): Record<string, unknown> => {
+    if (value !== ABSENT) return { ...body, [name]: sent && asText ? queryValue(value) : value };
     const { [name]: _left, ...rest } = body;
     return rest;
   };
@@ -456,8 +564,8 @@ function bodyFieldTarget(name: string, schema: JsonSchema, bodySchema: JsonSchem
       return whole === false && positiveOk === true ? false : undefined;
     },
     request: (value) => {
-      const v = variant(value);
-      return hasBigInt(v) ? { rawBody: losslessStringify(v) as string, contentType } : { body: v };
+      const v = variant(value, true);
+      return !asText && hasBigInt(v) ? { rawBody: losslessStringify(v) as string, contentType } : { body: v };
     },
   };
 }
@@ -469,7 +577,8 @@ function judged(target: Target, c: Candidate, request: Omit<CoverageRequest, 'la
   // A valid body that names another record than its path contradicts itself: not sent (the invalid ones are).
   if (verdict && target.namesPath) return undefined;
   const note = typeof c.note === 'string' ? c.note : c.note[verdict ? 0 : 1];
-  const label = c.value === ABSENT ? `${target.where}.${target.name} left out (${note})` : `${target.where}.${target.name} = ${show(c.value)} (${note})`;
+  const where = target.name === '' ? target.where : `${target.where}.${target.name}`;
+  const label = c.value === ABSENT ? `${where} left out (${note})` : `${where} = ${show(c.value)} (${note})`;
   return { label, valid: verdict, class: c.class, ...request };
 }
 
@@ -484,7 +593,7 @@ function candidates(t: Target, op: Operation, random: Random): Candidate[] {
   const facts = factsOf(schema);
   const types = facts.types;
   // A JSON parameter's values are JSON texts: any JSON value can be sent, as in a body.
-  const inUrl = t.where !== 'body' && !t.json;
+  const inUrl = (t.where !== 'body' && !t.json) || t.text === true;
   const jsonValued = !inUrl;
   const list: Candidate[] = [];
   const add = (value: unknown, cls: string, note: Candidate['note'], intent: Intent, asInput?: true) => list.push({ value, class: cls, note, intent, ...(asInput ? { asInput } : {}) });
@@ -703,7 +812,7 @@ function boundCandidates(schema: Record<string, unknown>, where: Where, random: 
 function allAtBound(op: Operation, positive: PositiveRequest, targets: Target[], random: Random): Array<[CoverageRequest, string]> {
   const fields = targets.filter((t) => t.where === 'body' && !t.namesPath);
   if (fields.length < 2 || !isRecord(positive.body)) return [];
-  const json = declaredBodies(op).find((b) => isJson(b.contentType));
+  const json = jsonBody(op);
   if (!json) return [];
   const highs: Record<string, number> = {};
   const lows: Record<string, number> = {};

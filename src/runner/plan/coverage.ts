@@ -1,5 +1,5 @@
 import type { JsonSchema, Operation } from '../model.ts';
-import { factsOf } from './keywords.ts';
+import { factsOf, mergedShape } from './keywords.ts';
 import { patternValue } from './values.ts';
 import type { Random } from './random.ts';
 
@@ -102,7 +102,7 @@ function show(value: unknown): string {
 export function shrinkSteps(op: Operation, failing: Variation, positive: { body?: unknown; query: Record<string, unknown> }): Variation[] {
   const steps: Variation[] = [];
   const schema = op.requestBody?.schema;
-  const required = new Set(schema ? factsOf(schema).required : []);
+  const required = new Set(schema ? factsOf(mergedShape(schema)).required : []);
   if (isRecord(failing.body)) {
     for (const name of Object.keys(failing.body)) {
       if (required.has(name)) continue;

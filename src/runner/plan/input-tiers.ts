@@ -35,6 +35,12 @@ export const INPUT_CLASSES = {
   'undeclared-media-type': 'lenient',
   'not-utf8': 'response-only',
   'additional-property': 'valid',
+  /** The positive request asking for a media type a successful answer declares. */
+  'accept-declared': 'valid',
+  /** Asking for a media type no answer declares: a 406 is right, documented or not (a warning when not). */
+  'accept-undeclared': 'response-only',
+  /** A Content-Type header no parser takes as it is (a multipart type without its boundary). */
+  'malformed-content-type': 'response-only',
   // One parameter or body field.
   /** Invalid only under a declared format or bound. */
   'beyond-int64': 'must-reject',

@@ -319,3 +319,20 @@ export function mergeSchemas(parts: Array<Record<string, unknown>>): Record<stri
   if (required.size > 0) out['required'] = [...required];
   return out;
 }
+
+/**
+ * The one object schema a top-level allOf of plain parts makes (nested allOf flattened; the schema's own keywords
+ * beside them): what its properties and required list are. A schema without such an allOf is itself.
+ */
+export function mergedShape(schema: JsonSchema): JsonSchema {
+  if (typeof schema !== 'object' || schema === null || !Array.isArray(schema['allOf'])) return schema;
+  const parts: Array<Record<string, unknown>> = [];
+  const flatten = (s: JsonSchema): boolean => {
+    if (typeof s !== 'object' || s === null) return s === true;
+    const { allOf, ...rest } = s;
+    if (rest['oneOf'] !== undefined || rest['anyOf'] !== undefined) return false;
+    parts.push(rest);
+    return Array.isArray(allOf) ? allOf.every((p) => flatten(p as JsonSchema)) : true;
+  };
+  return flatten(schema) ? mergeSchemas(parts) : schema;
+}

@@ -2,6 +2,7 @@ import type { JsonSchema, Operation, ParameterSpec } from '../model.ts';
 import { schemaFormat, schemaProperties, schemaTypes } from '../description/json-schema.ts';
 import type { Random } from './random.ts';
 import { generate, isOmitted, UNKNOWN } from './values.ts';
+import { mergedShape } from './keywords.ts';
 
 /**
  * Parameter values and body encodings of a request, from the operation's own description: every location
@@ -76,7 +77,7 @@ export function encodeBody(value: unknown, contentType: string, schema: JsonSche
   }
   if (type === 'multipart/form-data' && isRecord(value)) {
     const boundary = `----conformance${boundarySeed.replace(/[^A-Za-z0-9]/g, '').slice(0, 24)}`;
-    const props = schemaProperties(schema);
+    const props = schemaProperties(mergedShape(schema));
     const parts: string[] = [];
     for (const [k, v] of Object.entries(value)) {
       for (const item of Array.isArray(v) ? v : [v]) {
@@ -110,6 +111,6 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 /** Removes readOnly properties from a request body built from an example (the server sets them). */
 export function withoutReadOnly(value: unknown, schema: JsonSchema): unknown {
   if (!isRecord(value)) return value;
-  const props = schemaProperties(schema);
+  const props = schemaProperties(mergedShape(schema));
   return Object.fromEntries(Object.entries(value).filter(([k]) => !(props[k] !== undefined && isOmitted(props[k]))));
 }

@@ -70,13 +70,24 @@ export function listOf(contract: Contract, itemOp: Operation): Operation | undef
   return onPath(contract, itemOp.service, collection).find((o) => o.method === 'GET' && listSchema(o) !== undefined);
 }
 
-/** The record schema of a list's items (a bare array or a page's `data`), when the 200 answer is a list. */
+/** Names a page gives its records, in the order they are tried (JSON:API and most platforms, Spring, DRF, ...). */
+export const PAGE_RECORDS = ['data', 'items', 'results', 'content', 'records', 'values'];
+
+/** The property of a page schema that holds its records: a known name, else its only array property. */
+function pageProperty(schema: JsonSchema): string | undefined {
+  const props = recordProperties(schema);
+  const arrays = Object.keys(props).filter((k) => typeof props[k] === 'object' && schemaTypes(props[k]!).includes('array'));
+  return PAGE_RECORDS.find((k) => arrays.includes(k)) ?? (arrays.length === 1 ? arrays[0] : undefined);
+}
+
+/** The record schema of a list's items (a bare array or a page's records), when the 200 answer is a list. */
 export function listSchema(op: Operation): JsonSchema | undefined {
   const schema = responseFor(op, 200)?.schema;
   if (schema === undefined) return undefined;
   if (schemaTypes(schema).includes('array') && typeof schema === 'object') return (schema['items'] as JsonSchema | undefined) ?? true;
-  const data = schemaProperties(schema)['data'];
-  if (data !== undefined && schemaTypes(data).includes('array') && typeof data === 'object') return (data['items'] as JsonSchema | undefined) ?? true;
+  const property = pageProperty(schema);
+  const records = property === undefined ? undefined : recordProperties(schema)[property];
+  if (records !== undefined && typeof records === 'object') return (records['items'] as JsonSchema | undefined) ?? true;
   return undefined;
 }
 

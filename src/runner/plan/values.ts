@@ -28,12 +28,12 @@ export function withoutExamples(schema: Record<string, unknown>): Record<string,
 
 /**
  * Builds a value that honours a schema: examples first, then const/enum/default, then type, format and bounds
- * (inclusive and exclusive, multipleOf, lengths, patterns). Unconstrained schemas ("type not shown") give
- * UNKNOWN: no value is invented for them. oneOf/anyOf with a discriminator build the first mapped subtype with
+ * (inclusive and exclusive, multipleOf, lengths, patterns). A schema that takes any value gives a string, one
+ * whose type the contract says is not shown (`x-type: not shown`) UNKNOWN: no value is invented for it. oneOf/anyOf with a discriminator build the first mapped subtype with
  * its discriminator value set; recursion stops at MAX_DEPTH (optional parts left out, arrays empty).
  */
 export function generate(schema: JsonSchema, random: Random, depth = 0, options: GenerateOptions = { omit: 'readOnly' }): Generated {
-  if (typeof schema === 'boolean') return schema ? UNKNOWN : undefined;
+  if (typeof schema === 'boolean') return schema ? anyValue({}) : undefined;
   if (Array.isArray(schema['examples']) && schema['examples'].length > 0) return schema['examples'][0];
   const facts = factsOf(schema);
   if ('const' in schema) return schema['const'];
@@ -91,8 +91,20 @@ export function generate(schema: JsonSchema, random: Random, depth = 0, options:
     case 'object':
       return objectValue(schema, random, depth, options);
     default:
-      return UNKNOWN;
+      return anyValue(schema);
   }
+}
+
+/** Keywords that say nothing of a value's type. */
+const ANNOTATIONS = new Set(['description', 'title', 'deprecated', 'readOnly', 'writeOnly', 'nullable', 'example', 'examples', '$comment', 'externalDocs', 'xml']);
+
+/**
+ * A value of a schema that lets any value through (`{}`, annotations only): a string, valid by the letter; none
+ * where the contract says the type is not shown (`x-type: not shown`): no value is invented for it.
+ */
+function anyValue(schema: Record<string, unknown>): Generated {
+  if (schema['x-type'] === 'not shown') return UNKNOWN;
+  return Object.keys(schema).every((k) => ANNOTATIONS.has(k) || k.startsWith('x-')) ? 'conformance' : UNKNOWN;
 }
 
 function withoutKey(schema: Record<string, unknown>, key: string): Record<string, unknown> {

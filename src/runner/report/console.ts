@@ -284,7 +284,7 @@ export function renderSummary(results: RunResults, paths: ReportPaths, options: 
 
 /** "body.x = null (not nullable) accepted with 200" from a lenient acceptance's finding message. */
 function leniently(message: string): string {
-  const m = /accepted leniently with (\d+)(?: \((.*)\))?\.?(?: \(seen on (\d+) requests\))?$/.exec(message.split('\n')[0] ?? '');
+  const m = /accepted leniently with (\d+)(?: \((.*?)\))?\.?(?: \(seen on (\d+) requests\))?$/.exec(message.split('\n')[0] ?? '');
   if (!m) return message.split('\n')[0] ?? message;
   return `${m[2] ?? 'the input'} accepted with ${m[1]}${m[3] ? ` (seen on ${m[3]} requests)` : ''}`;
 }

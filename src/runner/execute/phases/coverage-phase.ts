@@ -1,6 +1,7 @@
 import type { CaseResult, HttpMethod, Operation } from '../../model.ts';
 import { DEFAULT_MAX_EXAMPLES } from '../../plan/coverage.ts';
-import { coverageRequests } from '../../plan/coverage-classes.ts';
+import { coverageRequests, type CoverageRequest } from '../../plan/coverage-classes.ts';
+import { isSafe } from '../../plan/cases.ts';
 import { Random } from '../../plan/random.ts';
 import type { CaseRun } from '../case-run.ts';
 import type { CallRequest } from '../request-builder.ts';
@@ -30,6 +31,14 @@ function undocumentedMethodItems(session: Session, op: Operation): CoverageItem[
   }));
 }
 
+/**
+ * A valid path value other than the record's own may name a record someone else keeps (an id at a bound, an enum
+ * value): an unsafe method sends it only with --allow-irreversible. One beyond int64 names none anywhere.
+ */
+function namesAnotherRecord(item: CoverageRequest): boolean {
+  return item.pathParams !== undefined && item.valid && item.class !== 'beyond-int64';
+}
+
 /** The coverage case of one operation: its planned items sent and judged (phases/coverage.ts), then replayed. */
 export async function runCoveragePhase(session: Session, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }, doubts: Doubts): Promise<CaseResult> {
   const { op } = run;
@@ -40,7 +49,8 @@ export async function runCoveragePhase(session: Session, run: CaseRun, request: 
   const max = session.config.maxExamples ?? DEFAULT_MAX_EXAMPLES;
   const all = coverageRequests(op, positive, random, CLASS_LIMIT + max);
   const classes = all.filter((i) => i.class !== 'random').slice(0, CLASS_LIMIT);
-  const items: CoverageItem[] = [...classes, ...all.filter((i) => i.class === 'random').slice(0, Math.max(0, max - classes.length)), ...undocumentedMethodItems(session, op)];
+  const sendable = session.config.allowIrreversible || isSafe(op) ? classes : classes.filter((i) => !namesAnotherRecord(i));
+  const items: CoverageItem[] = [...sendable, ...all.filter((i) => i.class === 'random').slice(0, Math.max(0, max - classes.length)), ...undocumentedMethodItems(session, op)];
   if (items.length === 0) return run.skipped('the contract shows no constraint to vary in this request');
   const { sent } = await runCoverage(run, request, items, doubts);
   if (sent === 0) return run.skipped('no coverage request was sent');

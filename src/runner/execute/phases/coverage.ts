@@ -3,8 +3,8 @@
  * (the same seed sends the same requests). Every answer is judged: a schema-valid request as a positive (no
  * server error, a documented answer that matches its schema; a 4xx is the service's own answer to a value that
  * may be semantically impossible), a schema-invalid one as a negative (refused with a documented 4xx). A
- * request the operation's media types do not include may be refused with 415: a warning where the contract
- * documents no 415. A valid request that broke the server is shrunk (optional fields left out, varied values
+ * request the operation's media types do not include may be refused with 415, one asking for a media type no
+ * answer declares with 406: a warning where the contract documents neither. A valid request that broke the server is shrunk (optional fields left out, varied values
  * put back) while it still fails; each finding is then shown with the smallest request that showed it.
  */
 import { parse as parseLossless } from 'lossless-json';
@@ -15,6 +15,7 @@ import type { CaseRun } from '../case-run.ts';
 import type { JudgeInput, Judgement } from '../judge.ts';
 import type { CoverageRequest } from '../../plan/coverage-classes.ts';
 import { alignBodyToPath, type Doubts } from '../references.ts';
+import { accepts } from '../../plan/accepts.ts';
 import type { CallRequest } from '../request-builder.ts';
 
 /**
@@ -103,7 +104,11 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
       run.unanswered(exchange);
       return { outcome: 'errored', checks: [], findings: [] };
     }
-    const adjust = item.class !== undefined && BODY_CLASSES.has(item.class) ? (j: Judgement) => softenUnsupportedMedia(op, exchange, j) : undefined;
+    const adjust =
+      item.class !== undefined && BODY_CLASSES.has(item.class) ? (j: Judgement) => softenUndocumented(op, exchange, j, 415)
+      : item.class === 'accept-undeclared' ? (j: Judgement) => softenUndocumented(op, exchange, j, 406)
+      : item.class === 'malformed-content-type' ? (j: Judgement) => softenUndocumented(op, exchange, softenUndocumented(op, exchange, j, 415), 400)
+      : undefined;
     // A valid request must be taken (positive-data-accepted), unless its refusal can depend on stored data or on a
     // rule the contract does not show.
     const judgement = item.unsupportedMethod
@@ -127,6 +132,8 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
     for (let improved = true; improved && budget > 0; ) {
       improved = false;
       for (const step of shrinkSteps(op, current, { body: base.body, query: base.query })) {
+        // A step must still be valid (left out only what no rule needs): else its refusal is right.
+        if (step.body !== undefined && op.requestBody && accepts(op.requestBody.schema, step.body) === false) continue;
         if (budget-- <= 0) break;
         const label = describeVariation(step, { body: base.body, query: base.query });
         const stepRequest = itemRequest(op, base, { ...step, label, valid: true });
@@ -145,12 +152,13 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
 }
 
 /**
- * A 415 to a body the operation cannot take (a media type it does not declare, no body, not JSON) is a right
- * refusal; where the contract documents no 415 for the operation, leaving it out of the contract is a warning,
- * not an error (users rarely document 415).
+ * A 415 to a body the operation cannot take (a media type it does not declare, no body, not JSON), a 406 to an
+ * Accept no answer declares, a 400 or 415 to a malformed Content-Type, is a right refusal; where the contract
+ * documents no such status for the operation, leaving it out is a warning, not an error (users rarely document
+ * them).
  */
-function softenUnsupportedMedia(op: Operation, exchange: Exchange, judgement: Judgement): Judgement {
-  if (exchange.response?.status !== 415 || responseFor(op, 415)) return judgement;
+export function softenUndocumented(op: Operation, exchange: Exchange, judgement: Judgement, status: 400 | 406 | 415): Judgement {
+  if (exchange.response?.status !== status || responseFor(op, status)) return judgement;
   const soften = (f: Finding): Finding => (f.check === 'status-code-conformance' || f.check === 'negative-data-rejected' ? { ...f, severity: 'warning' } : f);
   const findings = judgement.findings.map(soften);
   const failed = findings.some((f) => f.severity === 'error');

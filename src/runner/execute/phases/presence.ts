@@ -6,6 +6,8 @@
  */
 import type { CaseResult, Exchange } from '../../model.ts';
 import type { CaseRun } from '../case-run.ts';
+import { jsonRequestType } from '../../plan/accept-header.ts';
+import { softenUndocumented } from './coverage.ts';
 import type { Session } from '../session.ts';
 
 export async function runPresence(session: Session, run: CaseRun, probe: Exchange): Promise<CaseResult> {
@@ -22,7 +24,10 @@ export async function runPresence(session: Session, run: CaseRun, probe: Exchang
   }
   // Served: its answer is judged as any answer is. Unverified: it may be the gateway's, so it shows nothing of
   // the operation beyond the warning.
-  if (presence.state === 'present') run.judgeResponse(probe);
+  // Its malformed JSON goes in the JSON media type the operation declares; where it declares none (a form), a 415
+  // is the right refusal, a warning where the contract does not document it.
+  const declaresJson = (op.requestBodies ?? (op.requestBody ? [op.requestBody] : [])).some((b) => b.contentType === jsonRequestType(op));
+  if (presence.state === 'present') run.judgeResponse(probe, {}, (j) => (op.requestBody && !declaresJson ? softenUndocumented(op, probe, j, 415) : j));
   if (presence.state === 'present') run.evidence.add(probe, { outcome: 'passed', checks: [{ id: 'operation-present', status: 'passed' }], findings: [] });
   if (presence.state === 'unverified') {
     run.evidence.add(probe, {

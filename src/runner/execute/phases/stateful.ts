@@ -8,14 +8,15 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { RelatedRead } from '../../checks/types.ts';
 import { isIrreversible } from '../../description/profile.ts';
-import type { CaseResult, Exchange, JsonSchema, Operation } from '../../model.ts';
+import type { CaseResult, Exchange, Finding, JsonSchema, Operation } from '../../model.ts';
 import { DEFAULT_SEQUENCES, pathParamNames, positiveBody, readerOf } from '../../plan/cases.ts';
 import { Random } from '../../plan/random.ts';
 import { listOf, notAcceptedOnUpdate, recordProperties, referencedCreates } from '../../plan/relations.ts';
 import { accepts } from '../../plan/accepts.ts';
 import { factsOf } from '../../plan/keywords.ts';
 import { generate, UNKNOWN, withoutExamples } from '../../plan/values.ts';
-import { createdId } from '../../plan/resources.ts';
+import { createdId, createsItself } from '../../plan/resources.ts';
+import type { Answered } from '../judge.ts';
 import { withAdditionalProperty } from '../../plan/coverage-classes.ts';
 import { alignBodyToPath, withReference, type Doubts } from '../references.ts';
 import type { CaseRun } from '../case-run.ts';
@@ -100,8 +101,39 @@ export async function runLifecycle(session: Session, run: CaseRun, request: Call
     const listed = await run.send(list, { pathParams: request.pathParams });
     if (listed.response) reads.push({ operation: list, role: 'list', exchange: listed as RelatedRead['exchange'], id: request.pathParams[deletedId] ?? '', parentIds: request.pathParams });
   }
-  run.judgeIntent(action, { lifecycle: { ...(sent !== undefined ? { sent } : {}), readBack: after as NonNullable<import('../../checks/types.ts').CheckContext['lifecycle']>['readBack'], ...(Object.keys(notAccepted).length > 0 ? { notAccepted } : {}) }, reads });
+  run.judgeIntent(action, { lifecycle: { ...(sent !== undefined ? { sent } : {}), readBack: after as Answered, ...(Object.keys(notAccepted).length > 0 ? { notAccepted } : {}) }, reads });
+  // The record gone (not read back, not listed), the path's other writes must not succeed on it either. Where the
+  // delete left it listed, the record may still be stored: a write that succeeds is that defect again, the delete's.
+  if (op.method === 'DELETE' && !is2xx(after) && !run.result().findings.some((f) => f.check === 'use-after-delete')) await writesAfterDelete(session, run, request.pathParams);
   return run.result();
+}
+
+/**
+ * The path's other writes (a PATCH, a PUT that does not create the record it names), each sent once to the record
+ * just deleted with a body of its own (those that cannot be built are left out). A success is the write's own
+ * defect (use-after-delete on its operation): it claims to have changed a record that is gone.
+ */
+async function writesAfterDelete(session: Session, run: CaseRun, pathParams: Record<string, string>): Promise<void> {
+  const { op } = run;
+  const writes = session.contract.operations.filter((o) => o.service === op.service && o.path === op.path && (o.method === 'PATCH' || o.method === 'PUT') && !pathParamNames(o).some((p) => createsItself(session.contract, o, p)));
+  for (const write of writes) {
+    let body: unknown;
+    try {
+      body = write.requestBody ? alignBodyToPath(write, await session.recordBody(write, new Random(`${session.config.seed}:${write.operationId}:after-delete`), run), pathParams) : undefined;
+    } catch (error) {
+      if (error instanceof Skip) continue;
+      throw error;
+    }
+    if (write.requestBody?.required && body === undefined) continue;
+    const exchange = await session.call(write, { pathParams, ...(body !== undefined ? { body } : {}) });
+    run.keep(exchange);
+    const status = exchange.response?.status;
+    const written: Finding[] =
+      status !== undefined && status >= 200 && status < 300
+        ? [{ check: 'use-after-delete', severity: 'error', operationId: write.operationId, method: write.method, path: write.path, message: `${write.method} ${new URL(exchange.request.url).pathname} answered ${status} after ${op.method} ${op.path} removed the record: a write to a record that is gone succeeded.`, expected: 'not 2xx', actual: status, specLocation: `${write.specFile}#${write.pointer}` }]
+        : [];
+    session.side(write, exchange, written);
+  }
 }
 
 /**
