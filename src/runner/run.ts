@@ -12,7 +12,7 @@ import { schedule, type Scheduler } from './execute/scheduler.ts';
 import { matchesSelector, selectOperations } from './execute/select.ts';
 import { Session } from './execute/session.ts';
 import { executionOrder, planOptionsOf } from './plan/options.ts';
-import type { CaseResult, Contract, OperationResult, RunResults } from './model.ts';
+import type { AuthScheme, CaseResult, Contract, Operation, OperationResult, RunResults } from './model.ts';
 import { defaultFuzzExamples, defaultSequences, planOperation } from './plan/cases.ts';
 import { assembleOperations, compactCase } from './report/assemble.ts';
 import { SharedValues } from './report/case-memory.ts';
@@ -28,7 +28,8 @@ import { coverage, loadCatalog, notDescribedResults, type Catalog } from './desc
 import { InputError } from './description/errors.ts';
 import { loadExamples } from './description/examples.ts';
 import { loadContract, loadDescription, describe as describeApi } from './description/load.ts';
-import { loadProfiles, profileFor } from './description/profiles.ts';
+import { loadProfiles, profileFor, type Profiles } from './description/profiles.ts';
+import type { Profile } from './description/profile.ts';
 import { baseUrlOptionOf, fromPacks, packsFor, type Pack, type PackReference } from './pack.ts';
 import { later, ReachabilityProbes, surelyNeeded } from './cli/early-probes.ts';
 import { ROOT, toolIdentity } from './cli/paths.ts';
@@ -51,6 +52,8 @@ export interface RunOptions {
   /** Base URL per service id. No base URL at all: the applying pack's reference deployment. */
   servers: Record<string, string>;
   token?: string;
+  /** Credentials by security scheme name (--auth NAME=value): an apiKey's key, basic's user:password, a bearer token. */
+  auth?: Record<string, string>;
   timeoutMs: number;
   /** Bytes of each answer read and judged (--max-body-size; default 1 MiB). */
   maxBodyBytes?: number;
@@ -124,7 +127,6 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       const bad = baseUrlProblem(url);
       if (bad) throw new InputError(`${baseUrlOptionOf(packs, id, undefined)}: ${bad}`);
     }
-    if (!options.token && !options.client?.tokenCommand) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token or --token-command)');
   }
   // The embedded service is on this machine: never through a proxy, never with the user's token command.
   const client: ClientOptions | undefined =
@@ -163,6 +165,7 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     // Swagger 2.0 file or a dangling $ref is said as such whatever the network does (an unreachable target only
     // once everything local is right). The probes are under way meanwhile.
     const contract = await loadContract(options.specs);
+    for (const warning of contract.services.flatMap((s) => s.warnings ?? [])) for (const r of reporters) r.notice?.(`conformance: warning: ${warning}`);
     // A pack applies only to its own contracts: nothing of it shows in a run of another description.
     const applying = packsFor(packs, contract.services);
     const profileFile = options.profile ?? fromPacks(applying, 'profile') ?? 'generic';
@@ -198,8 +201,13 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       if (embedded.otpSourceUrl) otpSourceUrl ??= embedded.otpSourceUrl;
       allowIrreversible = true;
     }
-    if (!token && fromCommand) token = await early(fromCommand);
-    if (!token) throw new InputError('no bearer token: set CONFORMANCE_TOKEN (or pass --token or --token-command)');
+    // Credentials only where a selected operation needs them (checked below, once the selection is known).
+    const schemeAuth = given ? (options.auth ?? {}) : {};
+    const unknownSchemes = Object.keys(schemeAuth).filter((name) => !contract.operations.some((o) => (o.auth ?? []).some((s) => s.name === name)));
+    if (unknownSchemes.length > 0) {
+      const known = [...new Set(contract.operations.flatMap((o) => (o.auth ?? []).map((s) => s.name)))];
+      throw new InputError(`--auth names no security scheme the contract's operations use: ${unknownSchemes.join(', ')} (${known.length > 0 ? `schemes: ${known.join(', ')}` : 'they declare none the tool can send'})`);
+    }
     // Only the services the selection touches need a base URL (--include <service> runs alone).
     const needed = contract.services.filter((s) =>
       contract.operations.some(
@@ -217,6 +225,11 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     }
     const unknown = Object.keys(servers).filter((id) => !contract.services.some((s) => s.id === id));
     if (unknown.length > 0) throw new InputError(`--server names no service of the contract: ${unknown.join(', ')}`);
+    // The credentials the selection needs, before the network is waited on.
+    const chosen = selectOperations(contract.operations, { include: options.include, exclude: options.exclude, ...(options.shard ? { shard: options.shard } : {}) });
+    if (!token && fromCommand && chosen.some((op) => wantsToken(op, profileFor(profiles, op.service), schemeAuth))) token = await early(fromCommand);
+    const missingCredential = token ? undefined : credentialMissing(chosen, profiles, schemeAuth);
+    if (missingCredential) throw new InputError(missingCredential);
     await early(Promise.all(needed.map((s) => probes.result(servers[s.id]!))));
 
     const otpFields = fromPacks(applying, 'otpFields');
@@ -226,7 +239,8 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       ...(examplesFile ? { examplesFile } : {}),
       ...(otpFields ? { otpFields } : {}),
       baseUrls: servers,
-      token,
+      token: token ?? '',
+      ...(Object.keys(schemeAuth).length > 0 ? { auth: schemeAuth } : {}),
       timeoutMs: options.timeoutMs,
       concurrency: options.concurrency,
       bodyCapBytes: options.maxBodyBytes ?? DEFAULT_BODY_CAP,
@@ -286,8 +300,8 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
     };
     // Credentials the deployment rejects across the board: stop before the run (reports still written).
     const preflight = (t: string) =>
-      preflightCredentials({ operations: preflightOperations(contract, selected), baseUrls: servers, token: t, profile: profileFor(profiles, selected[0]?.service ?? contract.services[0]?.id ?? ''), timeoutMs: options.timeoutMs, dispatcher: dispatcher!, headers: probeHeaders(client, config0RunId) });
-    let rejected = await early(preflight(token));
+      preflightCredentials({ operations: preflightOperations(contract, selected).filter((o) => (o.auth ?? []).every((s) => schemeAuth[s.name] === undefined)), baseUrls: servers, token: t, profile: profileFor(profiles, selected[0]?.service ?? contract.services[0]?.id ?? ''), timeoutMs: options.timeoutMs, dispatcher: dispatcher!, headers: probeHeaders(client, config0RunId) });
+    let rejected = token ? await early(preflight(token)) : undefined;
     if (rejected && client?.tokenCommand) {
       // An expired token given with --token-command: ask the command for a fresh one before giving up.
       const fresh = await early(initialToken(client.tokenCommand));
@@ -549,4 +563,42 @@ async function diffDeployment(contract: Contract, source: string): Promise<NonNu
       .map((o) => ({ method: o.method, path: o.path, operationId: o.operationId })),
     lacking: compared.filter((o) => !served.has(key(o.method, o.path))).map((o) => o.operationId),
   };
+}
+
+/** True when the operation may be sent the run's token: it declares a scheme without a credential of its own, or takes the profile's header. */
+function wantsToken(op: Operation, profile: Profile, schemeAuth: Record<string, string>): boolean {
+  if (op.auth && op.auth.length > 0) return op.auth.some((s) => schemeAuth[s.name] === undefined);
+  return op.credentialed !== false || profile.auth.everyOperation === true;
+}
+
+/**
+ * Without a token: the first credential a selected operation cannot do without, said as the one-line error that
+ * names how to give it; undefined when none is missing (no operation requires credentials, or --auth gives them).
+ */
+function credentialMissing(selected: Operation[], profiles: Profiles, schemeAuth: Record<string, string>): string | undefined {
+  const missing = new Map<string, { scheme?: AuthScheme; count: number }>();
+  for (const op of selected) {
+    const profile = profileFor(profiles, op.service);
+    if (!op.secured && !profile.auth.everyOperation) continue;
+    if (op.auth && op.auth.length > 0) {
+      for (const scheme of op.auth) {
+        if (schemeAuth[scheme.name] !== undefined) continue;
+        const entry = missing.get(scheme.name) ?? { scheme, count: 0 };
+        entry.count++;
+        missing.set(scheme.name, entry);
+      }
+    } else {
+      const entry = missing.get('') ?? { count: 0 };
+      entry.count++;
+      missing.set('', entry);
+    }
+  }
+  const [name, first] = [...missing.entries()].find(([, e]) => e.scheme === undefined || e.scheme.kind === 'bearer') ?? [...missing.entries()][0] ?? [];
+  if (!first) return undefined;
+  const token = 'no bearer token: set CONFORMANCE_TOKEN (or pass --token or --token-command)';
+  if (!first.scheme || first.scheme.kind === 'bearer') return missing.size === 1 || !first.scheme ? token : `${token}; or --auth ${name}=<token>`;
+  const s = first.scheme;
+  const where = s.kind === 'apiKey' ? `apiKey in ${s.in} ${s.parameter}` : s.kind;
+  const value = s.kind === 'basic' ? '<user>:<password>' : '<value>';
+  return `no credentials for security scheme "${name}" (${where}), which ${first.count} selected operation${first.count === 1 ? '' : 's'} require${first.count === 1 ? 's' : ''}: pass --auth ${name}=${value} (or set CONFORMANCE_AUTH="${name}=${value}"; CONFORMANCE_TOKEN serves every scheme without one)`;
 }

@@ -133,14 +133,18 @@ describe('start-up', () => {
 });
 
 describe('before the contract loads', () => {
-  test('a missing token is said before the contract is read', async () => {
+  test('whether a token is needed is known from the contract: a broken one is said first, a missing token once the selection needs it', async () => {
     const dir = await tempDir();
-    // The description is broken too: the run must not get that far.
+    // The description is broken: no token is asked for (the contract may declare no security at all).
     const spec = join(dir, 'broken.openapi.yaml');
     await writeFile(spec, 'openapi: 3.0.3\ninfo: 42\n');
     const run = await runCli(['--spec', spec, '--base-url', 'http://127.0.0.1:9/pets']);
     expect(run.code).toBe(2);
-    expect(run.stderr.trim()).toBe('conformance: no bearer token: set CONFORMANCE_TOKEN (or pass --token or --token-command)');
+    expect(run.stderr.trim()).toMatch(/^conformance: .*broken\.openapi\.yaml: .*not a valid Openapi API definition$/);
+    // The Customer contract declares security on every operation: no token, no run (before any network).
+    const secured = await runCli(['--spec', join(ROOT, 'contract/customer-service.openapi.yaml'), '--base-url', 'http://127.0.0.1:9/customer-service']);
+    expect(secured.code).toBe(2);
+    expect(secured.stderr.trim()).toBe('conformance: no bearer token: set CONFORMANCE_TOKEN (or pass --token or --token-command)');
     const url = await runCli(['--spec', spec, '--base-url', 'not a url'], { env: { CONFORMANCE_TOKEN: TOKEN } });
     expect(url.code).toBe(2);
     expect(url.stderr.trim()).toBe("error: option '--base-url <url>' argument 'not a url' is invalid. a base URL must be an http:// or https:// URL (this is not a URL)");

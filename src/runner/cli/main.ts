@@ -110,7 +110,10 @@ Exit codes:
   2  could not run: bad arguments or config, a broken contract, an unreachable target, an interrupted run
 
 Environment:
-  CONFORMANCE_TOKEN               bearer token (never printed; reports show $CONFORMANCE_TOKEN)
+  CONFORMANCE_TOKEN               bearer token (never printed; reports show $CONFORMANCE_TOKEN); needed only when a
+                                  selected operation declares security (or its profile sends it with every call)
+  CONFORMANCE_AUTH                credentials per security scheme, SCHEME=VALUE, one per line (never printed;
+                                  reports show $CONFORMANCE_AUTH_<SCHEME>)
   CONFORMANCE_<OPTION>            any run option, e.g. CONFORMANCE_BASE_URL, CONFORMANCE_TIMEOUT,
                                   CONFORMANCE_HEADER (one NAME:VALUE per line)
   HTTPS_PROXY, HTTP_PROXY         proxy of https:// and http:// targets (--proxy wins)

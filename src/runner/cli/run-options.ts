@@ -82,6 +82,20 @@ function parseServer(value: string, previous: Record<string, string> | undefined
   return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
 }
 
+/**
+ * --auth NAME=VALUE: the credential of the security scheme NAME (components.securitySchemes). Repeatable; in
+ * CONFORMANCE_AUTH one per line (or separated by spaces). A value may hold '=' (everything after the first).
+ */
+function parseAuth(value: string, previous: Record<string, string> | undefined): Record<string, string> {
+  const out = { ...previous };
+  for (const item of value.split(/\r?\n|\s+(?=[A-Za-z0-9._-]+=)/).map((v) => v.trim()).filter(Boolean)) {
+    const at = item.indexOf('=');
+    if (at < 1 || at === item.length - 1) throw new InvalidArgumentError('--auth takes <scheme>=<value>, the scheme as components.securitySchemes names it (e.g. api_key=..., basic_auth=user:password)');
+    out[item.slice(0, at)] = item.slice(at + 1);
+  }
+  return out;
+}
+
 const FAIL_ON = ['error', 'warning', 'untested'] as const;
 
 /** --fail-on takes one level or a comma-separated list (repeatable): error (default), warning, untested. */
@@ -107,6 +121,7 @@ export interface RunFlags {
   server?: Record<string, string>;
   token?: string;
   tokenCommand?: string;
+  auth?: Record<string, string>;
   header?: string[];
   secretHeader?: string[];
   proxy?: string;
@@ -146,7 +161,7 @@ export interface RunFlags {
 }
 
 /** Options whose values are secret: masked by `conformance config`, never printed. */
-export const SECRET_OPTIONS = new Set(['token']);
+export const SECRET_OPTIONS = new Set(['token', 'auth']);
 
 /** Adds the run options to a command. */
 export function addRunOptions(cmd: Command, packs: readonly Pack[] = []): Command {
@@ -156,6 +171,7 @@ export function addRunOptions(cmd: Command, packs: readonly Pack[] = []): Comman
     .option('--server <id=url>', 'base URL of any service of the contract (repeatable)', parseServer)
     .option('--token <token>', 'bearer token (prefer CONFORMANCE_TOKEN; never printed)')
     .option('--token-command <cmd>', 'shell command printing a bearer token (or JSON {access_token, expires_in}); run again when the token is rejected or about to expire')
+    .option('--auth <scheme=value>', 'credential of one security scheme of the contract: an apiKey, user:password for basic, a token (repeatable; prefer CONFORMANCE_AUTH; never printed; --token serves the schemes without one)', parseAuth)
     .option('-H, --header <name:value>', 'header sent with every request (repeatable; a leading ! marks the value secret)', header)
     .option('--secret-header <name>', 'redact the value of this header everywhere (repeatable; Authorization always is)', collect)
     .option('--proxy <url>', 'HTTP proxy for every request (default: HTTPS_PROXY / HTTP_PROXY; NO_PROXY applies)')
@@ -247,6 +263,9 @@ function fileTexts(key: string, value: unknown): string[] {
   if (key === 'server' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
     return Object.entries(value as Record<string, string>).map(([id, url]) => `${id}=${url}`);
   }
+  if (key === 'auth' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    return Object.entries(value as Record<string, string>).map(([scheme, v]) => `${scheme}=${v}`);
+  }
   if (key === 'header' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
     return Object.entries(value as Record<string, string>).map(([name, v]) => `${name}:${v}`);
   }
@@ -302,6 +321,7 @@ export function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv, packs: rea
     ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}),
     servers,
     ...(token ? { token } : {}),
+    ...(flags.auth && Object.keys(flags.auth).length > 0 ? { auth: flags.auth } : {}),
     timeoutMs: flags.timeout,
     maxBodyBytes: flags.maxBodySize,
     concurrency: flags.concurrency,

@@ -83,10 +83,74 @@ export async function loadDescription(source: string): Promise<{ api: Obj; bundl
 async function validateOrDereference(bundled: Obj, files: DescriptionFiles | undefined): Promise<unknown> {
   const known = files ? validityKey('openapi', ...[...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).map((f) => `${f.path}\0${f.text}`)) : undefined;
   // Bundled: every reference is internal, so there is nothing outside the document to look for.
-  if (known && isKnownValid(known)) return new SwaggerParser().dereference(structuredClone(bundled) as never, { resolve: { external: false } } as never);
-  const api = await SwaggerParser.validate(structuredClone(bundled) as never);
+  const dereference = () => new SwaggerParser().dereference(structuredClone(bundled) as never, { resolve: { external: false } } as never);
+  if (known && isKnownValid(known)) return dereference();
+  const odd = oddComponentNames(bundled);
+  if (odd.length === 0) {
+    const api = await SwaggerParser.validate(structuredClone(bundled) as never);
+    if (known) rememberValid(known);
+    return api;
+  }
+  // Component names outside OpenAPI's ^[a-zA-Z0-9.\-_]+$ (a generic type's `Page[Pet]`): the rest of the
+  // description is validated with those keys renamed (and every reference to them), then loaded as it is.
+  await SwaggerParser.validate(renamedComponents(bundled, odd) as never);
   if (known) rememberValid(known);
-  return api;
+  return dereference();
+}
+
+/** The OpenAPI rule every key of a components map must follow. */
+const COMPONENT_NAME = /^[a-zA-Z0-9.\-_]+$/;
+
+/** Components keys (`schemas/Page[Pet]`) that break OpenAPI's name rule, as [kind, key] pairs. */
+export function oddComponentNames(description: Obj): Array<[string, string]> {
+  const components = isObj(description['components']) ? description['components'] : {};
+  const out: Array<[string, string]> = [];
+  for (const [kind, map] of Object.entries(components)) {
+    if (kind.startsWith('x-') || !isObj(map)) continue;
+    for (const key of Object.keys(map)) if (!COMPONENT_NAME.test(key)) out.push([kind, key]);
+  }
+  return out;
+}
+
+/** The warning each odd component name gets when its description loads. */
+export function oddComponentWarnings(description: Obj, source: string): string[] {
+  return oddComponentNames(description).map(
+    ([kind, key]) => `${source}: #/components/${kind}/${pointerToken(key)}: the name "${key}" breaks OpenAPI's rule for component names (^[a-zA-Z0-9.\\-_]+$); loaded as it is, references to it resolve`,
+  );
+}
+
+/** A copy of the description with the odd component keys renamed to valid unique names, references included. */
+function renamedComponents(description: Obj, odd: Array<[string, string]>): Obj {
+  const copy = structuredClone(description);
+  const components = copy['components'] as Obj;
+  const refs = new Map<string, string>();
+  for (const [kind, key] of odd) {
+    const map = components[kind] as Obj;
+    let name = key.replace(/[^a-zA-Z0-9.\-_]/g, '_');
+    while (name in map) name = `${name}_`;
+    map[name] = map[key];
+    delete map[key];
+    refs.set(`#/components/${kind}/${pointerToken(key)}`, `#/components/${kind}/${name}`);
+  }
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) for (const item of node) visit(item);
+    else if (isObj(node)) {
+      for (const [k, v] of Object.entries(node)) {
+        if (k === '$ref' && typeof v === 'string') {
+          let ref = v;
+          try {
+            ref = decodeURIComponent(v);
+          } catch {
+            // not percent-encoded
+          }
+          const at = [...refs.keys()].find((from) => ref === from || ref.startsWith(`${from}/`));
+          if (at !== undefined) node[k] = `${refs.get(at)}${ref.slice(at.length)}`;
+        } else visit(v);
+      }
+    }
+  };
+  visit(copy);
+  return copy;
 }
 
 async function readAll(files: string[]): Promise<DescriptionFiles> {
@@ -177,6 +241,7 @@ export function describe(api: Obj, source: string, bundled?: Obj): { service: Se
         links: linksOf(op['responses'], api),
         // `security: [{}, …]` lets a caller without credentials through: such an operation need refuse none.
         secured: security.some((req) => isObj(req) && Object.keys(req).length > 0) && !security.some((req) => isObj(req) && Object.keys(req).length === 0),
+        credentialed: security.some((req) => isObj(req) && Object.keys(req).length > 0),
         extensions: Object.fromEntries(Object.entries(op).filter(([k]) => k.startsWith('x-'))),
         tags: tags.filter((t): t is string => typeof t === 'string'),
       });
@@ -307,7 +372,8 @@ export async function loadContract(sources: string[]): Promise<Contract> {
     if (contract.services.some((s) => s.id === service.id)) {
       throw new ContractError(source, '', `service id "${service.id}" is also used by another description`);
     }
-    contract.services.push(service);
+    const warnings = oddComponentWarnings(bundled, source);
+    contract.services.push(warnings.length > 0 ? { ...service, warnings } : service);
     for (const op of operations) {
       const other = seen.get(op.operationId);
       if (other) throw new ContractError(source, op.pointer, `operationId "${op.operationId}" is also used in ${other}`);

@@ -9,8 +9,10 @@ export interface RunConfig {
   otpFields?: readonly string[];
   /** Base URL per service id of the contract. */
   baseUrls: Record<string, string>;
-  /** The bearer token. Lives only in memory; every recorded exchange is redacted. */
+  /** The bearer token ('' when no selected operation needs one). Lives only in memory; every recorded exchange is redacted. */
   token: string;
+  /** Credentials by security scheme name (components.securitySchemes): an apiKey's key, basic's user:password, a bearer token. */
+  auth?: Record<string, string>;
   timeoutMs: number;
   concurrency: number;
   bodyCapBytes: number;

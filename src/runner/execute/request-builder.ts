@@ -41,8 +41,10 @@ function jsonParameter(op: Operation, name: string): boolean {
 export interface BuilderSettings {
   baseUrls: Record<string, string>;
   runId: string;
-  /** The run's token (read each time: a token command may refresh it). */
+  /** The run's token (read each time: a token command may refresh it); '' when the run has none. */
   token(): string;
+  /** The credential given for a security scheme by name (--auth), if any. */
+  credential?(scheme: string): string | undefined;
   profileOf(op: Operation): Profile;
 }
 
@@ -80,8 +82,13 @@ export class RequestBuilder {
     const headers: Record<string, string> = { accept: this.accept(op) };
     if (hasBody) headers['content-type'] = jsonRequestType(op);
     if (op.auth && op.auth.length > 0) return headers; // the operation's own schemes: see credentials()
-    const value = authorization(auth, this.settings.token());
-    if (value !== undefined) headers[this.settings.profileOf(op).auth.header.toLowerCase()] = value;
+    // An operation that declares no security is sent no credentials, unless its platform wants them everywhere.
+    const profile = this.settings.profileOf(op);
+    if (op.credentialed === false && !profile.auth.everyOperation) return headers;
+    const token = this.settings.token();
+    if (token === '' && auth === 'valid') return headers;
+    const value = authorization(auth, token);
+    if (value !== undefined) headers[profile.auth.header.toLowerCase()] = value;
     return headers;
   }
 
@@ -92,16 +99,19 @@ export class RequestBuilder {
   credentials(op: Operation, auth: RequestPlan['auth']): { headers: Record<string, string>; query: Record<string, string>; cookies: Record<string, string> } {
     const out = { headers: {} as Record<string, string>, query: {} as Record<string, string>, cookies: {} as Record<string, string> };
     if (auth === 'none') return out;
-    const token = this.settings.token();
-    // The same refused credentials as for the profile's header (http/auth-variants.ts), in each scheme.
-    const secret =
-      auth === 'valid' ? token
-      : auth === 'malformed' ? 'not a valid credential'
-      : auth === 'truncated' ? truncatedToken(token)
-      : auth === 'changed' ? changedToken(token)
-      : auth === 'empty' ? ''
-      : randomBytes(24).toString('hex');
     for (const scheme of op.auth ?? []) {
+      // The scheme's own credential (--auth name=value), else the run's token.
+      const token = this.settings.credential?.(scheme.name) ?? this.settings.token();
+      // Nothing to send (an operation a caller may also call without credentials, and none given).
+      if (token === '' && auth === 'valid') continue;
+      // The same refused credentials as for the profile's header (http/auth-variants.ts), in each scheme.
+      const secret =
+        auth === 'valid' ? token
+        : auth === 'malformed' ? 'not a valid credential'
+        : auth === 'truncated' ? truncatedToken(token)
+        : auth === 'changed' ? changedToken(token)
+        : auth === 'empty' ? ''
+        : randomBytes(24).toString('hex');
       if (scheme.kind === 'bearer') {
         const value = authorization(auth, token);
         if (value !== undefined) out.headers['authorization'] = value;

@@ -76,6 +76,7 @@ function downOf(service: string, baseUrl: string, seen: Answers, at: number): Ta
 }
 
 function credentialHeader(profile: Profile, token: string): Record<string, string> {
+  if (token === '') return {};
   const value = authorization('valid', token);
   return value === undefined ? {} : { [profile.auth.header.toLowerCase()]: value };
 }
@@ -137,13 +138,21 @@ export class Session implements CaseHost {
       client: config.client ?? defaultClientOptions(config.runId, randomBytes(16).toString('hex')),
       authHeader: profileFor(profiles, contract.services[0]?.id ?? '').auth.header,
       token: { token: config.token },
+      ...(config.auth ? { schemeCredentials: config.auth } : {}),
+      credentialHeaders: [...new Set(contract.operations.flatMap((o) => (o.auth ?? []).flatMap((s) => (s.kind === 'apiKey' && s.in === 'header' ? [s.parameter] : []))))],
       onToken: (token) => (config.token = token),
       sendOn: selectOperations(contract.operations, config).length >= WORKER_FROM_OPERATIONS ? 'worker' : 'this-thread',
     });
     this.slots = new Slots(config.concurrency);
     this.byId = new Map(contract.operations.map((o) => [o.operationId, o]));
     this.profile = profileFor(profiles, contract.services[0]?.id ?? '');
-    this.builder = new RequestBuilder({ baseUrls: config.baseUrls, runId: config.runId, token: () => this.config.token, profileOf: (op) => this.profileOf(op) });
+    this.builder = new RequestBuilder({
+      baseUrls: config.baseUrls,
+      runId: config.runId,
+      token: () => this.config.token,
+      credential: (scheme) => this.config.auth?.[scheme],
+      profileOf: (op) => this.profileOf(op),
+    });
     this.ledger = new CleanupLedger(contract, (op) => this.profileOf(op), (op, pathParams) => this.url(op, pathParams));
     this.validator = new SchemaValidator(contract.services.flatMap((s) => (s.validationDocument ? [s.validationDocument] : [])));
   }
@@ -512,7 +521,12 @@ export class Session implements CaseHost {
     const names = pathParamNames(op);
     const status = probe.response?.status;
     // A 405 whose Allow leaves the method out, or a 501, speaks of the route, never of a record.
-    if (names.length === 0 || status === 405 || status === 501) return { state: 'missing' };
+    // A status the operation documents (its own empty 404: no such record) is its answer, never proof that the route is
+    // missing, however like the unknown route's it looks (a 405 whose Allow leaves the method out still is).
+    const documented = (s: number | undefined) => s !== undefined && op.responses.some((r) => r.status === String(s)) && !(s === 405 && probe.response?.headers['allow'] !== undefined);
+    if (names.length === 0 || status === 405 || status === 501) {
+      return documented(status) ? { state: 'unverified', why: `${op.method} ${op.path} answered its documented ${status} as an unknown route is answered; nothing proves the route served or missing` } : { state: 'missing' };
+    }
     // A record known to exist: never for a DELETE (it would remove a record the run did not make).
     if (op.method === 'DELETE') return { state: 'unverified', why: `${op.method} ${op.path} answered like an unknown route for ids no record has` };
     const run = new CaseRun(this, { operationId: op.operationId, name: 'presence', kind: 'presence', expectation: 'presence', request: { pathParams: {}, query: {}, auth: 'valid', setup: [] }, fixture: 'none', expect: [] }, op);
@@ -527,7 +541,11 @@ export class Session implements CaseHost {
     }
     const random = new Random(`${this.config.seed}:${op.operationId}:presence`);
     const again = await this.call(op, { ...this.declaredParams(op, random), pathParams: known, rawBody: '{"conformance-probe":', contentType: jsonRequestType(op) });
-    return (await this.looksUnknown(op, again)) ? { state: 'missing' } : { state: 'present' };
+    if (!(await this.looksUnknown(op, again))) return { state: 'present' };
+    if (documented(again.response?.status)) {
+      return { state: 'unverified', why: `${op.method} ${op.path} answered its documented ${again.response?.status} for a record known to exist, as an unknown route is answered` };
+    }
+    return { state: 'missing' };
   }
 
   // ------------------------------------------------------------------------------------------------------

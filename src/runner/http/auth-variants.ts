@@ -36,12 +36,21 @@ export function changedToken(token: string): string {
  * The token and every value derived from it, as a report must redact them: the derived ones get their own
  * placeholder (a reproduction must not send the valid token for them), the token first so none of it is left.
  */
-export function derivedSecrets(token: string): Secret[] {
+export function derivedSecrets(token: string, placeholder = TOKEN_PLACEHOLDER): Secret[] {
+  if (token === '') return [];
   return [
-    token,
-    { value: changedToken(token), placeholder: `${TOKEN_PLACEHOLDER}~changed` },
-    { value: truncatedToken(token), placeholder: `${TOKEN_PLACEHOLDER}~truncated` },
+    placeholder === TOKEN_PLACEHOLDER ? token : { value: token, placeholder },
+    { value: changedToken(token), placeholder: `${placeholder}~changed` },
+    { value: truncatedToken(token), placeholder: `${placeholder}~truncated` },
   ];
+}
+
+/**
+ * The variable a security scheme's credential (--auth NAME=value) stands as in reports and reproduction commands:
+ * CONFORMANCE_AUTH_ and the scheme's name in upper case, every other character an underscore.
+ */
+export function schemeVariable(scheme: string): string {
+  return `CONFORMANCE_AUTH_${scheme.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 }
 
 /** The Authorization header value for an auth mode, or undefined when the header is left out. */

@@ -6,7 +6,7 @@
  * secret headers are redacted from it.
  */
 import type { Exchange } from '../model.ts';
-import { derivedSecrets } from './auth-variants.ts';
+import { derivedSecrets, schemeVariable } from './auth-variants.ts';
 import { HttpClient, type OutgoingRequest } from './client.ts';
 import type { Secret } from './redact.ts';
 import { RUN_ID_HEADER, secretValues, type ClientOptions } from './client-options.ts';
@@ -33,6 +33,10 @@ export interface GatewayClientOptions {
   /** Name of the header that carries the bearer token (the profile's auth header). */
   authHeader: string;
   token: IssuedToken;
+  /** Credentials of named security schemes (--auth): redacted as $CONFORMANCE_AUTH_<NAME> everywhere. */
+  schemeCredentials?: Record<string, string>;
+  /** Headers that carry a credential of a scheme (an apiKey's header): redacted by name as the auth header is. */
+  credentialHeaders?: string[];
   /** Called with every token the run uses (the first and each refreshed one). */
   onToken?: (token: string) => void;
   /**
@@ -70,8 +74,11 @@ export class GatewayClient {
     const { client } = options;
     this.hidden = secretValues(client);
     this.hiddenNames = new Set(client.headers.filter((h) => h.secret).map((h) => h.name.toLowerCase()));
+    // Longer secrets first: one that holds another must not be left half redacted.
+    const schemes = Object.entries(options.schemeCredentials ?? {}).sort((a, b) => b[1].length - a[1].length);
+    for (const [scheme, value] of schemes) this.redactions.push(...derivedSecrets(value, `$${schemeVariable(scheme)}`));
     this.tokens = new TokenSource(options.token, client.tokenCommand, (token) => {
-      if (!this.secrets.includes(token)) {
+      if (token !== '' && !this.secrets.includes(token)) {
         this.secrets.push(token);
         this.redactions.push(...derivedSecrets(token));
       }
@@ -84,7 +91,7 @@ export class GatewayClient {
       bodyCapBytes: options.bodyCapBytes,
       connections: options.connections,
       secrets: this.redactions,
-      secretHeaders: [options.authHeader],
+      secretHeaders: [options.authHeader, ...(options.credentialHeaders ?? [])],
       ...(options.sendOn === 'worker'
         ? {
             // The TLS files are read here first, so that a bad one is named at once.
@@ -184,7 +191,8 @@ export class GatewayClient {
   /** True when the auth header carries the run's current token (not an auth case's missing or wrong one). */
   private carriesToken(headers: Record<string, string>): boolean {
     const auth = this.options.authHeader.toLowerCase();
-    return Object.entries(headers).some(([n, v]) => n.toLowerCase() === auth && v.includes(this.tokens.current));
+    const token = this.tokens.current;
+    return token !== '' && Object.entries(headers).some(([n, v]) => n.toLowerCase() === auth && v.includes(token));
   }
 
   private traceparent(): string {

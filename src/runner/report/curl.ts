@@ -13,7 +13,36 @@ import { ownString } from './text.ts';
 /** The variable the engine writes in place of the token. */
 export const TOKEN_VARIABLE = 'CONFORMANCE_TOKEN';
 
-const TOKEN_VALUE = new RegExp(`^(?:[A-Za-z]+ )?\\$${TOKEN_VARIABLE}$`);
+/** The variables a reproduction reads credentials from: the token, and each security scheme's (--auth). */
+const CREDENTIAL_VARIABLE = `(?:${TOKEN_VARIABLE}|CONFORMANCE_AUTH_[A-Z0-9_]+)`;
+const TOKEN_VALUE = new RegExp(`^(?:[A-Za-z]+ )?\\$${CREDENTIAL_VARIABLE}$`);
+/** A credential variable in a text (not a refused variant of it, `$CONFORMANCE_TOKEN~changed`). */
+const VARIABLE_IN_TEXT = new RegExp(`\\$(${CREDENTIAL_VARIABLE})(?![~A-Za-z0-9_])`, 'g');
+
+/** The credential variables a text names (CONFORMANCE_TOKEN, CONFORMANCE_AUTH_API_KEY). */
+export function credentialVariables(text: string): string[] {
+  return [...text.matchAll(VARIABLE_USED)].map((m) => m[1]!);
+}
+
+/** A credential variable as a shell command reads it ($NAME or ${NAME}). */
+const VARIABLE_USED = new RegExp(`\\$\\{?(${CREDENTIAL_VARIABLE})(?![~A-Za-z0-9_])`, 'g');
+
+/**
+ * One shell word for a text: single-quoted, or where it names a credential variable, double-quoted with every
+ * other character escaped so that only the variable is expanded.
+ */
+export function credentialWord(text: string, braces = false): string {
+  if (credentialVariables(text).length === 0) return shellQuote(text);
+  let out = '"';
+  let at = 0;
+  for (const m of text.matchAll(VARIABLE_IN_TEXT)) {
+    const end = m.index! + m[0].length;
+    const bare = !braces && !/^[A-Za-z0-9_]/.test(text.slice(end));
+    out += `${doubleQuoteEscape(text.slice(at, m.index))}${bare ? `$${m[1]}` : `\${${m[1]}}`}`;
+    at = end;
+  }
+  return `${out}${doubleQuoteEscape(text.slice(at))}"`;
+}
 
 /** Headers curl computes from what it sends; copying them could contradict the actual body. */
 const DERIVED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive']);
@@ -54,14 +83,13 @@ export function toCurl(request: RecordedRequest): string {
   const hasBody = request.body !== undefined;
   if (request.method === 'HEAD') args.push('--head');
   else if (request.method !== 'GET' || hasBody) args.push('-X', request.method);
-  args.push(shellQuote(request.url));
+  args.push(credentialWord(request.url));
   // The engine asks for compressed answers; --compressed makes curl ask the same and print them decoded.
   if (Object.keys(request.headers).some((name) => name.toLowerCase() === 'accept-encoding')) args.push('--compressed');
   for (const [name, value] of Object.entries(request.headers)) {
     if (DERIVED_HEADERS.has(name.toLowerCase()) || name.toLowerCase() === 'accept-encoding') continue;
     if (carriesToken(value)) {
-      const scheme = value.slice(0, value.length - TOKEN_VARIABLE.length - 1);
-      args.push('-H', `"${doubleQuoteEscape(`${name}: ${scheme}`)}$${TOKEN_VARIABLE}"`);
+      args.push('-H', credentialWord(`${name}: ${value}`));
     } else if (value === '') {
       // "Name:" would make curl drop the header; "Name;" sends it with an empty value.
       args.push('-H', shellQuote(`${name};`));

@@ -13,7 +13,7 @@
  * failed or a value could not be read from an answer.
  */
 import type { HttpMethod, RecordedRequest } from '../model.ts';
-import { bytesWord, carriesToken, shellQuote, TOKEN_VARIABLE } from './curl.ts';
+import { bytesWord, carriesToken, credentialVariables, credentialWord, shellQuote } from './curl.ts';
 
 export interface ChainStep {
   request: RecordedRequest;
@@ -164,8 +164,7 @@ function headerArgs(request: RecordedRequest): string[] {
   for (const [name, value] of Object.entries(request.headers)) {
     if (DERIVED_HEADERS.has(name.toLowerCase())) continue;
     if (carriesToken(value)) {
-      const scheme = value.slice(0, value.length - TOKEN_VARIABLE.length - 1);
-      args.push('-H', `"${`${name}: ${scheme}`.replace(/[$`"\\]/g, (ch) => `\\${ch}`)}\${${TOKEN_VARIABLE}}"`);
+      args.push('-H', credentialWord(`${name}: ${value}`, true));
     } else if (value === '') {
       args.push('-H', shellQuote(`${name};`));
     } else {
@@ -184,7 +183,6 @@ function methodArgs(request: RecordedRequest): string[] {
 
 /** Helpers, after the steps so a reader sees the calls first. */
 const HELPERS = String.raw`# ---- helpers ----
-: "${'$'}{CONFORMANCE_TOKEN:?export CONFORMANCE_TOKEN=<bearer token> first}"
 command -v curl >/dev/null 2>&1 || { echo "this script needs curl" >&2; exit 2; }
 work=$(mktemp -d)
 created=()  # clean-up calls for what this script created, run newest first on exit
@@ -266,7 +264,7 @@ export function reproductionScript(steps: readonly ChainStep[], options: Reprodu
   if (options.title) lines.push(`# Reproduces ${options.title.replace(/\n/g, ' ')}`);
   if (options.finding) lines.push(`# The run found: ${options.finding.replace(/\n/g, ' ')}`);
   lines.push(
-    '# Needs bash and curl; reads the token from CONFORMANCE_TOKEN. Exit 0: the last call answered the status',
+    '# Needs bash and curl; reads credentials from CONFORMANCE_TOKEN (or CONFORMANCE_AUTH_<SCHEME>). Exit 0: the last call answered the status',
     '# the run saw; 3: another status; 2: a setup call failed. Records it creates are deleted on exit.',
     'set -u',
     '',
@@ -309,7 +307,11 @@ export function reproductionScript(steps: readonly ChainStep[], options: Reprodu
   } else {
     out.push(`echo ${shellQuote('the run got no answer to this call')}`);
   }
-  lines.push(...out.map((line) => (line === '' ? line : `  ${line}`)), '}', '', HELPERS, 'reproduce');
+  // The credentials the calls read, each required before anything is sent.
+  const variables = [...new Set(out.flatMap((line) => credentialVariables(line)))];
+  const required = variables.map((v) => `: "\${${v}:?export ${v}=<${v === 'CONFORMANCE_TOKEN' ? 'bearer token' : 'credential'}> first}"`);
+  const [helpersTitle, ...helpers] = HELPERS.split('\n');
+  lines.push(...out.map((line) => (line === '' ? line : `  ${line}`)), '}', '', helpersTitle!, ...required, ...helpers, 'reproduce');
   return `${lines.join('\n')}\n`;
 }
 
