@@ -106,6 +106,12 @@ export interface Operation {
   links?: OperationLink[];
   /** True when a security requirement applies (the operation must reject calls without credentials). */
   secured: boolean;
+  /**
+   * True when the operation declares a security requirement with a scheme (required, or beside `{}` where a caller
+   * may also come without credentials): it is sent credentials. False: it declares none (or only `{}`), and is
+   * sent none unless its profile says credentials go with every operation (auth.everyOperation).
+   */
+  credentialed?: boolean;
   /** Vendor extensions of the operation object (x-*), kept verbatim. */
   extensions: Record<string, unknown>;
   /** The operation object's tags. */
@@ -127,6 +133,8 @@ export interface ServiceSpec {
   validationDocument?: { id: string; document: Record<string, unknown> };
   /** `x-platform` of the description's info (or root): the platform whose profile applies to it. */
   platform?: string;
+  /** What loading the description noticed and let through (a component name OpenAPI's rule refuses), one line each. */
+  warnings?: string[];
 }
 
 export interface Contract {
@@ -317,6 +325,10 @@ export interface CaseResult {
   reproduction?: string;
   /** True when one of its requests had to be sent again (see the exchanges' retries). */
   retried?: boolean;
+  /** When the case started (performance.now(), in this process only): its operation's wall time is read from it. */
+  startedAt?: number;
+  /** Requests the case sent (in this process only; summed into its operation's `requests`). */
+  requests?: number;
   /**
    * How many exchanges of this failing case the reports leave out: its failure (same check, same message) was
    * already shown with its evidence often enough. The findings and the curl line stay.
@@ -335,7 +347,13 @@ export interface OperationResult {
   reason?: string;
   /** The kinds of case that actually ran (were not skipped), in canonical order; derived. */
   ran?: CaseKind[];
+  /**
+   * Wall time from the operation's first request to its last answer (its cases run concurrently, so never the sum
+   * of their times, never more than the run).
+   */
   durationMs: number;
+  /** Requests the operation's cases sent (records made for them and read-backs included). */
+  requests?: number;
   cases: CaseResult[];
   /**
    * Checks that passed, counted over the operation's cases: { check id: cases it passed in }. Set when the

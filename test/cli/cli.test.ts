@@ -439,11 +439,11 @@ describe.concurrent('runs', () => {
       expect(results.counts['not-described']).toBe(7);
       expect(results.operations.filter((o) => o.outcome === 'not-described').every((o) => o.method === null && o.path === null)).toBe(true);
       expect(run.stdout).toContain('Coverage: 15 of 287 catalog operations described · 15 tested · 272 not described by the contract\n');
-      expect(run.stdout).toContain('Operations: 15 passed · 0 failed · 7 shown without method or path\n');
+      expect(run.stdout).toContain('Operations: 15 passed · 0 failed · 7 named in the interface without method or path: not testable\n');
       expect(run.stdout.match(/not described/g)).toHaveLength(1);
       const html = await readFile(join(run.out, 'index.html'), 'utf8');
       expect(html).toContain('15 of 287 catalog operations described · 15 tested · 272 not described by the contract');
-      expect(html).toContain('<span class="n">7</span> <span class="label">shown without method or path</span>');
+      expect(html).toContain('<span class="n">7</span> <span class="label">named in the interface without method or path: not testable</span>');
     },
     RUN_TIMEOUT,
   );

@@ -84,7 +84,7 @@ const SPEC = {
   },
 };
 
-type Fault = 'untyped-age' | 'delete-overflow' | 'put-crashes' | 'written-after-delete' | 'listed-after-delete';
+type Fault = 'untyped-age' | 'delete-overflow' | 'put-crashes' | 'written-after-delete' | 'listed-after-delete' | 'add-crashes';
 
 const INT64_MAX = 2n ** 63n - 1n;
 
@@ -116,6 +116,8 @@ function server(fault?: Fault): Server {
         const age = b['age'];
         const ageOk = typeof age === 'number' && Number.isInteger(age) && age >= 0 && age <= 100;
         if (!ageOk && !(fault === 'untyped-age' && age !== undefined && typeof age !== 'number')) return json(400, { detail: 'age must be an integer from 0 to 100' });
+        // The faulty create breaks on every valid pet (its insert fails), whatever the request varies.
+        if (fault === 'add-crashes') return json(500, { detail: 'database is locked' });
         const pet = { id: next++, name: b['name'], age: typeof age === 'number' ? age : 0 };
         pets.set(BigInt(pet.id), pet);
         return json(201, pet);
@@ -221,6 +223,16 @@ describe('every schema shape and every method gets its classes', () => {
     expect(summary(results)).toEqual([`${operationId}: failed [use-after-delete]`]);
     const f = results.operations.find((o) => o.operationId === operationId)?.cases.flatMap((c) => c.findings).find((x) => x.check === 'use-after-delete');
     expect(f?.message).toMatch(message);
+  }, 120_000);
+
+  test('a create that breaks on every valid request: the server error is not blamed on what a variation varied', async () => {
+    const results = await run(server('add-crashes'));
+    // The coverage phase's (the fuzzing phase names no part: every drawn request varies all of them).
+    const crashes = (results.operations.find((o) => o.operationId === 'addPet')?.cases ?? []).filter((c) => c.name === 'coverage').flatMap((c) => c.findings.filter((f) => f.check === 'not-a-server-error'));
+    expect(crashes.length).toBeGreaterThan(0);
+    // No coverage finding names a part as the one that broke the server: the request without it breaks it too.
+    expect(crashes.filter((f) => f.varied !== undefined).map((f) => f.message)).toEqual([]);
+    expect(crashes.some((f) => /with or without a variation/.test(f.message)), JSON.stringify(crashes.map((f) => f.message))).toBe(true);
   }, 120_000);
 
   test('a DELETE broken by an id beyond int64: not-a-server-error on deletePet, found by its coverage', async () => {

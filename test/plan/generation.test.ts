@@ -46,6 +46,9 @@ describe('values from the schema', () => {
     ['int64 format', { type: 'integer', format: 'int64' }],
     ['byte format', { type: 'string', format: 'byte' }],
     ['nullable object (3.0)', openapi30ToJsonSchema({ type: 'object', nullable: true, required: ['a'], properties: { a: { type: 'string' } } })],
+    // LoopBack's filter fields: a title beside the oneOf says nothing of the value (no string for an object branch).
+    ['oneOf with a sibling title', { title: 'Todo.Fields', oneOf: [{ type: 'object', properties: { id: { type: 'boolean' } }, additionalProperties: false }, { type: 'array', items: { type: 'string' } }] }],
+    ['allOf with an annotations-only part', { allOf: [{ description: 'the fields' }, { type: 'array', items: { type: 'string', enum: ['id'] } }] }],
   ];
   test.each(cases)('%s: the value is valid', (_, schema) => {
     for (let seed = 1; seed <= 20; seed++) {

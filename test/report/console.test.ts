@@ -111,7 +111,7 @@ describe('renderSummary', () => {
     const run = fixtureRun();
     const operations = run.operations.map((o) => (o.operationId === 'exchange-user-token' ? { ...o, method: 'POST' as const, path: '/users/token', reason: 'not in the loaded contract files' } : o));
     const text = renderSummary({ ...run, operations }, paths, { color: false });
-    expect(text).toContain(' · 1 untested · 2 named in the catalog only\n');
+    expect(text).toContain(' · 1 untested · 2 named in the catalog only: not testable\n');
     expect(text.match(/not described/g)).toHaveLength(1);
   });
 
@@ -122,7 +122,7 @@ describe('renderSummary', () => {
     expect(text).toContain('Coverage: 15 of 287 catalog operations described · 6 tested · 272 not described by the contract');
     // The operation whose positive case was skipped is untested, and the skipped cases are counted as cases. The
     // two listed operations the contract does not describe are named by what they are, not "not described" again.
-    expect(text).toContain('Operations: 3 passed · 1 failed · 1 missing · 1 errored · 1 untested · 2 shown without method or path');
+    expect(text).toContain('Operations: 3 passed · 1 failed · 1 missing · 1 errored · 1 untested · 2 named in the interface without method or path: not testable');
     expect(text.match(/not described/g)).toHaveLength(1);
     expect(text).toContain('Cases: 8 ran · 1 case skipped');
     expect(text).toContain(
@@ -139,7 +139,7 @@ describe('renderSummary', () => {
     expect(text).toContain('  errored  customer-get-cache-key-list  GET /caches/keys\n           positive: timeout: no response within 10000 ms');
     expect(text).toContain('  delete-address-type / property-casing  expired 2020-01-01: CUS-999: old casing');
     expect(text).toContain('  failed   mobile-app › create an address type');
-    const slowest = text.split('Slowest operations:\n')[1]?.split('\n\n')[0]?.split('\n') ?? [];
+    const slowest = text.split('Slowest operations (wall time from the first request to the last answer):\n')[1]?.split('\n\n')[0]?.split('\n') ?? [];
     expect(slowest).toEqual([
       '    10.00 s  customer-get-cache-key-list',
       '     240 ms  get-address-type-field-list',

@@ -79,9 +79,9 @@ describe('renderHtml (as text)', () => {
     expect(html).toContain('<div class="verdict-label">Not conformant</div>');
     expect(html).toContain('<div class="coverage" id="coverage">15 of 287 catalog operations described · 6 tested · 272 not described by the contract</div>');
     // The count of listed not-described operations says what they are, in the summary, the filters and the groups.
-    expect(html).toContain('<li class="count o-not-described"><span class="n">2</span> <span class="label">shown without method or path</span></li>');
-    expect(html).toContain('data-outcome="not-described" aria-pressed="true">shown without method or path <span class="n">2</span></button>');
-    expect(html).toContain('<span class="mini o-not-described">1 shown without method or path</span>');
+    expect(html).toContain('<li class="count o-not-described"><span class="n">2</span> <span class="label">named in the interface without method or path: not testable</span></li>');
+    expect(html).toContain('data-outcome="not-described" aria-pressed="true">named in the interface without method or path: not testable <span class="n">2</span></button>');
+    expect(html).toContain('<span class="mini o-not-described">1 named in the interface without method or path: not testable</span>');
     expect(html).toContain('http://127.0.0.1:4010/customer-service');
     expect(html).toContain('Customer <span class="contract-version">da1dea94286d</span>');
     expect(html).toContain('<dt>Duration</dt><dd>12.50 s</dd>');

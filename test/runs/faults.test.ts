@@ -206,11 +206,13 @@ const FAULTS: Array<[string, Fault]> = [
       outcome: 'failed',
       check: 'response-schema-conformance',
       more: (results) => {
-        for (const id of ['update-address-type-field', 'delete-address-type-field']) {
-          const lifecycle = operation(results, id).cases.find((c) => c.kind === 'lifecycle');
-          expect(lifecycle?.outcome, id).toBe('skipped');
-          expect(lifecycle?.skipReason, id).toMatch(/get-address-type-field-by-id/);
-        }
+        // The update's check reads the record back: a reader that breaks its schema cannot vouch for it.
+        const update = operation(results, 'update-address-type-field').cases.find((c) => c.kind === 'lifecycle');
+        expect(update?.outcome).toBe('skipped');
+        expect(update?.skipReason).toMatch(/get-address-type-field-by-id/);
+        // A delete is judged by the status of the read after it, which such a reader still answers truthfully.
+        const deleted = operation(results, 'delete-address-type-field').cases.find((c) => c.name === 'lifecycle: use after delete');
+        expect(deleted?.outcome).toBe('passed');
       },
     },
   ],

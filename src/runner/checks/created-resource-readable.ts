@@ -76,7 +76,7 @@ export const createdResourceReadable: Check = {
         }
       } else {
         record = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
-        if (record && 'id' in record && record['id'] !== read.id) {
+        if (record && 'id' in record && !isRecordOf(record, read.id)) {
           out.push(finding(ctx, 'created-resource-readable', 'error', `${read.operation.operationId} answered another record (${String(record['id'])}) for the created ${read.id}.`, { expected: read.id, actual: record['id'] }));
           continue;
         }

@@ -8,6 +8,10 @@ export const notAServerError: Check = {
   run(ctx) {
     const { status } = ctx.exchange.response;
     if (status < 500) return [];
+    if (ctx.coverage?.unvaried) {
+      // The request without the variation breaks the server too: the varied part is not what broke it.
+      return [finding(ctx, 'not-a-server-error', 'error', `The deployment answered ${status}, a server error, to the operation's valid request, with or without a variation (${ctx.coverage.label} among them).`, { expected: '< 500', actual: status })];
+    }
     if (ctx.coverage) {
       return [
         finding(ctx, 'not-a-server-error', 'error', `The deployment answered ${status}, a server error, to ${ctx.expectation === 'rejected' ? 'an invalid request' : 'a schema-valid request'} (${ctx.coverage.label}; smallest failing request of ${ctx.coverage.sent} sent).`, {

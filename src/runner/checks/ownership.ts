@@ -20,7 +20,7 @@ export const ownership: Check = {
       const where = new URL(read.exchange.request.url).pathname;
       if (read.crossParent) {
         const record = json as Record<string, unknown> | undefined;
-        if (ok && (record?.['id'] === read.id || record?.['id'] === undefined)) {
+        if (ok && ((record !== undefined && isRecordOf(record, read.id)) || record?.['id'] === undefined)) {
           out.push(finding(ctx, 'ownership', 'error', `Record ${read.id} is served under a parent it does not belong to (${where} answered ${status}).`, { expected: 'not served', actual: status }));
         }
         continue;

@@ -31,7 +31,8 @@ export interface CheckContext {
   /** Presence: the deployment's answer to a route that surely does not exist (same method), and its path. */
   unknownRoute?: { path: string; response: Pick<RecordedResponse, 'status' | 'body'> };
   /** Coverage: the exchange is the smallest schema-valid request found to fail; what it varies, and how many were sent. */
-  coverage?: { label: string; sent: number };
+  /** A coverage request: its label, the requests sent so far, and whether the request without its variation broke the server too. */
+  coverage?: { label: string; sent: number; unvaried?: boolean };
   /**
    * A request with a method the contract documents for no operation of the path: the methods it documents
    * there, and whether the path names a record the run does not know to exist (then a 404 says nothing).

@@ -25,6 +25,8 @@ export class CaseRun {
   readonly exchanges: Exchange[] = [];
   readonly evidence = new Evidence();
   private readonly started = performance.now();
+  /** Requests sent so far. */
+  private sent = 0;
   /** The requests behind the exchanges (to send one again alone). */
   private readonly requests = new WeakMap<Exchange, { op: Operation; request: CallRequest }>();
   /** The kept copy of each exchange whose answer was cut (one copy however often it is kept). */
@@ -50,6 +52,7 @@ export class CaseRun {
    */
   async send(op: Operation, request: CallRequest, options: { intent?: boolean; keep?: boolean } = {}): Promise<Exchange> {
     const exchange = await this.host.call(op, request);
+    this.sent++;
     this.requests.set(exchange, { op, request });
     // The case keeps its exchanges as a report shows them; the caller reads the whole answer it returns.
     if (options.keep !== false) this.exchanges.push(this.kept(exchange));
@@ -142,6 +145,8 @@ export class CaseRun {
       findings: this.evidence.findings(),
       exchanges,
       durationMs: Math.round(performance.now() - this.started),
+      startedAt: this.started,
+      requests: this.sent,
       ...(this.exchanges.some((e) => e.retries?.length) ? { retried: true } : {}),
       ...(shown ? { curl: toCurl(shown.request) } : {}),
       ...rest,
@@ -161,6 +166,8 @@ export class CaseRun {
       findings: [],
       exchanges: this.exchanges,
       durationMs: Math.round(performance.now() - this.started),
+      startedAt: this.started,
+      requests: this.sent,
       ...(this.exchanges.some((e) => e.retries?.length) ? { retried: true } : {}),
     };
   }

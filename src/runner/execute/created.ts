@@ -1,4 +1,10 @@
-/** The ids of the records a create answered, in any of the three create shapes (record, bare array, page). */
+import { idText } from '../plan/resources.ts';
+
+/**
+ * The ids of the records a create answered, in any of the three create shapes (record, bare array, page), as text
+ * (an integer id too). Whether the answer conforms is judged apart: a create whose answer breaks its schema still
+ * made the record it names.
+ */
 export function createdIds(body: unknown): string[] {
   const records = Array.isArray(body)
     ? body
@@ -6,7 +12,7 @@ export function createdIds(body: unknown): string[] {
       ? (body as { data: unknown[] }).data
       : [body];
   return records.flatMap((r) => {
-    const id = (r as { id?: unknown } | null)?.id;
-    return typeof id === 'string' ? [id] : [];
+    const id = idText((r as { id?: unknown } | null)?.id);
+    return id !== undefined ? [id] : [];
   });
 }

@@ -6,6 +6,7 @@ import type { RelatedRead } from '../checks/types.ts';
 import type { Exchange, Operation, RecordedResponse } from '../model.ts';
 import { createOf, ownerField, readersOfCreated, recordSchema } from '../plan/relations.ts';
 import { createdIds } from './created.ts';
+import { createdId } from '../plan/resources.ts';
 
 type Answered = Exchange & { response: RecordedResponse };
 
@@ -38,10 +39,16 @@ export async function readCreated(
   trail: Exchange[],
 ): Promise<RelatedRead[]> {
   if (!ok(action)) throw new RelationUnmet(`${create.operationId} answered ${action.response?.status ?? action.error?.message} (see its positive case)`);
-  const id = createdIds(action.response.json)[0];
-  if (!id) throw new RelationUnmet(`${create.operationId} answered no record id (see its positive case)`);
+  const json = action.response.json;
+  const first = createdIds(json)[0];
+  const readers = readersOfCreated(host.contract, create);
+  // The id under the reader's own name for it (pet_id, petId), else the record's id.
+  const idFor = (param: string | undefined) => (param ? createdId(json, param) : undefined) ?? first;
+  if (!readers.some((r) => idFor(r.param))) throw new RelationUnmet(`${create.operationId} answered no record id (see its positive case)`);
   const reads: RelatedRead[] = [];
-  for (const reader of readersOfCreated(host.contract, create)) {
+  for (const reader of readers) {
+    const id = idFor(reader.param);
+    if (!id) continue;
     const pathParams = reader.param ? { ...parentIds, [reader.param]: id } : { ...parentIds };
     const exchange = await host.call(reader.operation, { pathParams });
     trail.push(exchange);

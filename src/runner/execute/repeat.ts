@@ -44,12 +44,29 @@ export function repeatPolicy(op: Operation, profile: Profile): 'always' | 'on-fa
 /**
  * One case result from identical attempts: all passed or all failed stays as the first; a mix is flaky,
  * reported with the first failing attempt's checks and findings (the exchanges are the case's, shared).
+ *
+ * Flaky means the same request on the same state answered differently. Where every attempt was answered with
+ * the same status and the failing answers carry other bodies than the passing ones (a list answered `[]` while
+ * the store was empty, then records that break the schema once the run had made some), the state changed between
+ * the calls, not the operation's mind: the failure stands as one ("seen once the answer changed").
  */
-export function combineAttempts(attempts: CaseResult[]): CaseResult {
+export function combineAttempts(attempts: CaseResult[], answers?: ReadonlyArray<Pick<RecordedResponse, 'status' | 'body'> | undefined>): CaseResult {
   const first = attempts[0]!;
   const failed = attempts.filter((a) => a.outcome === 'failed');
   const passed = attempts.filter((a) => a.outcome === 'passed');
   const durationMs = attempts.reduce((sum, a) => sum + a.durationMs, 0);
   if (failed.length === 0 || passed.length === 0) return { ...(failed[0] ?? first), durationMs };
+  if (answers && stateChanged(attempts, answers)) {
+    const note = ' Seen once the answer changed with the deployment\'s state: an identical call before answered the same status with a body that conforms (not flaky).';
+    return { ...failed[0]!, durationMs, findings: failed[0]!.findings.map((f) => ({ ...f, message: `${f.message}${note}` })) };
+  }
   return { ...failed[0]!, outcome: 'flaky', durationMs, flaky: { attempts: attempts.length, failed: failed.length } };
+}
+
+/** Same status throughout, and no failing answer's body is one a passing attempt got: what the calls saw changed. */
+function stateChanged(attempts: CaseResult[], answers: ReadonlyArray<Pick<RecordedResponse, 'status' | 'body'> | undefined>): boolean {
+  if (answers.length !== attempts.length || answers.some((a) => a === undefined)) return false;
+  if (new Set(answers.map((a) => a!.status)).size !== 1) return false;
+  const passedBodies = new Set(attempts.flatMap((a, i) => (a.outcome === 'passed' ? [answers[i]!.body] : [])));
+  return attempts.every((a, i) => a.outcome !== 'failed' || !passedBodies.has(answers[i]!.body));
 }

@@ -43,7 +43,9 @@ export function generate(schema: JsonSchema, random: Random, depth = 0, options:
   for (const key of ['oneOf', 'anyOf'] as const) {
     const branches = schema[key];
     if (Array.isArray(branches)) {
+      // Sibling annotations (a title, a description) say nothing of the value: the branch alone is drawn.
       const base = withoutKey(schema, key);
+      if (annotationsOnly(base)) for (const k of Object.keys(base)) delete base[k];
       for (const branch of orderBranches(branches as JsonSchema[])) {
         if (isNullSchema(branch)) continue;
         const merged = Object.keys(base).length > 0 ? { allOf: [base, branch] } : branch;
@@ -63,8 +65,10 @@ export function generate(schema: JsonSchema, random: Random, depth = 0, options:
       const kind = factsOf(merged).primary;
       if (kind !== undefined && kind !== 'object') return generate(merged, random, depth + 1, options);
     }
-    const parts = (schema['allOf'] as JsonSchema[]).map((s) => generate(s, random, depth + 1, options));
-    if (Object.keys(rest).length > 0) parts.push(generate(rest, random, depth + 1, options));
+    // A part of annotations only takes any value: it adds none to the others'.
+    const parts = (schema['allOf'] as JsonSchema[]).filter((s) => !(typeof s === 'object' && annotationsOnly(s) && Object.keys(s).length > 0)).map((s) => generate(s, random, depth + 1, options));
+    if (Object.keys(rest).length > 0 && !annotationsOnly(rest)) parts.push(generate(rest, random, depth + 1, options));
+    if (parts.length === 0) return 'conformance'; // annotations all through: any value
     const known = parts.filter((m) => m !== UNKNOWN && m !== undefined);
     if (known.length > 0 && known.every((m) => typeof m === 'object' && m !== null && !Array.isArray(m))) {
       return Object.assign({}, ...(known as object[]));
@@ -105,6 +109,11 @@ const ANNOTATIONS = new Set(['description', 'title', 'deprecated', 'readOnly', '
 function anyValue(schema: Record<string, unknown>): Generated {
   if (schema['x-type'] === 'not shown') return UNKNOWN;
   return Object.keys(schema).every((k) => ANNOTATIONS.has(k) || k.startsWith('x-')) ? 'conformance' : UNKNOWN;
+}
+
+/** A schema of annotations (and x- extensions) only, which lets any value through; not one that says its type is not shown. */
+function annotationsOnly(schema: Record<string, unknown>): boolean {
+  return schema['x-type'] !== 'not shown' && Object.keys(schema).every((k) => ANNOTATIONS.has(k) || k.startsWith('x-'));
 }
 
 function withoutKey(schema: Record<string, unknown>, key: string): Record<string, unknown> {

@@ -26,7 +26,7 @@ export function assembleOperations(input: {
       service: op.service,
       outcome: cases.length === 0 ? 'skipped' : 'passed',
       ...(cases.length === 0 ? { reason: input.interrupted ? 'not reached: the run was interrupted' : 'no case ran' } : {}),
-      durationMs: cases.reduce((n, c) => n + c.durationMs, 0),
+      ...wallTime(cases),
       cases,
     };
   });
@@ -40,11 +40,25 @@ export function assembleOperations(input: {
       group: op?.group ?? 'scenarios',
       service: op?.service ?? 'scenarios',
       outcome: 'passed',
-      durationMs: cases.reduce((n, c) => n + c.durationMs, 0),
+      ...wallTime(cases),
       cases,
     });
   }
   return operations;
+}
+
+/**
+ * An operation's time and requests from its cases: the wall time from the first case's start to the last one's end
+ * where the cases say when they started (they overlap: a sum would exceed the run), else the sum.
+ */
+function wallTime(cases: readonly CaseResult[]): { durationMs: number; requests?: number } {
+  const timed = cases.filter((c) => c.startedAt !== undefined);
+  const durationMs =
+    timed.length > 0
+      ? Math.round(Math.max(...timed.map((c) => c.startedAt! + c.durationMs)) - Math.min(...timed.map((c) => c.startedAt!)))
+      : cases.reduce((n, c) => n + c.durationMs, 0);
+  const counted = cases.filter((c) => c.requests !== undefined);
+  return { durationMs, ...(counted.length > 0 ? { requests: counted.reduce((n, c) => n + c.requests!, 0) } : {}) };
 }
 
 /** The case with a curl line reproducing its last exchange (when it has one and none yet). */

@@ -6,7 +6,7 @@
  * the operations, so logs stay short. Quiet mode prints no progress at all; the caller still prints the
  * summary. Colour and layout belong here only: the results carry none.
  */
-import type { OperationResult, RunResults } from '../model.ts';
+import type { Finding, OperationResult, RunResults } from '../model.ts';
 import { baselineSummary } from './baseline.ts';
 import { findingEvidence } from './failures.ts';
 import { blockingFindings, coverageText, OUTCOMES, outcomeCountLabel, unwaivedWarnings, verdictLine } from './outcomes.ts';
@@ -160,17 +160,105 @@ function firstProblem(op: OperationResult, failOn: RunResults['failOn']): string
   return op.reason;
 }
 
-/** "at /0/isMandatory expected {"type":"boolean"} got "yes"" for the first failing finding, when it says. */
-function firstEvidence(op: OperationResult, failOn: RunResults['failOn']): string | undefined {
-  for (const c of op.cases) {
-    const f = blockingFindings(c, failOn)[0];
-    if (!f) continue;
-    const e = findingEvidence(f);
-    if (e.expected === undefined) return undefined;
-    return `${e.at ? `at ${e.at} ` : ''}expected ${e.expected}${e.actual !== undefined ? ` got ${e.actual}` : ''}`;
-  }
-  return undefined;
+/** "at /0/isMandatory expected {"type":"boolean"} got "yes"" for a finding, when it says. */
+function evidenceOf(f: Finding): string | undefined {
+  const e = findingEvidence(f);
+  if (e.expected === undefined) return undefined;
+  return `${e.at ? `at ${e.at} ` : ''}expected ${e.expected}${e.actual !== undefined ? ` got ${e.actual}` : ''}`;
 }
+
+/** Groups of an operation's failing checks listed on the console; the rest are counted ("and N more in index.html"). */
+export const CONSOLE_CHECK_GROUPS = 5;
+
+/** One failing check of an operation on one status: the first finding that showed it, its case, and how many requests did. */
+interface CheckGroup {
+  check: string;
+  status?: number;
+  first: { caseName: string; finding: Finding; curl?: string };
+  requests: number;
+}
+
+/** Every failing check of an operation, grouped by check and status, in the order the cases list them. */
+function failingChecks(op: OperationResult, failOn: RunResults['failOn']): CheckGroup[] {
+  const groups = new Map<string, CheckGroup>();
+  for (const c of op.cases) {
+    for (const f of blockingFindings(c, failOn)) {
+      const status = f.request?.status ?? (typeof f.actual === 'number' && f.actual >= 100 && f.actual <= 599 ? f.actual : undefined);
+      const key = `${f.check}\u0000${status ?? ''}`;
+      const group = groups.get(key);
+      if (group) group.requests += f.count ?? 1;
+      else groups.set(key, { check: f.check, ...(status !== undefined ? { status } : {}), first: { caseName: c.name, finding: f, ...(c.curl ? { curl: c.curl } : {}) }, requests: f.count ?? 1 });
+    }
+  }
+  return [...groups.values()];
+}
+
+/** The console lines of a failing operation's checks: each group's finding, evidence, count and curl line, bounded. */
+function failingCheckLines(op: OperationResult, failOn: RunResults['failOn'], dim: Painter): string[] {
+  const groups = failingChecks(op, failOn);
+  if (groups.length === 0) {
+    const first = firstProblem(op, failOn);
+    return first ? [`           ${first.split('\n')[0]}`] : [];
+  }
+  const lines: string[] = [];
+  for (const g of groups.slice(0, CONSOLE_CHECK_GROUPS)) {
+    const f = g.first.finding;
+    const warning = f.severity === 'warning' ? ' (a warning: --fail-on warning failed the run on it)' : '';
+    lines.push(`           ${g.first.caseName}: ${f.check}: ${f.message.split('\n')[0]}${warning}`);
+    const evidence = evidenceOf(f);
+    if (evidence) lines.push(`           ${dim(evidence)}`);
+    const shown = `${g.requests} request${g.requests === 1 ? '' : 's'}${g.status !== undefined ? ` answered ${g.status}` : ''}`;
+    if (g.first.curl) lines.push(`           ${dim(`${shown} · ${g.first.curl}`)}`);
+    else if (g.requests > 1) lines.push(`           ${dim(shown)}`);
+  }
+  const more = groups.length - CONSOLE_CHECK_GROUPS;
+  if (more > 0) lines.push(`           ${dim(`and ${more} more failing check${more === 1 ? '' : 's'} in index.html`)}`);
+  return lines;
+}
+
+/** Skipped cases grouped by the kind of reason, with a reason's text and the operations it hit (bounded). */
+function skippedLines(results: RunResults, c: Record<'yellow' | 'dim' | 'bold', Painter>): string[] {
+  const groups = new Map<string, { kind: string; reasons: Set<string>; cases: number; operations: Set<string> }>();
+  for (const op of results.operations) {
+    if (op.outcome === 'not-described') continue;
+    for (const k of op.cases) {
+      if (k.outcome !== 'skipped') continue;
+      const kind = k.skipKind ?? 'not-applicable';
+      const group = groups.get(kind) ?? { kind, reasons: new Set<string>(), cases: 0, operations: new Set<string>() };
+      group.cases++;
+      if (k.skipReason) group.reasons.add(k.skipReason.split('\n')[0]!);
+      group.operations.add(op.operationId);
+      groups.set(kind, group);
+    }
+  }
+  if (groups.size === 0) return [];
+  const lines = ['', c.bold('Skipped cases, by reason:')];
+  for (const g of [...groups.values()].sort((a, b) => b.cases - a.cases)) {
+    const ops = [...g.operations];
+    const named = ops.length > 6 ? `${ops.slice(0, 6).join(', ')} and ${ops.length - 6} more` : ops.join(', ');
+    lines.push(`  ${c.yellow(String(g.cases).padStart(5))}  ${SKIP_KIND_TEXT[g.kind] ?? g.kind}: ${named}`);
+    const reasons = [...g.reasons];
+    if (reasons[0]) lines.push(`         ${c.dim(`e.g. ${reasons[0]}${reasons.length > 1 ? ` (and ${reasons.length - 1} other reason${reasons.length === 2 ? '' : 's'})` : ''}`)}`);
+  }
+  return lines;
+}
+
+/** What each kind of skip means, in the words of the console. */
+const SKIP_KIND_TEXT: Record<string, string> = {
+  'read-only': 'not sent in a read-only run (--read-only)',
+  irreversible: 'irreversible side effects (--allow-irreversible against a disposable deployment)',
+  'otp-source': 'no one-time password source (--otp-source-url)',
+  'no-producer': 'no operation of the contract makes the records they need',
+  interrupted: 'not reached: the run was interrupted',
+  missing: 'the operation is missing',
+  unverified: 'the operation answers like an unknown route',
+  'setup-failed': 'a setup call failed',
+  'no-request': 'no request could be built',
+  'max-failures': 'not run: --max-failures reached',
+  'timed-out': 'the operation timed out twice',
+  'target-down': 'the deployment stopped answering',
+  'not-applicable': 'not applicable',
+};
 
 /** The closing summary: verdict, counts, failing operations with their first finding, slowest, reports. */
 export function renderSummary(results: RunResults, paths: ReportPaths, options: { color: boolean }): string {
@@ -213,10 +301,7 @@ export function renderSummary(results: RunResults, paths: ReportPaths, options: 
       const painter = op.outcome === 'errored' ? c.yellow : c.red;
       const route = op.method && op.path ? `${op.method} ${op.path}` : '';
       lines.push(`  ${painter(op.outcome.padEnd(7))}  ${op.operationId}${route ? `  ${c.dim(route)}` : ''}`);
-      const first = firstProblem(op, results.failOn);
-      if (first) lines.push(`           ${first.split('\n')[0]}`);
-      const evidence = firstEvidence(op, results.failOn);
-      if (evidence) lines.push(`           ${c.dim(evidence)}`);
+      lines.push(...failingCheckLines(op, results.failOn, c.dim));
     }
   }
   const untested = results.operations.filter((op) => op.outcome === 'untested');
@@ -260,14 +345,18 @@ export function renderSummary(results: RunResults, paths: ReportPaths, options: 
     lines.push('', c.bold(c.red('Expired waivers (each fails the run; remove or renew them):')));
     for (const w of results.expiredWaivers) lines.push(`  ${w.operationId} / ${w.check}  expired ${w.expires}: ${w.reason}`);
   }
+  lines.push(...skippedLines(results, c));
   lines.push(...leftBehindLines(results, c));
   const slowest = results.operations
     .filter((op) => op.outcome !== 'not-described' && op.durationMs > 0)
     .sort((a, b) => b.durationMs - a.durationMs)
     .slice(0, 5);
   if (slowest.length > 0) {
-    lines.push('', c.bold('Slowest operations:'));
-    for (const op of slowest) lines.push(`  ${formatDuration(op.durationMs).padStart(9)}  ${op.operationId}`);
+    lines.push('', c.bold('Slowest operations (wall time from the first request to the last answer):'));
+    for (const op of slowest) {
+      const requests = op.requests !== undefined ? `  ${c.dim(`${op.requests} request${op.requests === 1 ? '' : 's'}`)}` : '';
+      lines.push(`  ${formatDuration(Math.min(op.durationMs, results.durationMs)).padStart(9)}  ${op.operationId}${requests}`);
+    }
   }
   const reportLines: Array<[string, string | undefined]> = [
     ['results.json', paths.resultsJson],

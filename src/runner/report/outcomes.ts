@@ -59,7 +59,7 @@ export function coverageText(coverage: RunResults['coverage']): string {
 export function outcomeCountLabel(outcome: Outcome, operations: ReadonlyArray<{ outcome: Outcome; method: string | null; path: string | null }>): string {
   if (outcome !== 'not-described') return outcome;
   const listed = operations.filter((op) => op.outcome === 'not-described');
-  return listed.every((op) => !op.method && !op.path) ? 'shown without method or path' : 'named in the catalog only';
+  return listed.every((op) => !op.method && !op.path) ? 'named in the interface without method or path: not testable' : 'named in the catalog only: not testable';
 }
 
 /** The exit code of a verdict: 0 conformant, 1 not conformant, 2 incomplete (could not vouch for the run). */

@@ -98,7 +98,18 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
   // Only the evidence of a defect (kept by the judge) and the last exchange stay with the case: a phase of a
   // hundred requests holds no more than that in memory.
   let last: Exchange | undefined;
-  const judgeItem = (exchange: Exchange, item: CoverageItem, label: string, request: CallRequest): Judgement => {
+  // Whether the request without any variation breaks the server too (sent once, at the first server error): then
+  // no variation is what broke it, and none is named as the broken part.
+  let unvaried: boolean | undefined;
+  const breaksUnvaried = async (): Promise<boolean> => {
+    if (unvaried === undefined) {
+      const plain = await sendOnce(base);
+      unvaried = isServerError(plain);
+      if (unvaried) judgeItem(plain, { label: 'the request unvaried', valid: true } as CoverageItem, 'the request unvaried', base, true);
+    }
+    return unvaried;
+  };
+  const judgeItem = (exchange: Exchange, item: CoverageItem, label: string, request: CallRequest, shared = false): Judgement => {
     last = exchange;
     if (exchange.response === undefined && exchange.error?.kind !== 'timeout') {
       run.unanswered(exchange);
@@ -114,18 +125,19 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
     const judgement = item.unsupportedMethod
       ? run.judgeIntent(exchange, { intent: 'unsupported-method', unsupportedMethod: item.unsupportedMethod })
       : item.judgeAs === 'response'
-      ? run.judgeResponse(exchange, { coverage: { label, sent } }, adjust)
+      ? run.judgeResponse(exchange, { coverage: { label, sent, ...(shared ? { unvaried: true } : {}) } }, adjust)
       : item.valid
-      ? run.judgeIntent(exchange, { intent: 'success', coverage: { label, sent }, ...doubts(sentBody(request)) }, adjust)
-      : run.judgeIntent(exchange, { intent: 'rejected', coverage: { label, sent }, anyClientError: !documentsRefusal(op), ...(item.class !== undefined ? { inputClass: item.class } : {}) }, adjust);
+      ? run.judgeIntent(exchange, { intent: 'success', coverage: { label, sent, ...(shared ? { unvaried: true } : {}) }, ...doubts(sentBody(request)) }, adjust)
+      : run.judgeIntent(exchange, { intent: 'rejected', coverage: { label, sent, ...(shared ? { unvaried: true } : {}) }, anyClientError: !documentsRefusal(op), ...(item.class !== undefined ? { inputClass: item.class } : {}) }, adjust);
     if (judgement.findings.some((f) => f.severity === 'error')) failing.push(run.kept(exchange));
     return judgement;
   };
   for (const item of items) {
     const request = itemRequest(op, base, item);
     const exchange = await sendOnce(request);
-    judgeItem(exchange, item, item.label, request);
-    if (!item.valid || !isServerError(exchange) || (item.pathParams ?? item.headers ?? item.cookies ?? item.rawBody ?? item.noBody) !== undefined) continue;
+    const shared = isServerError(exchange) && (await breaksUnvaried());
+    judgeItem(exchange, item, item.label, request, shared);
+    if (shared || !item.valid || !isServerError(exchange) || (item.pathParams ?? item.headers ?? item.cookies ?? item.rawBody ?? item.noBody) !== undefined) continue;
     // Shrink a server error of a valid body or query variation: the first smaller request that still fails.
     let current: Variation = { label: item.label, ...(item.body !== undefined ? { body: item.body } : {}), ...(item.query ? { query: item.query } : {}) };
     let budget = SHRINK_BUDGET;

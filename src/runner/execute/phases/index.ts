@@ -107,13 +107,15 @@ async function runRequests(session: Session, run: CaseRun, secrets: string[], pr
   const policy = repeatPolicy(op, session.profileOf(op));
   if (policy === 'never' || judged.outcome === 'missing' || judged.outcome === 'errored' || (policy === 'on-failure' && judged.outcome !== 'failed')) return first;
   const attempts: CaseResult[] = [first];
+  const answers = [exchange.response];
   while (attempts.length < ATTEMPTS) {
     const again = await session.call(op, request);
+    answers.push(again.response);
     run.keep(again);
     const verdict = judge({ operation: op, exchange: again, ...session.judgeInput(op), intent: planned.expectation, expect: planned.expect, secrets, caseExchanges: run.exchanges, ...references });
     attempts.push({ ...first, outcome: verdict.outcome, checks: verdict.checks, findings: verdict.findings });
   }
-  return { ...combineAttempts(attempts), exchanges: run.exchanges };
+  return { ...combineAttempts(attempts, answers), exchanges: run.exchanges };
 }
 
 /**

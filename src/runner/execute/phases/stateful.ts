@@ -88,7 +88,9 @@ export async function runLifecycle(session: Session, run: CaseRun, request: Call
   const after = await run.send(reader, { pathParams: request.pathParams });
   if (!after.response) return { ...run.result(), outcome: 'errored', errorMessage: after.error?.message ?? 'no response' };
   // The chain judges through the reader: a reader that does not conform cannot vouch for the update.
-  const untrusted = [before, ...(op.method === 'PUT' ? [after] : [])].find((e) => !session.conforms(reader, e));
+  // A delete is judged by the status of the read after it (and the list), which a reader that breaks its schema still
+  // answers truthfully: only an update's check needs the reader to conform.
+  const untrusted = op.method === 'PUT' ? [before, after].find((e) => !session.conforms(reader, e)) : undefined;
   if (untrusted) {
     run.judgeResponse(action);
     return run.skipped(`${reader.operationId} does not conform (see its cases), so it cannot show whether ${op.operationId} worked`, 'setup-failed');
