@@ -28,6 +28,11 @@ export interface ParameterSpec {
    * text (e.g. `?filter={"where":{...}}`), its schema being that media type's.
    */
   contentType?: string;
+  /**
+   * A query array serialized as one value: `style: form, explode: false` joins its items with commas
+   * (`?status=a,b`), spaceDelimited with spaces, pipeDelimited with pipes. Absent: one `name=item` pair per item.
+   */
+  joined?: ',' | ' ' | '|';
 }
 
 /** A security scheme the tool can send credentials for. */

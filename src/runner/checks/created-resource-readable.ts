@@ -5,6 +5,7 @@ import type { Profile } from '../description/profile.ts';
 import type { SchemaValidator } from './schema.ts';
 import { answersAsUnknownRoute } from './operation-present.ts';
 import type { Check, RelatedRead } from './types.ts';
+import type { Operation } from '../model.ts';
 import { finding } from './types.ts';
 
 /** The records of a list answer: a bare array or a page's data. */
@@ -14,6 +15,26 @@ export function listRecords(body: unknown): Array<Record<string, unknown>> {
   const property = PAGE_RECORDS.find((k) => arrays.includes(k)) ?? (arrays.length === 1 ? arrays[0] : undefined);
   const items = Array.isArray(body) ? body : page && property !== undefined ? (page[property] as unknown[]) : [];
   return items.filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null && !Array.isArray(r));
+}
+
+/** Query parameters that choose a page of a list. */
+const PAGING = /^(limit|offset|page|pages?ize|page_size|per_?page|size|cursor|skip|top|first|after|before|current_?page|page_?number|page\[[a-z_]+\])$/i;
+/** Fields of a page that count the whole collection. */
+const TOTALS = ['total', 'count', 'totalCount', 'total_count', 'totalItems', 'total_items', 'totalElements', 'totalRecords'];
+
+/**
+ * Whether a list answer holds the whole collection: a record missing from it then is missing. A page whose total
+ * is larger than what it holds, or an answer of a list that takes paging parameters and says no total, may hold
+ * only the first page: a record missing from it proves nothing.
+ */
+export function listComplete(body: unknown, list: Pick<Operation, 'parameters'>): boolean {
+  const held = listRecords(body).length;
+  const page = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+  const total = page ? TOTALS.map((k) => page[k]).find((v): v is number => typeof v === 'number') : undefined;
+  if (total !== undefined) return total <= held;
+  const links = page ? ['next', 'nextPage', 'next_page', 'links'].some((k) => typeof page[k] === 'string' || (k === 'links' && typeof page[k] === 'object' && page[k] !== null && typeof (page[k] as Record<string, unknown>)['next'] === 'string')) : false;
+  if (links) return false;
+  return held === 0 || !list.parameters.some((p) => p.in === 'query' && PAGING.test(p.name));
 }
 
 /** Whether a listed record is the one of that id (an integer id and its path text are the same id). */
@@ -70,6 +91,7 @@ export const createdResourceReadable: Check = {
       let record: Record<string, unknown> | undefined;
       if (read.role === 'list') {
         record = listRecords(json).find((r) => isRecordOf(r, read.id));
+        if (!record && !listComplete(json, read.operation)) continue;
         if (!record) {
           out.push(finding(ctx, 'created-resource-readable', 'error', `The created record ${read.id} is missing from its collection's list (${read.operation.operationId}).`, { expected: read.id, actual: listRecords(json).map((r) => r['id']) }));
           continue;

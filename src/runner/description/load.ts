@@ -280,11 +280,21 @@ function mergeParameters(
         ...(example !== undefined ? { example } : {}),
         ...(location === 'query' && p['allowEmptyValue'] === true ? { allowEmptyValue: true as const } : {}),
         ...(media ? { contentType: media[0] } : {}),
+        ...(location === 'query' ? joinedOf(p) : {}),
       });
     });
   add(pathLevel, pointer.replace(/\/[a-z]+$/, ''));
   add(opLevel, pointer);
   return [...byKey.values()];
+}
+
+/** How a query parameter's array is written (OpenAPI's style and explode; form explodes by default, the others not). */
+function joinedOf(p: Obj): Pick<ParameterSpec, 'joined'> {
+  const style = typeof p['style'] === 'string' ? p['style'] : 'form';
+  const explode = typeof p['explode'] === 'boolean' ? p['explode'] : style === 'form';
+  if (explode) return {};
+  const joined = style === 'form' ? ',' : style === 'spaceDelimited' ? ' ' : style === 'pipeDelimited' ? '|' : undefined;
+  return joined ? { joined } : {};
 }
 
 function jsonMedia(content: Obj): [string, Obj] | undefined {

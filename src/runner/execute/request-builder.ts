@@ -71,6 +71,14 @@ export class RequestBuilder {
         search.append(k, losslessStringify(v) ?? 'null');
         continue;
       }
+      // An array the parameter's style writes as one value (`explode: false`): its items joined.
+      const joined = Array.isArray(v) ? op.parameters.find((q) => q.in === 'query' && q.name === k)?.joined : undefined;
+      if (joined !== undefined) {
+        // No items: no value (`?status=` would be an empty value, which servers read either way), as exploded.
+        if ((v as unknown[]).length === 0) continue;
+        search.append(k, (v as unknown[]).map((item) => (typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item))).join(joined));
+        continue;
+      }
       for (const item of Array.isArray(v) ? v : [v]) search.append(k, typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item));
     }
     const qs = search.toString();

@@ -225,11 +225,23 @@ type FormatDef = true | RegExp | ((s: string) => boolean) | { type?: string; val
 /** ajv-formats' full formats with the engine's own: base64 of either alphabet, padded or not (checks/schema.ts). */
 const FORMATS = { ...(fullFormats as unknown as Record<string, FormatDef>), byte: isBase64 } as Record<string, FormatDef>;
 
+/** Integer formats and their ranges: OpenAPI's int32 and int64, and the sized ones generators write (Rust, Go, C#). */
+const INTEGER_FORMATS: Record<string, { min: bigint; max: bigint }> = {
+  int8: { min: -(2n ** 7n), max: 2n ** 7n - 1n },
+  int16: { min: -(2n ** 15n), max: 2n ** 15n - 1n },
+  int32: INT32,
+  int64: INT64,
+  uint8: { min: 0n, max: 2n ** 8n - 1n },
+  uint16: { min: 0n, max: 2n ** 16n - 1n },
+  uint32: { min: 0n, max: 2n ** 32n - 1n },
+  uint64: { min: 0n, max: 2n ** 64n - 1n },
+};
+
 function formatOk(format: string, value: unknown): Verdict {
-  if (format === 'int32' || format === 'int64') {
+  const range = INTEGER_FORMATS[format];
+  if (range) {
     if (!isNumber(value)) return true;
     if (!isInteger(value)) return false;
-    const range = format === 'int32' ? INT32 : INT64;
     const big = BigInt(value);
     return big >= range.min && big <= range.max;
   }
