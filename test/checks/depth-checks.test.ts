@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 /**
  * The checks between operations, on the wire and around credentials, judged on hand-built exchanges against
  * the real contract and profile; the HTTP client's decoding against a real server; the auth matrix's tokens.
@@ -152,6 +153,11 @@ describe('created-resource-readable: read-your-writes, on the create', () => {
   });
   test('missing from the list', () => {
     expect(judgeCreate([read('get-address-type-field-list', 'list', 200, [field(F2, A)])])).toEqual(['created-resource-readable:error']);
+  });
+  test('missing from the first page of a longer list (a total beyond the page, or a full page of a paged list): nothing, a page proves nothing', () => {
+    expect(judgeCreate([read('get-address-type-field-list', 'list', 200, { data: [field(F2, A)], total: 25 })])).toEqual([]);
+    const full = Array.from({ length: 10 }, () => field(randomUUID(), A));
+    expect(judgeCreate([read('get-address-type-field-list', 'list', 200, full)])).toEqual([]);
   });
   test('another record answered', () => {
     expect(judgeCreate([read('get-address-type-field-by-id', 'item', 200, field(F2, A))])).toEqual(['created-resource-readable:error']);

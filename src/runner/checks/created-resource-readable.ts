@@ -19,13 +19,16 @@ export function listRecords(body: unknown): Array<Record<string, unknown>> {
 
 /** Query parameters that choose a page of a list. */
 const PAGING = /^(limit|offset|page|pages?ize|page_size|per_?page|size|cursor|skip|top|first|after|before|current_?page|page_?number|page\[[a-z_]+\])$/i;
+/** Fewer records than this on a page is not a page cut short by a default size (defaults are 10, 20, 25, 50, 100). */
+const MIN_PAGE_SIZE = 10;
 /** Fields of a page that count the whole collection. */
 const TOTALS = ['total', 'count', 'totalCount', 'total_count', 'totalItems', 'total_items', 'totalElements', 'totalRecords'];
 
 /**
  * Whether a list answer holds the whole collection: a record missing from it then is missing. A page whose total
- * is larger than what it holds, or an answer of a list that takes paging parameters and says no total, may hold
- * only the first page: a record missing from it proves nothing.
+ * is larger than what it holds, one with a link to the next, or a full-looking page (ten records or more, the
+ * smallest default page size in use) of a list that takes paging parameters and says no total, may hold only the
+ * first page: a record missing from it proves nothing.
  */
 export function listComplete(body: unknown, list: Pick<Operation, 'parameters'>): boolean {
   const held = listRecords(body).length;
@@ -34,7 +37,7 @@ export function listComplete(body: unknown, list: Pick<Operation, 'parameters'>)
   if (total !== undefined) return total <= held;
   const links = page ? ['next', 'nextPage', 'next_page', 'links'].some((k) => typeof page[k] === 'string' || (k === 'links' && typeof page[k] === 'object' && page[k] !== null && typeof (page[k] as Record<string, unknown>)['next'] === 'string')) : false;
   if (links) return false;
-  return held === 0 || !list.parameters.some((p) => p.in === 'query' && PAGING.test(p.name));
+  return held < MIN_PAGE_SIZE || !list.parameters.some((p) => p.in === 'query' && PAGING.test(p.name));
 }
 
 /** Whether a listed record is the one of that id (an integer id and its path text are the same id). */
