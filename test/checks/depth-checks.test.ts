@@ -229,6 +229,14 @@ describe('identical calls: transient retry and flaky counts', () => {
   test('a mix of passed and failed is flaky with the counts', () => {
     expect(combineAttempts([c('passed'), c('failed'), c('passed')])).toMatchObject({ outcome: 'flaky', flaky: { attempts: 3, failed: 1 } });
   });
+  test('the same status with other bodies once the state changed is failed, not flaky; the same body answered differently is flaky', () => {
+    const empty = { status: 200, body: '[]' };
+    const listed = { status: 200, body: '[{"id":1,"day":"2026-11-27T10:00:00Z"}]' };
+    const changed = combineAttempts([c('passed'), c('failed'), c('failed')], [empty, listed, listed]);
+    expect(changed.outcome).toBe('failed');
+    expect(changed.flaky).toBeUndefined();
+    expect(combineAttempts([c('passed'), c('failed'), c('passed')], [listed, { status: 500, body: '' }, listed])).toMatchObject({ outcome: 'flaky', flaky: { attempts: 3, failed: 1 } });
+  });
   test('all passed or all failed is not flaky', () => {
     expect(combineAttempts([c('passed'), c('passed'), c('passed')]).outcome).toBe('passed');
     expect(combineAttempts([c('failed'), c('failed'), c('failed')]).outcome).toBe('failed');

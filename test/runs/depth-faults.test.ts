@@ -281,15 +281,20 @@ const FAULTS: Array<[string, Fault]> = [
       operation: 'customer-get-cache-key-list',
       check: 'not-a-server-error',
       // The single presence probe may draw one of the failing calls: then the operation is failed, not
-      // flaky (both fail the run). Which case draws a failing call first depends on the order of the calls (the
-      // counter is shared): the first case that did is flaky, its identical calls counted.
+      // flaky (both fail the run). The counter is shared by every concurrent case, so which calls fail depends on
+      // their order: the positive case's three identical calls disagree in most runs (flaky, counted), and may
+      // draw three passing ones; some case draws the failures either way.
       outcome: ['flaky', 'failed'],
       more: (results) => {
         const cases = operation(results, 'customer-get-cache-key-list').cases;
-        const flaky = cases.find((c) => c.outcome === 'flaky');
-        expect(flaky, JSON.stringify(cases.map((c) => [c.name, c.outcome]))).toMatchObject({ outcome: 'flaky', flaky: { attempts: 3 } });
-        expect([1, 2]).toContain(flaky?.flaky?.failed);
-        expect(flaky?.exchanges).toHaveLength(3);
+        const shown = JSON.stringify(cases.map((c) => [c.name, c.outcome]));
+        const positive = cases.find((c) => c.name === 'positive');
+        expect(positive?.exchanges, shown).toHaveLength(3);
+        if (positive?.outcome === 'flaky') {
+          expect(positive.flaky?.attempts).toBe(3);
+          expect([1, 2]).toContain(positive.flaky?.failed);
+        } else expect(['passed', 'failed'], shown).toContain(positive?.outcome);
+        expect(cases.some((c) => (c.outcome === 'flaky' || c.outcome === 'failed') && c.findings.some((f) => f.check === 'not-a-server-error')), shown).toBe(true);
       },
     },
   ],
