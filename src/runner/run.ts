@@ -258,7 +258,8 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       ...(client ? { client } : {}),
       ...(options.maxFailures ? { maxFailures: options.maxFailures } : {}),
     };
-    const selected = selectOperations(contract.operations, config);
+    // The same selection as `chosen` above (config takes its include, exclude and shard from the options).
+    const selected = chosen;
     // Without --fuzz-examples or --sequences: the default budgets of the whole selection (every shard draws as one
     // run would).
     if (config.fuzzExamples === undefined || config.sequences === undefined) {

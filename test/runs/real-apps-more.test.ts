@@ -22,9 +22,10 @@
 import { spawnSync } from 'node:child_process';
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import type { RunResults } from '../../src/runner/model.ts';
-import { ensureInstalled, found, lenient, requestsSent, RUN_TIMEOUT, runEngine, startApp, VENVS, warned, type App } from '../support/real-apps.ts';
+import { ensureInstalled, found, lenient, startApp, VENVS, warned, type App } from '../support/real-apps.ts';
+import { describeRealApp, RUNS } from '../support/real-app-runs.ts';
 import { removeTemps, ROOT, runCli, tempDir } from '../support/runs.ts';
 
 afterAll(removeTemps);
@@ -40,47 +41,6 @@ if (unavailable) {
   console.warn(`skipping the real-application tests of five more stacks: ${unavailable}`);
 }
 
-/**
- * One request at a time: the same seed must give the same run, and concurrent requests reach shared state in
- * an order that varies (dropshot's api-trait keeps one counter: under the default concurrency the engine's
- * "update persisted" check races with its own coverage and fuzzing PUTs to it, and fails now and then; on
- * Quarkus the records another operation creates meanwhile change what a list answers). Django's runserver is
- * a development server.
- */
-const ENGINE_ARGS = ['--concurrency', '1'];
-
-/** The four runs of each app: the same seed twice, and two more seeds. */
-const RUNS = [
-  { label: 'seed 1', seed: 1 },
-  { label: 'seed 1 again', seed: 1 },
-  { label: 'seed 2', seed: 2 },
-  { label: 'seed 3', seed: 3 },
-] as const;
-
-type Label = (typeof RUNS)[number]['label'];
-type Runs = Record<Label, RunResults>;
-
-async function runAll(start: () => Promise<App>): Promise<Runs> {
-  const runs: Partial<Runs> = {};
-  for (const { label, seed } of RUNS) {
-    const app = await start();
-    try {
-      runs[label] = await runEngine(app, seed, ENGINE_ARGS);
-    } finally {
-      await app.stop();
-    }
-  }
-  return runs as Runs;
-}
-
-/** Per-case outcomes of a run ("<operationId> <case name>: <outcome>"): the same seed must give the same. */
-function caseOutcomes(results: RunResults): string[] {
-  return results.operations
-    .filter((o) => o.method !== null)
-    .flatMap((o) => o.cases.map((c) => `${o.operationId} ${c.name}: ${c.outcome}`))
-    .sort();
-}
-
 /** Messages of the error findings of an operation and check, once each. */
 function messages(results: RunResults, key: string): string[] {
   return [
@@ -94,63 +54,6 @@ function messages(results: RunResults, key: string): string[] {
   ];
 }
 
-/**
- * found: true defects reported as errors under every seed; alsoTrue: true defects some seeds report; knownFalse:
- * errors that are not defects of the app (each explained where it is listed), reported under every seed, or
- * given per run where only some seeds report them (exactly those under each); warned: true defects the contract
- * does not settle (an undocumented method's answer), reported as warnings under every seed; lenient: inputs the
- * app takes that the contract does not describe as valid but does not forbid, listed apart under every seed.
- */
-function describeApp(name: string, start: () => Promise<App>, expected: { found: string[]; alsoTrue?: string[]; knownFalse?: string[] | Record<Label, string[]>; warned?: string[]; lenient?: string[] }, more?: (runs: () => Runs) => void) {
-  const knownFalseOf = (label: Label): string[] => (Array.isArray(expected.knownFalse) ? expected.knownFalse : (expected.knownFalse?.[label] ?? []));
-  const allKnownFalse = [...new Set(RUNS.flatMap(({ label }) => knownFalseOf(label)))];
-  describe(name, () => {
-    let runs: Runs;
-    beforeAll(async () => {
-      runs = await runAll(start);
-    }, RUNS.length * RUN_TIMEOUT);
-
-    test('the true defects are found under every seed', () => {
-      for (const { label } of RUNS) {
-        const findings = found(runs[label]);
-        for (const f of expected.found) expect(findings, label).toContain(f);
-      }
-    });
-
-    if (expected.lenient?.length) {
-      test('what the app takes leniently is listed apart under every seed (warnings, not failures)', () => {
-        for (const { label } of RUNS) for (const l of expected.lenient ?? []) expect(lenient(runs[label]), label).toContain(l);
-      });
-    }
-
-    if (expected.warned?.length) {
-      test('the warnings the contract cannot settle are reported under every seed', () => {
-        for (const { label } of RUNS) for (const w of expected.warned ?? []) expect(warned(runs[label]), label).toContain(w);
-      });
-    }
-
-    test('nothing else under any seed', () => {
-      const allowed = new Set([...expected.found, ...(expected.alsoTrue ?? []), ...allKnownFalse]);
-      for (const { label } of RUNS) expect(found(runs[label]).filter((f) => !allowed.has(f)), label).toEqual([]);
-    });
-
-    if (allKnownFalse.length) {
-      // Findings the engine reports that are not defects of the app (test/real-apps/README.md says why):
-      // listed so that a change to the engine that drops them (or adds others) shows here.
-      test("the engine's known false findings on this app, exactly", () => {
-        for (const { label } of RUNS) expect(found(runs[label]).filter((f) => allKnownFalse.includes(f)), label).toEqual([...knownFalseOf(label)].sort());
-      });
-    }
-
-    test('the same seed twice: the same findings and case outcomes', () => {
-      expect(found(runs['seed 1 again'])).toEqual(found(runs['seed 1']));
-      expect(caseOutcomes(runs['seed 1 again'])).toEqual(caseOutcomes(runs['seed 1']));
-      expect(requestsSent(runs['seed 1 again'])).toBe(requestsSent(runs['seed 1']));
-    });
-
-    more?.(() => runs);
-  });
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // Starting the apps
@@ -247,7 +150,7 @@ async function startQuarkus(): Promise<App> {
 // ---------------------------------------------------------------------------------------------------------
 
 describe.skipIf(unavailable !== undefined)('real applications of five more stacks', () => {
-  describeApp(
+  describeRealApp(
     'Litestar 2.25 with Advanced Alchemy 1.12 (authors CRUD, SQLite)',
     startLitestar,
     {
@@ -310,7 +213,7 @@ describe.skipIf(unavailable !== undefined)('real applications of five more stack
   const RESOURCES = ['authors', 'blogs', 'comments', 'companies', 'entries', 'nopage_entries', 'project_types', 'projects', 'questionnaires'];
   // The list operations that take page[size] and filter[search] (and answer 404 "Invalid page." past the last).
   const DRF_LISTS = [...RESOURCES.filter((r) => r !== 'nopage_entries').map((r) => `${r}_list`), 'entries_comments_list', 'entries_suggested_list', 'lab_results_list'];
-  describeApp(
+  describeRealApp(
     'Django REST framework 3.18, djangorestframework-jsonapi 8.1, drf-spectacular 0.30 (blog example)',
     startDrf,
     {
@@ -385,7 +288,7 @@ describe.skipIf(unavailable !== undefined)('real applications of five more stack
     },
   );
 
-  describeApp('fastify-openapi-glue 4.11 on Fastify 5 (petstore example)', startFastify, {
+  describeRealApp('fastify-openapi-glue 4.11 on Fastify 5 (petstore example)', startFastify, {
     found: [
       // Nineteen of the twenty operations are not implemented by the example: curl /v2/store/inventory -> 500
       // {"message":"Operation getInventory not implemented"} (and so on; a valid body or query is needed first:
@@ -423,7 +326,7 @@ describe.skipIf(unavailable !== undefined)('real applications of five more stack
 
   // custom-error: GET /nothing, GET /something, GET /thingy/{name} (name: foo or bar), errors of a custom type
   // (ThingyError) documented as the 4XX and 5XX answers.
-  describeApp('Dropshot 0.18 custom-error example (Rust)', startDropshot('custom-error', '/something'), {
+  describeRealApp('Dropshot 0.18 custom-error example (Rust)', startDropshot('custom-error', '/something'), {
     found: [],
     // Not a defect: GET /nothing answers 503 "NoThingies" by design (curl /nothing -> 503 "NoThingies"), and the
     // description documents it: 5XX with ThingyError, whose first variant is the string "NoThingies", "No
@@ -432,7 +335,7 @@ describe.skipIf(unavailable !== undefined)('real applications of five more stack
   });
 
   // api-trait: GET /counter and PUT /counter {"counter": uint64} (10 refused by design with a documented 4XX).
-  describeApp(
+  describeRealApp(
     'Dropshot 0.18 api-trait example (Rust)',
     startDropshot('api-trait', '/counter'),
     {
@@ -457,7 +360,7 @@ describe.skipIf(unavailable !== undefined)('real applications of five more stack
     },
   );
 
-  describeApp(
+  describeRealApp(
     'Quarkus 3.33 REST Data with Panache (JVM, H2)',
     startQuarkus,
     {

@@ -12,9 +12,9 @@ import { rmSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { RunResults } from '../../src/runner/model.ts';
-import { ensureInstalled, found, lenient, requestsSent, RUN_TIMEOUT, runEngine, startApp, VENVS, warned, type App } from '../support/real-apps.ts';
+import { afterAll, describe, expect, test } from 'vitest';
+import { ensureInstalled, found, lenient, startApp, VENVS, warned, type App } from '../support/real-apps.ts';
+import { describeRealApp, RUNS } from '../support/real-app-runs.ts';
 import { removeTemps, ROOT, tempDir } from '../support/runs.ts';
 
 afterAll(removeTemps);
@@ -28,109 +28,6 @@ if (unavailable) {
   console.warn(`skipping the real-application tests of other stacks: ${unavailable}`);
 }
 
-/**
- * One request at a time: the apps are single-process development servers, and agreement-api has a race (two
- * concurrent creates of one email: a 500, see the README) that concurrent requests hit by chance; so do the
- * engine's own cases that send one generated email twice (the second gets a 409). In order, the same seed
- * gives the same run.
- */
-const ENGINE_ARGS = ['--concurrency', '1'];
-
-/** The four runs of each app: the same seed twice, and two more seeds. */
-const RUNS = [
-  { label: 'seed 1', seed: 1 },
-  { label: 'seed 1 again', seed: 1 },
-  { label: 'seed 2', seed: 2 },
-  { label: 'seed 3', seed: 3 },
-] as const;
-
-type Runs = Record<(typeof RUNS)[number]['label'], RunResults>;
-
-async function runAll(start: () => Promise<App>): Promise<Runs> {
-  const runs: Partial<Runs> = {};
-  for (const { label, seed } of RUNS) {
-    const app = await start();
-    try {
-      runs[label] = await runEngine(app, seed, ENGINE_ARGS);
-    } finally {
-      await app.stop();
-    }
-  }
-  return runs as Runs;
-}
-
-/** Per-case outcomes of a run ("<operationId> <case name>: <outcome>"): the same seed must give the same. */
-function caseOutcomes(results: RunResults): string[] {
-  return results.operations
-    .filter((o) => o.method !== null)
-    .flatMap((o) => o.cases.map((c) => `${o.operationId} ${c.name}: ${c.outcome}`))
-    .sort();
-}
-
-/**
- * An error the engine reports that is not a defect of the app: under every seed, or (`seeds`) under those only.
- */
-type KnownFalse = string | { finding: string; seeds: number[] };
-
-const knownFalseName = (k: KnownFalse) => (typeof k === 'string' ? k : k.finding);
-
-/**
- * found: true defects reported as errors under every seed; alsoTrue: true defects some seeds report; knownFalse:
- * errors that are not defects of the app, each under every seed or under the seeds it names; warned: true defects
- * the contract does not settle (an undocumented method's answer), reported as warnings under every seed.
- */
-function describeApp(name: string, start: () => Promise<App>, expected: { found: string[]; alsoTrue?: string[]; knownFalse?: KnownFalse[]; warned?: string[]; lenient?: string[] }, more?: (runs: () => Runs) => void) {
-  describe(name, () => {
-    let runs: Runs;
-    beforeAll(async () => {
-      runs = await runAll(start);
-    }, RUN_TIMEOUT);
-
-    test('the true defects are found under every seed', () => {
-      for (const { label } of RUNS) {
-        const findings = found(runs[label]);
-        for (const f of expected.found) expect(findings, label).toContain(f);
-      }
-    });
-
-    if (expected.lenient?.length) {
-      test('what the app takes leniently is listed apart under every seed (warnings, not failures)', () => {
-        for (const { label } of RUNS) for (const l of expected.lenient ?? []) expect(lenient(runs[label]), label).toContain(l);
-      });
-    }
-
-    if (expected.warned?.length) {
-      test('the warnings the contract cannot settle are reported under every seed', () => {
-        for (const { label } of RUNS) for (const w of expected.warned ?? []) expect(warned(runs[label]), label).toContain(w);
-      });
-    }
-
-    test('nothing else under any seed', () => {
-      const allowed = new Set([...expected.found, ...(expected.alsoTrue ?? []), ...(expected.knownFalse ?? []).map(knownFalseName)]);
-      for (const { label } of RUNS) expect(found(runs[label]).filter((f) => !allowed.has(f)), label).toEqual([]);
-    });
-
-    if (expected.knownFalse?.length) {
-      // Findings the engine reports that are not defects of the app (test/real-apps/README.md says why):
-      // listed so that a change to the engine that drops them (or adds others) shows here.
-      test('the engine\'s known false findings on this app, exactly', () => {
-        const names = (expected.knownFalse ?? []).map(knownFalseName);
-        for (const { label, seed } of RUNS) {
-          const expectedHere = (expected.knownFalse ?? []).filter((k) => typeof k === 'string' || k.seeds.includes(seed)).map(knownFalseName);
-          expect(found(runs[label]).filter((f) => names.includes(f)), label).toEqual(expectedHere.sort());
-        }
-      });
-    }
-
-    test('the same seed twice: the same findings and case outcomes', () => {
-      expect(found(runs['seed 1 again'])).toEqual(found(runs['seed 1']));
-      expect(caseOutcomes(runs['seed 1 again'])).toEqual(caseOutcomes(runs['seed 1']));
-      expect(requestsSent(runs['seed 1 again'])).toBe(requestsSent(runs['seed 1']));
-    });
-
-    more?.(() => runs);
-  });
-}
 
 /** agreement-api: a fresh SQLite database (the package's create_db module makes the tables), then `flask run`. */
 async function startAgreement(): Promise<App> {
@@ -178,7 +75,7 @@ async function startTodo(): Promise<App> {
 describe.skipIf(unavailable !== undefined)('real applications of other stacks', () => {
   const A = 'agreement_api.controllers.agreement_controller.';
   const U = 'agreement_api.controllers.user_controller.';
-  describeApp(
+  describeRealApp(
     'agreement-api 0.0.1 (connexion 2.7, Flask 1.1)',
     startAgreement,
     {
@@ -254,7 +151,7 @@ describe.skipIf(unavailable !== undefined)('real applications of other stacks', 
     },
   );
 
-  describeApp(
+  describeRealApp(
     'oapi-codegen petstore-expanded on chi (v1.13.0)',
     startPetstore,
     {
@@ -290,7 +187,7 @@ describe.skipIf(unavailable !== undefined)('real applications of other stacks', 
     },
   );
 
-  describeApp('@loopback/example-todo 6.0.0 (LoopBack 4)', startTodo, {
+  describeRealApp('@loopback/example-todo 6.0.0 (LoopBack 4)', startTodo, {
     found: [
       // curl -d '{"title":5}' /todos -> 422 (documented: 200); the same body to PUT/PATCH /todos/1 and PATCH
       // /todos -> 422 (documented: 204, 204, 200); a malformed JSON body -> 400.

@@ -1,4 +1,4 @@
-import { idText } from '../plan/resources.ts';
+import { createdRecords, idText } from '../plan/resources.ts';
 
 /**
  * The ids of the records a create answered, in any of the three create shapes (record, bare array, page), as text
@@ -6,12 +6,7 @@ import { idText } from '../plan/resources.ts';
  * made the record it names.
  */
 export function createdIds(body: unknown): string[] {
-  const records = Array.isArray(body)
-    ? body
-    : typeof body === 'object' && body !== null && Array.isArray((body as { data?: unknown }).data)
-      ? (body as { data: unknown[] }).data
-      : [body];
-  return records.flatMap((r) => {
+  return createdRecords(body).flatMap((r) => {
     const id = idText((r as { id?: unknown } | null)?.id);
     return id !== undefined ? [id] : [];
   });

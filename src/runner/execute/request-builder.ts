@@ -49,13 +49,13 @@ export interface BuilderSettings {
 }
 
 export class RequestBuilder {
-  private readonly accepts = new WeakMap<Operation, string>();
+  private readonly media = new WeakMap<Operation, { accept: string; json: string }>();
   constructor(private readonly settings: BuilderSettings) {}
 
-  /** The operation's Accept header (plan/accept-header.ts), worked out once. */
-  accept(op: Operation): string {
-    let value = this.accepts.get(op);
-    if (value === undefined) this.accepts.set(op, (value = defaultAccept(op)));
+  /** The operation's Accept header and the media type its JSON bodies go in (plan/accept-header.ts), worked out once. */
+  private mediaOf(op: Operation): { accept: string; json: string } {
+    let value = this.media.get(op);
+    if (value === undefined) this.media.set(op, (value = { accept: defaultAccept(op), json: jsonRequestType(op) }));
     return value;
   }
 
@@ -87,8 +87,9 @@ export class RequestBuilder {
 
   /** Accept, content type and (without schemes of the operation's own) the profile's credential header. */
   headers(auth: RequestPlan['auth'], hasBody: boolean, op: Operation): Record<string, string> {
-    const headers: Record<string, string> = { accept: this.accept(op) };
-    if (hasBody) headers['content-type'] = jsonRequestType(op);
+    const media = this.mediaOf(op);
+    const headers: Record<string, string> = { accept: media.accept };
+    if (hasBody) headers['content-type'] = media.json;
     if (op.auth && op.auth.length > 0) return headers; // the operation's own schemes: see credentials()
     // An operation that declares no security is sent no credentials, unless its platform wants them everywhere.
     const profile = this.settings.profileOf(op);

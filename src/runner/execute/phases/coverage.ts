@@ -120,15 +120,16 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
       : item.class === 'accept-undeclared' ? (j: Judgement) => softenUndocumented(op, exchange, j, 406)
       : item.class === 'malformed-content-type' ? (j: Judgement) => softenUndocumented(op, exchange, softenUndocumented(op, exchange, j, 415), 400)
       : undefined;
+    const coverage = { label, sent, ...(shared ? { unvaried: true } : {}) };
     // A valid request must be taken (positive-data-accepted), unless its refusal can depend on stored data or on a
     // rule the contract does not show.
     const judgement = item.unsupportedMethod
       ? run.judgeIntent(exchange, { intent: 'unsupported-method', unsupportedMethod: item.unsupportedMethod })
       : item.judgeAs === 'response'
-      ? run.judgeResponse(exchange, { coverage: { label, sent, ...(shared ? { unvaried: true } : {}) } }, adjust)
+      ? run.judgeResponse(exchange, { coverage }, adjust)
       : item.valid
-      ? run.judgeIntent(exchange, { intent: 'success', coverage: { label, sent, ...(shared ? { unvaried: true } : {}) }, ...doubts(sentBody(request)) }, adjust)
-      : run.judgeIntent(exchange, { intent: 'rejected', coverage: { label, sent, ...(shared ? { unvaried: true } : {}) }, anyClientError: !documentsRefusal(op), ...(item.class !== undefined ? { inputClass: item.class } : {}) }, adjust);
+      ? run.judgeIntent(exchange, { intent: 'success', coverage, ...doubts(sentBody(request)) }, adjust)
+      : run.judgeIntent(exchange, { intent: 'rejected', coverage, anyClientError: !documentsRefusal(op), ...(item.class !== undefined ? { inputClass: item.class } : {}) }, adjust);
     if (judgement.findings.some((f) => f.severity === 'error')) failing.push(run.kept(exchange));
     return judgement;
   };

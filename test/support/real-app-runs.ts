@@ -1,0 +1,129 @@
+/**
+ * The four runs of a real application and what each must report (test/runs/real-apps-stacks.test.ts and
+ * real-apps-more.test.ts): the app started afresh for each, one request at a time (the same seed must give the
+ * same run; concurrent requests reach shared state in an order that varies), --seed 1 twice, then seeds 2 and 3.
+ */
+import { beforeAll, describe, expect, test } from 'vitest';
+import type { RunResults } from '../../src/runner/model.ts';
+import { found, lenient, requestsSent, RUN_TIMEOUT, runEngine, warned, type App } from './real-apps.ts';
+
+/**
+ * One request at a time: the same seed must give the same run, and concurrent requests reach shared state in an
+ * order that varies. agreement-api has a race (two concurrent creates of one email: a 500, see the README) that
+ * concurrent requests hit by chance, as do the engine's own cases that send one generated email twice; Dropshot's
+ * api-trait keeps one counter, whose "update persisted" check would race with the coverage and fuzzing PUTs to it;
+ * on Quarkus the records another operation creates meanwhile change what a list answers. Several apps run on
+ * single-process development servers (Flask, Django's runserver).
+ */
+const ENGINE_ARGS = ['--concurrency', '1'];
+
+/** The four runs of each app: the same seed twice, and two more seeds. */
+export const RUNS = [
+  { label: 'seed 1', seed: 1 },
+  { label: 'seed 1 again', seed: 1 },
+  { label: 'seed 2', seed: 2 },
+  { label: 'seed 3', seed: 3 },
+] as const;
+
+export type Label = (typeof RUNS)[number]['label'];
+export type Runs = Record<Label, RunResults>;
+
+async function runAll(start: () => Promise<App>): Promise<Runs> {
+  const runs: Partial<Runs> = {};
+  for (const { label, seed } of RUNS) {
+    const app = await start();
+    try {
+      runs[label] = await runEngine(app, seed, ENGINE_ARGS);
+    } finally {
+      await app.stop();
+    }
+  }
+  return runs as Runs;
+}
+
+/** Per-case outcomes of a run ("<operationId> <case name>: <outcome>"): the same seed must give the same. */
+export function caseOutcomes(results: RunResults): string[] {
+  return results.operations
+    .filter((o) => o.method !== null)
+    .flatMap((o) => o.cases.map((c) => `${o.operationId} ${c.name}: ${c.outcome}`))
+    .sort();
+}
+
+/**
+ * An error the engine reports that is not a defect of the app: under every seed, or (`seeds`) under those only;
+ * or, given per run, exactly those under each.
+ */
+export type KnownFalse = Array<string | { finding: string; seeds: number[] }> | Record<Label, string[]>;
+
+export interface Expected {
+  /** True defects reported as errors under every seed. */
+  found: string[];
+  /** True defects some seeds report. */
+  alsoTrue?: string[];
+  /** Errors that are not defects of the app (each explained where it is listed). */
+  knownFalse?: KnownFalse;
+  /** True defects the contract does not settle (an undocumented method's answer), reported as warnings under every seed. */
+  warned?: string[];
+  /** Inputs the app takes that the contract does not describe as valid but does not forbid, listed apart under every seed. */
+  lenient?: string[];
+}
+
+/** The known false findings a run must report, exactly. */
+function knownFalseOf(known: KnownFalse | undefined, label: Label, seed: number): string[] {
+  if (known === undefined) return [];
+  if (!Array.isArray(known)) return known[label] ?? [];
+  return known.flatMap((k) => (typeof k === 'string' ? [k] : k.seeds.includes(seed) ? [k.finding] : []));
+}
+
+/** The four runs of an app and what every one of them must report; `more` adds the app's own tests. */
+export function describeRealApp(name: string, start: () => Promise<App>, expected: Expected, more?: (runs: () => Runs) => void): void {
+  const allKnownFalse = [...new Set(RUNS.flatMap(({ label, seed }) => knownFalseOf(expected.knownFalse, label, seed)))];
+  describe(name, () => {
+    let runs: Runs;
+    beforeAll(async () => {
+      runs = await runAll(start);
+    }, RUNS.length * RUN_TIMEOUT);
+
+    test('the true defects are found under every seed', () => {
+      for (const { label } of RUNS) {
+        const findings = found(runs[label]);
+        for (const f of expected.found) expect(findings, label).toContain(f);
+      }
+    });
+
+    if (expected.lenient?.length) {
+      test('what the app takes leniently is listed apart under every seed (warnings, not failures)', () => {
+        for (const { label } of RUNS) for (const l of expected.lenient ?? []) expect(lenient(runs[label]), label).toContain(l);
+      });
+    }
+
+    if (expected.warned?.length) {
+      test('the warnings the contract cannot settle are reported under every seed', () => {
+        for (const { label } of RUNS) for (const w of expected.warned ?? []) expect(warned(runs[label]), label).toContain(w);
+      });
+    }
+
+    test('nothing else under any seed', () => {
+      const allowed = new Set([...expected.found, ...(expected.alsoTrue ?? []), ...allKnownFalse]);
+      for (const { label } of RUNS) expect(found(runs[label]).filter((f) => !allowed.has(f)), label).toEqual([]);
+    });
+
+    if (allKnownFalse.length > 0) {
+      // Findings the engine reports that are not defects of the app (test/real-apps/README.md says why):
+      // listed so that a change to the engine that drops them (or adds others) shows here.
+      test("the engine's known false findings on this app, exactly", () => {
+        for (const { label, seed } of RUNS) {
+          expect(found(runs[label]).filter((f) => allKnownFalse.includes(f)), label).toEqual(knownFalseOf(expected.knownFalse, label, seed).sort());
+        }
+      });
+    }
+
+    test('the same seed twice: the same findings and case outcomes', () => {
+      expect(found(runs['seed 1 again'])).toEqual(found(runs['seed 1']));
+      expect(caseOutcomes(runs['seed 1 again'])).toEqual(caseOutcomes(runs['seed 1']));
+      expect(requestsSent(runs['seed 1 again'])).toBe(requestsSent(runs['seed 1']));
+    });
+
+    more?.(() => runs);
+  });
+}
