@@ -24,7 +24,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import { gzipSync } from 'node:zlib';
 import { startReferenceService } from '../src/reference-service/index.ts';
-import { syntheticContract } from './synthetic-contract.ts';
+import { customerLikeContract, syntheticContract } from './synthetic-contract.ts';
 import * as peers from './peers.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -32,6 +32,8 @@ const BIN = join(root, 'bin/conformance.mjs');
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 3);
 const SIZES = (process.env['BENCH_SIZES'] ?? '80,800,2770').split(',').map(Number);
 const CONCURRENCY = 8;
+/** The parts of the bench to run (all by default): help, seed, deployment, hostile, synthetic, customer, schemathesis, ceiling. */
+const SECTIONS = new Set((process.env['BENCH_SECTIONS'] ?? 'help,seed,deployment,hostile,synthetic,customer,schemathesis,ceiling').split(','));
 const TOKEN = 'bench-token-0123456789abcdef';
 const work = join(tmpdir(), `conformance-bench-${process.pid}`);
 /** Where the peers are installed on first use (kept between benches). */
@@ -171,8 +173,47 @@ interface Sample {
 
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
+/** The requests a deployment in its own process has received (bench/count-requests.mjs, preloaded there). */
+async function countOf(base: string): Promise<number> {
+  const res = await fetch(`${base}/__bench/requests`);
+  return Number(await res.text());
+}
+
+/**
+ * The reference service as a deployment of its own: `npm run reference-service` in a child process (its own
+ * event loop and CPU, as a staging deployment is), counting its requests for the bench.
+ */
+async function ownProcessDeployment(): Promise<{ url: string; customerBaseUrl: string; foreignTradeBaseUrl: string; close: () => Promise<void> }> {
+  const child = spawn('npm', ['run', '--silent', 'reference-service', '--', '--port', '0', '--token', TOKEN], {
+    cwd: root,
+    env: { ...process.env, NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import=${pathToFileURL(join(root, 'bench/count-requests.mjs')).href}`.trim() },
+    stdio: ['ignore', 'pipe', 'inherit'],
+    detached: true,
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      out += c;
+      if (out.includes('\n')) resolve(out);
+    });
+    child.once('exit', (code) => reject(new Error(`the reference service exited (${code}) before listening`)));
+  });
+  const url = /listening on (\S+)/.exec(line)?.[1];
+  if (!url) throw new Error(`the reference service said: ${line.trim()}`);
+  return {
+    url,
+    customerBaseUrl: `${url}/customer-service`,
+    foreignTradeBaseUrl: `${url}/foreign-trade-service`,
+    close: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      process.kill(-child.pid!, 'SIGTERM');
+      await exited;
+    },
+  };
+}
+
 /** Runs the CLI with these arguments (or, with `peer`, that program with them) and measures it. */
-async function runCli(args: string[], env: Record<string, string> = {}, peer?: string[]): Promise<Sample> {
+async function runCli(args: string[], env: Record<string, string> = {}, peer?: string[], how: { npm?: boolean; countAt?: string } = {}): Promise<Sample> {
   const out = join(work, `out-${Math.random().toString(36).slice(2)}`);
   served = 0;
   firstServedAt = 0;
@@ -181,7 +222,10 @@ async function runCli(args: string[], env: Record<string, string> = {}, peer?: s
   // The embedded reference service answers inside the CLI: a preloaded hook there notes its first request.
   const firstFile = join(work, `first-${Math.random().toString(36).slice(2)}`);
   const nodeOptions = `${process.env['NODE_OPTIONS'] ?? ''} --import=${pathToFileURL(join(root, 'bench/first-request.mjs')).href}`.trim();
-  const command = peer ? [...peer, ...args] : [process.execPath, BIN, ...args, ...(args.includes('--help') ? [] : ['--out', out, '--quiet', '--concurrency', String(CONCURRENCY)])];
+  const own = [...args, ...(args.includes('--help') ? [] : ['--out', out, '--quiet', '--concurrency', String(CONCURRENCY)])];
+  // As users run it from the checkout: `npm run conformance -- …` (npm's own start included).
+  const command = peer ? [...peer, ...args] : how.npm ? ['npm', 'run', '--silent', 'conformance', '--', ...own] : [process.execPath, BIN, ...own];
+  const countedBefore = how.countAt ? await countOf(how.countAt) : 0;
   const [file, ...argv] = TIME ? [TIME, '-f', '%U %S', '-o', timeFile, ...command] : command;
   // Times are wall-clock (ms since the epoch) so that the CLI's own clock and this one compare: from the spawn.
   const started = performance.timeOrigin + performance.now();
@@ -227,6 +271,7 @@ async function runCli(args: string[], env: Record<string, string> = {}, peer?: s
   } catch {
     // no /usr/bin/time
   }
+  if (how.countAt) served += (await countOf(how.countAt)) - countedBefore;
   const steadyRps = served > 1 && lastServedAt > firstServedAt ? (served - 1) / ((lastServedAt - firstServedAt) / 1000) : undefined;
   return { exit, wallMs, requests: served, peakRssMiB: peak, firstRequestMs: firstRequestAt === undefined ? undefined : firstRequestAt - started, reportBytes, cpuSeconds, steadyRps, stderr };
 }
@@ -297,7 +342,7 @@ async function referenceLike(target: string): Promise<{ url: string; close: () =
     req.on('end', () => {
       // The reference service behind counts the request: counted once.
       served--;
-      const path = (req.url ?? '/').replace(/^\/customer-service\/s\d+\//, '/customer-service/');
+      const path = (req.url ?? '/').replace(/^\/customer-service\/(?:s\d+\/|g\d+-)/, '/customer-service/');
       const headers = { ...req.headers };
       delete headers['host'];
       delete headers['connection'];
@@ -353,110 +398,172 @@ const rows: Row[] = [];
 process.stdout.write(`conformance bench: node ${process.version}, ${RUNS} run(s) per row (median), concurrency ${CONCURRENCY}\n`);
 
 // --help
-const help: Sample[] = [];
-for (let i = 0; i < 5; i++) help.push(await runCli(['--help']));
-const helpRow = { wallMs: median(help.map((s) => s.wallMs)), peakRssMiB: median(help.map((s) => s.peakRssMiB)), cpuMs: median(help.map((s) => (s.cpuSeconds ?? 0) * 1000)) };
-process.stdout.write(`  --help: ${Math.round(helpRow.wallMs)} ms, ${Math.round(helpRow.peakRssMiB)} MiB\n`);
-
-// (a) full runs, and Dredd on the same deployment (paired: ours, Dredd, ours, Dredd, ...)
-const reference = await startReferenceService({ token: TOKEN });
-const referenceArgs = [
-  '--base-url', reference.customerBaseUrl,
-  '--foreign-trade-base-url', reference.foreignTradeBaseUrl,
-  '--otp-source-url', `${reference.url}/__reference/otp/{transactionId}`,
-  '--allow-irreversible',
-];
-const referenceRow = await measure('reference service (started by the bench)', referenceArgs);
-rows.push(referenceRow);
-rows.push(await measure('embedded reference service (default run)', [], RUNS, referenceRow.requests));
+let helpRow: { wallMs: number; peakRssMiB: number; cpuMs: number } | undefined;
+if (SECTIONS.has('help')) {
+  const help: Sample[] = [];
+  for (let i = 0; i < 5; i++) help.push(await runCli(['--help']));
+  helpRow = { wallMs: median(help.map((s) => s.wallMs)), peakRssMiB: median(help.map((s) => s.peakRssMiB)), cpuMs: median(help.map((s) => (s.cpuSeconds ?? 0) * 1000)) };
+  process.stdout.write(`  --help: ${Math.round(helpRow.wallMs)} ms, ${Math.round(helpRow.peakRssMiB)} MiB\n`);
+}
 
 interface PeerRow { label: string; version: string; wallMs: number; requests: number; peakRssMiB: number; oursWallMs: number; oursRequests: number; oursPeakRssMiB: number }
 const peerRows: PeerRow[] = [];
 const peerNotes: string[] = [];
-const dredd = peers.dredd(cache);
-if ('missing' in dredd) peerNotes.push(`Dredd not measured: ${dredd.missing}`);
-else {
-  // Dredd takes one description and one endpoint: one run per service, their times and requests added.
+const dredd = SECTIONS.has('seed') || SECTIONS.has('deployment') ? peers.dredd(cache) : undefined;
+if (dredd && 'missing' in dredd) peerNotes.push(`Dredd not measured: ${dredd.missing}`);
+
+/**
+ * Ours and Dredd on the same deployment, paired and alternated (ours, Dredd, ours, Dredd, ...). Dredd takes one
+ * description and one endpoint: one run per service, their times and requests added.
+ */
+async function pairWithDredd(label: string, target: { customerBaseUrl: string; foreignTradeBaseUrl: string }, ours: () => Promise<Sample>, countAt?: string): Promise<void> {
+  if (!dredd || 'missing' in dredd) return;
   const descriptions = [
-    [peers.dreddReady(join(root, 'contract/customer-service.openapi.yaml'), join(work, 'dredd-customer.yaml')), reference.customerBaseUrl],
-    [peers.dreddReady(join(root, 'contract/foreign-trade-service.openapi.yaml'), join(work, 'dredd-foreign-trade.yaml')), reference.foreignTradeBaseUrl],
+    [peers.dreddReady(join(root, 'contract/customer-service.openapi.yaml'), join(work, 'dredd-customer.yaml')), target.customerBaseUrl],
+    [peers.dreddReady(join(root, 'contract/foreign-trade-service.openapi.yaml'), join(work, 'dredd-foreign-trade.yaml')), target.foreignTradeBaseUrl],
   ] as const;
-  const ours: Sample[] = [];
+  const mine: Sample[] = [];
   const theirs: Array<{ wallMs: number; requests: number; peakRssMiB: number }> = [];
   for (let i = 0; i < Math.max(RUNS, 3); i++) {
-    ours.push(await runCli(referenceArgs));
+    mine.push(await ours());
     let wallMs = 0;
     let requests = 0;
     let peak = 0;
     for (const [file, url] of descriptions) {
-      const d = await runCli([file, url, '--header', `Authorization: Bearer ${TOKEN}`, '--loglevel', 'error'], {}, dredd.command);
+      const d = await runCli([file, url, '--header', `Authorization: Bearer ${TOKEN}`, '--loglevel', 'error'], {}, dredd.command, { countAt });
       wallMs += d.wallMs;
       requests += d.requests;
       peak = Math.max(peak, d.peakRssMiB);
     }
     theirs.push({ wallMs, requests, peakRssMiB: peak });
   }
-  peerRows.push({
-    label: 'seed contract, reference service',
+  const row = {
+    label,
     version: dredd.version,
     wallMs: median(theirs.map((t) => t.wallMs)),
     requests: median(theirs.map((t) => t.requests)),
     peakRssMiB: median(theirs.map((t) => t.peakRssMiB)),
-    oursWallMs: median(ours.map((o) => o.wallMs)),
-    oursRequests: median(ours.map((o) => o.requests)),
-    oursPeakRssMiB: median(ours.map((o) => o.peakRssMiB)),
+    oursWallMs: median(mine.map((o) => o.wallMs)),
+    oursRequests: median(mine.map((o) => o.requests)),
+    oursPeakRssMiB: median(mine.map((o) => o.peakRssMiB)),
+  };
+  peerRows.push(row);
+  process.stdout.write(`  ${label}: ours ${Math.round(row.oursWallMs)} ms, ${row.oursRequests} requests; ${row.version} ${Math.round(row.wallMs)} ms, ${row.requests} requests\n`);
+}
+
+// (a) full runs, and Dredd on the same deployment
+const reference = await startReferenceService({ token: TOKEN });
+const referenceArgs = (target: { customerBaseUrl: string; foreignTradeBaseUrl: string; url: string }) => [
+  '--base-url', target.customerBaseUrl,
+  '--foreign-trade-base-url', target.foreignTradeBaseUrl,
+  '--otp-source-url', `${target.url}/__reference/otp/{transactionId}`,
+  '--allow-irreversible',
+];
+if (SECTIONS.has('seed')) {
+  const referenceRow = await measure('reference service (started by the bench)', referenceArgs(reference));
+  rows.push(referenceRow);
+  rows.push(await measure('embedded reference service (default run)', [], RUNS, referenceRow.requests));
+  await pairWithDredd('seed contract, reference service (in the bench process)', reference, () => runCli(referenceArgs(reference)));
+}
+
+// A deployment in a process of its own, and the suite run as the README says: `npm run conformance -- …`.
+if (SECTIONS.has('deployment')) {
+  const deployment = await ownProcessDeployment();
+  // The same work as the run against the reference service above: a disposable deployment, its OTP source given.
+  const args = referenceArgs(deployment);
+  const sample = () => runCli(args, {}, undefined, { npm: true, countAt: deployment.url });
+  const own: Sample[] = [];
+  for (let i = 0; i < RUNS; i++) own.push(await sample());
+  rows.push({
+    label: 'reference deployment in its own process, npm run conformance',
+    wallMs: median(own.map((o) => o.wallMs)),
+    requests: median(own.map((o) => o.requests)),
+    requestsPerSecond: median(own.map((o) => o.requests / (o.wallMs / 1000))),
+    peakRssMiB: median(own.map((o) => o.peakRssMiB)),
+    reportMiB: median(own.map((o) => o.reportBytes)) / 1024 / 1024,
+    exit: own[0]?.exit ?? null,
+    firstRequestMs: median(own.map((o) => o.firstRequestMs ?? 0)),
   });
+  await pairWithDredd('seed contract, reference deployment in its own process (npm run conformance)', deployment, sample, deployment.url);
+  await deployment.close();
 }
 
 const ok = await stub('ok');
-const stubArgs = ['--base-url', `${ok.url}/customer-service`, '--foreign-trade-base-url', `${ok.url}/foreign-trade-service`, '--allow-irreversible'];
-const stubRow = await measure('plain stub (200 {} to everything)', stubArgs);
-rows.push(stubRow);
+let stubRow: Row | undefined;
+if (SECTIONS.has('seed')) {
+  stubRow = await measure('plain stub (200 {} to everything)', ['--base-url', `${ok.url}/customer-service`, '--foreign-trade-base-url', `${ok.url}/foreign-trade-service`, '--allow-irreversible']);
+  rows.push(stubRow);
+}
 
 // Hostile bodies against the seed contract (every answer hostile; at 2,770 operations a run would read
 // hundreds of gigabytes, so the sizes below use well-behaved shapes).
 const hostile: Row[] = [];
-for (const [mode, label] of [['gzip-bomb', '2 GiB gzip body'], ['plain-gib', '1 GiB plain body'], ['deep-json', 'JSON nested 100,000 deep'], ['mebibyte', '1 MiB JSON body']] as const) {
-  const server = await stub(mode);
-  hostile.push(await measure(`seed contract, ${label} to everything`, ['--base-url', `${server.url}/customer-service`, '--foreign-trade-base-url', `${server.url}/foreign-trade-service`, '--allow-irreversible'], 1));
-  await server.close();
+if (SECTIONS.has('hostile')) {
+  for (const [mode, label] of [['gzip-bomb', '2 GiB gzip body'], ['plain-gib', '1 GiB plain body'], ['deep-json', 'JSON nested 100,000 deep'], ['mebibyte', '1 MiB JSON body']] as const) {
+    const server = await stub(mode);
+    hostile.push(await measure(`seed contract, ${label} to everything`, ['--base-url', `${server.url}/customer-service`, '--foreign-trade-base-url', `${server.url}/foreign-trade-service`, '--allow-irreversible'], 1));
+    await server.close();
+  }
 }
 
 // (b) synthetic contracts (generated cases only: --include selects every operation and no scenario suite)
 const synthetic: Row[] = [];
-for (const n of SIZES) {
-  const spec = syntheticContractFile(n);
-  synthetic.push(await measure(`synthetic N=${n}, stub 200 {}`, ['--spec', spec, '--include', 'customer-service', '--base-url', `${ok.url}/customer-service`, '--allow-irreversible'], 1));
-}
+const shapes: Row[] = [];
 const largest = Math.max(...SIZES);
-const largestSpec = syntheticContractFile(largest);
-const shapes: Row[] = [synthetic.find((r) => r.label.startsWith(`synthetic N=${largest},`))!];
-const notFound = await stub('not-found');
-shapes.push(await measure(`synthetic N=${largest}, stub 404 (all missing)`, ['--spec', largestSpec, '--include', 'customer-service', '--base-url', `${notFound.url}/customer-service`], 1));
-await notFound.close();
-// A correct server: the reference service behind a proxy that maps /s<k>/address-types... onto its own paths.
-const like = await referenceLike(reference.url);
-shapes.push(await measure(`synthetic N=${largest}, reference-like (correct) server`, ['--spec', largestSpec, '--include', 'customer-service', '--base-url', `${like.url}/customer-service`, '--allow-irreversible'], 1));
-await like.close();
-// 1 MiB to every one of some 125,000 requests reads 120 GiB (about 20 minutes here): at N=800 unless BENCH_FULL=1.
 const mibSize = process.env['BENCH_FULL'] ? largest : Math.min(largest, 800);
-const mib = await stub('mebibyte');
-shapes.push(await measure(`synthetic N=${mibSize}, 1 MiB JSON to everything`, ['--spec', syntheticContractFile(mibSize), '--include', 'customer-service', '--base-url', `${mib.url}/customer-service`, '--allow-irreversible'], 1));
-await mib.close();
+if (SECTIONS.has('synthetic')) {
+  for (const n of SIZES) {
+    const spec = syntheticContractFile(n);
+    synthetic.push(await measure(`synthetic N=${n}, stub 200 {}`, ['--spec', spec, '--include', 'customer-service', '--base-url', `${ok.url}/customer-service`, '--allow-irreversible'], 1));
+  }
+  const largestSpec = syntheticContractFile(largest);
+  shapes.push(synthetic.find((r) => r.label.startsWith(`synthetic N=${largest},`))!);
+  const notFound = await stub('not-found');
+  shapes.push(await measure(`synthetic N=${largest}, stub 404 (all missing)`, ['--spec', largestSpec, '--include', 'customer-service', '--base-url', `${notFound.url}/customer-service`], 1));
+  await notFound.close();
+  // A correct server: the reference service behind a proxy that maps /s<k>/address-types... onto its own paths.
+  const like = await referenceLike(reference.url);
+  shapes.push(await measure(`synthetic N=${largest}, reference-like (correct) server`, ['--spec', largestSpec, '--include', 'customer-service', '--base-url', `${like.url}/customer-service`, '--allow-irreversible'], 1));
+  await like.close();
+  // 1 MiB to every one of some 125,000 requests reads 120 GiB (about 20 minutes here): at N=800 unless BENCH_FULL=1.
+  const mib = await stub('mebibyte');
+  shapes.push(await measure(`synthetic N=${mibSize}, 1 MiB JSON to everything`, ['--spec', syntheticContractFile(mibSize), '--include', 'customer-service', '--base-url', `${mib.url}/customer-service`, '--allow-irreversible'], 1));
+  await mib.close();
+}
+
+// The Customer contract at N operations (bench/synthetic-contract.ts customerLikeContract) with the foreign-trade
+// contract, run as a user runs it: no --include, so the Customer pack, its profile, catalog and scenario suites apply.
+const customer: Row[] = [];
+if (SECTIONS.has('customer')) {
+  const spec = join(work, `customer-like-${largest}.openapi.yaml`);
+  writeFileSync(spec, customerLikeContract(largest));
+  const foreignTrade = join(root, 'contract/foreign-trade-service.openapi.yaml');
+  const notFound = await stub('not-found');
+  const like = await referenceLike(reference.url);
+  for (const [label, url, extra] of [
+    ['stub 404 (all missing)', notFound.url, []],
+    ['stub 200 {}', ok.url, ['--allow-irreversible']],
+    ['reference-like (correct) server', like.url, ['--allow-irreversible', '--otp-source-url', `${like.url}/__reference/otp/{transactionId}`]],
+  ] as const) {
+    customer.push(await measure(`customer-like N=${largest}, ${label}`, ['--spec', spec, '--spec', foreignTrade, '--base-url', `${url}/customer-service`, '--foreign-trade-base-url', `${url}/foreign-trade-service`, ...extra], 1));
+  }
+  await like.close();
+  await notFound.close();
+}
 
 // Schemathesis on the same contract and server (default phases; examples per operation from BENCH_ST_MAX_EXAMPLES).
-const st = peers.schemathesis(cache);
-if ('missing' in st) peerNotes.push(`Schemathesis not measured: ${st.missing}`);
-else {
+const st = SECTIONS.has('schemathesis') && SECTIONS.has('synthetic') ? peers.schemathesis(cache) : undefined;
+if (st && 'missing' in st) peerNotes.push(`Schemathesis not measured: ${st.missing}`);
+else if (st) {
   const maxExamples = process.env['BENCH_ST_MAX_EXAMPLES'] ?? '10';
-  const theirs = await runCli(['run', largestSpec, '--url', `${ok.url}/customer-service`, '--max-examples', maxExamples, '-H', `Authorization: Bearer ${TOKEN}`, '--no-color'], {}, st.command);
+  const theirs = await runCli(['run', syntheticContractFile(largest), '--url', `${ok.url}/customer-service`, '--max-examples', maxExamples, '-H', `Authorization: Bearer ${TOKEN}`, '--no-color'], {}, st.command);
   const ours = synthetic.find((r) => r.label.startsWith(`synthetic N=${largest},`))!;
   peerRows.push({ label: `synthetic N=${largest}, stub 200 {} (--max-examples ${maxExamples})`, version: st.version, wallMs: theirs.wallMs, requests: theirs.requests, peakRssMiB: theirs.peakRssMiB, oursWallMs: ours.wallMs, oursRequests: ours.requests, oursPeakRssMiB: ours.peakRssMiB });
 }
 await reference.close();
 
 // (c) raw ceiling
-const ceiling = await rawCeiling(ok.url);
+const ceiling = SECTIONS.has('ceiling') ? await rawCeiling(ok.url) : undefined;
 await ok.close();
 
 // ---------------------------------------------------------------------------------------------------------
@@ -482,47 +589,57 @@ const perOp = ok200.map((r, i) => {
   return `| ${n} | ${fmt(r.wallMs / 1000, 2)} s | ${fmt(r.wallMs / n, 2)} ms | ${r.requests} | ${fmt(r.peakRssMiB)} MiB | ${fmt((r.peakRssMiB / n) * 1000, 1)} MiB | ${marginal === undefined ? '-' : `${fmt(marginal, 1)} MiB`} | ${fmt(r.reportMiB, 1)} MiB |`;
 });
 const goal = (label: string, value: string, target: string, met: boolean) => `| ${label} | ${value} | ${target} | ${met ? 'met' : 'NOT met'} |`;
-const largestRows = [...shapes];
-const seedHostile = [...rows.filter((r) => r.label.includes('reference')), stubRow, ...hostile];
-const worstLarge = largestRows.reduce((a, b) => (b.peakRssMiB > a.peakRssMiB ? b : a));
-const worstSeed = seedHostile.reduce((a, b) => (b.peakRssMiB > a.peakRssMiB ? b : a));
-const largestOk = shapes[0]!;
-const dreddRow = peerRows.find((p) => p.version.startsWith('Dredd'));
+const worst = (list: Row[]) => list.reduce<Row | undefined>((a, b) => (!a || b.peakRssMiB > a.peakRssMiB ? b : a), undefined);
+const worstLarge = worst(shapes);
+const worstCustomer = worst(customer);
+// The CLI's own tree (the row run through npm also counts npm's process, about 55 MiB: shown, not judged here).
+const worstSeed = worst([...rows.filter((r) => r.label.includes('reference') && !r.label.includes('npm run')), ...(stubRow ? [stubRow] : []), ...hostile]);
+const largestOk = shapes[0];
+const dreddInProcess = peerRows.find((p) => p.version.startsWith('Dredd') && p.label.includes('in the bench process'));
+const dreddDeployment = peerRows.find((p) => p.version.startsWith('Dredd') && p.label.includes('own process'));
+const dreddGoals = (p: PeerRow | undefined, where: string) =>
+  p
+    ? [
+        goal(`${where}: wall time against Dredd on the same deployment`, `${fmt(p.oursWallMs / 1000, 2)} s vs ${fmt(p.wallMs / 1000, 2)} s (ratio ${fmt(p.oursWallMs / p.wallMs, 2)})`, 'ratio <= 1', p.oursWallMs <= p.wallMs),
+        goal(`${where}: requests against Dredd`, `${p.oursRequests} vs ${p.requests} (${fmt(p.oursRequests / Math.max(1, p.requests), 1)}x)`, '>= 20x', p.oursRequests >= 20 * p.requests),
+      ]
+    : [];
 const goals = [
   '\n| goal | measured | target | |',
   '|---|---|---|---|',
-  ...(dreddRow
-    ? [
-        goal('seed contract: wall time against Dredd on the same deployment', `${fmt(dreddRow.oursWallMs / 1000, 2)} s vs ${fmt(dreddRow.wallMs / 1000, 2)} s (ratio ${fmt(dreddRow.oursWallMs / dreddRow.wallMs, 2)})`, 'ratio < 1', dreddRow.oursWallMs < dreddRow.wallMs),
-        goal('seed contract: requests against Dredd', `${dreddRow.oursRequests} vs ${dreddRow.requests} (${fmt(dreddRow.oursRequests / Math.max(1, dreddRow.requests), 1)}x)`, '>= 20x', dreddRow.oursRequests >= 20 * dreddRow.requests),
-      ]
-    : []),
-  goal(`peak RSS of the tree at N=${largest}, worst server shape (${worstLarge.label.replace(/^synthetic /, '')})`, `${fmt(worstLarge.peakRssMiB)} MiB`, '<= 300 MB', worstLarge.peakRssMiB * 1.048576 <= 300),
-  goal(`seed contract: peak RSS of the tree, worst run (${worstSeed.label})`, `${fmt(worstSeed.peakRssMiB)} MiB`, '<= 250 MB', worstSeed.peakRssMiB * 1.048576 <= 250),
-  goal(`N=${largest}: checked requests/s, whole run against a local server (200 {})`, fmt(largestOk.requestsPerSecond), '>= 2,000', largestOk.requestsPerSecond >= 2000),
+  ...dreddGoals(dreddInProcess, 'seed contract, reference service in the bench process'),
+  ...dreddGoals(dreddDeployment, 'seed contract, a deployment in its own process, npm run conformance'),
+  ...(worstLarge ? [goal(`peak RSS of the tree at N=${largest}, worst server shape (${worstLarge.label.replace(/^synthetic /, '')})`, `${fmt(worstLarge.peakRssMiB)} MiB`, '<= 300 MB', worstLarge.peakRssMiB * 1.048576 <= 300)] : []),
+  ...(worstCustomer ? [goal(`Customer contract at N=${largest} with the foreign-trade contract, worst server shape (${worstCustomer.label.replace(/^customer-like /, '')})`, `${fmt(worstCustomer.peakRssMiB)} MiB`, '<= 300 MiB', worstCustomer.peakRssMiB <= 300)] : []),
+  ...(worstSeed ? [goal(`seed contract: peak RSS of the tree, worst run (${worstSeed.label})`, `${fmt(worstSeed.peakRssMiB)} MiB`, '<= 250 MB', worstSeed.peakRssMiB * 1.048576 <= 250)] : []),
+  ...(largestOk ? [goal(`N=${largest}: checked requests/s, whole run against a local server (200 {})`, fmt(largestOk.requestsPerSecond), '>= 2,000', largestOk.requestsPerSecond >= 2000)] : []),
 ];
 const output = [
-  `\n--help: ${fmt(helpRow.wallMs)} ms wall, ${fmt(helpRow.cpuMs)} ms CPU, ${fmt(helpRow.peakRssMiB)} MiB (median of 5)`,
-  table('(a) full runs (the 15 described operations and the scenario suites)', rows),
-  table('hostile bodies against the seed contract (every answer)', hostile),
-  table('(b) synthetic contracts', synthetic),
-  table(`server shapes at N=${largest} (1 MiB: N=${mibSize} unless BENCH_FULL=1)`, shapes),
-  '\n| N | wall | per operation | requests | peak RSS (tree) | MiB per 1,000 operations | marginal MiB per 1,000 operations | reports |\n|---|---|---|---|---|---|---|---|',
-  ...perOp,
+  ...(helpRow ? [`\n--help: ${fmt(helpRow.wallMs)} ms wall, ${fmt(helpRow.cpuMs)} ms CPU, ${fmt(helpRow.peakRssMiB)} MiB (median of 5)`] : []),
+  ...(rows.length ? [table('(a) full runs (the 15 described operations and the scenario suites)', rows)] : []),
+  ...(hostile.length ? [table('hostile bodies against the seed contract (every answer)', hostile)] : []),
+  ...(synthetic.length ? [table('(b) synthetic contracts', synthetic)] : []),
+  ...(shapes.length ? [table(`server shapes at N=${largest} (1 MiB: N=${mibSize} unless BENCH_FULL=1)`, shapes)] : []),
+  ...(customer.length ? [table(`the Customer contract at N=${largest} (customer-like) and the foreign-trade contract, scenario suites included`, customer)] : []),
+  ...(perOp.length ? ['\n| N | wall | per operation | requests | peak RSS (tree) | MiB per 1,000 operations | marginal MiB per 1,000 operations | reports |\n|---|---|---|---|---|---|---|---|', ...perOp] : []),
   '\npeers (same contract, same server; wall and peak RSS of the whole process tree)',
   '| run | peer | peer wall | peer requests | peer peak RSS | ours wall | ours requests | ours peak RSS | wall ratio (ours/peer) |',
   '|---|---|---|---|---|---|---|---|---|',
   ...peerRows.map((p) => `| ${p.label} | ${p.version} | ${fmt(p.wallMs / 1000, 2)} s | ${p.requests} | ${fmt(p.peakRssMiB)} MiB | ${fmt(p.oursWallMs / 1000, 2)} s | ${p.oursRequests} | ${fmt(p.oursPeakRssMiB)} MiB | ${fmt(p.oursWallMs / p.wallMs, 2)} |`),
   ...peerNotes,
-  `\n(c) raw ceiling: undici alone against the stub at concurrency ${CONCURRENCY}: ${fmt(ceiling)} requests/s`,
-  ...[stubRow, ...ok200].map((r) => `    ${r.label}: ${fmt(r.requestsPerSecond)} requests/s = ${fmt((100 * r.requestsPerSecond) / ceiling, 1)} % of the ceiling`),
-  '\nsteady rate: requests/s from the first to the last request (the execution phase, with each operation planned as it is reached; without start-up, loading and reports)',
-  ...[...rows, ...synthetic].filter((r) => r.steadyRps !== undefined).map((r) => `    ${r.label}: ${fmt(r.steadyRps!)} requests/s = ${fmt((100 * r.steadyRps!) / ceiling, 1)} % of the ceiling`),
+  ...(ceiling
+    ? [
+        `\n(c) raw ceiling: undici alone against the stub at concurrency ${CONCURRENCY}: ${fmt(ceiling)} requests/s`,
+        ...[...(stubRow ? [stubRow] : []), ...ok200].map((r) => `    ${r.label}: ${fmt(r.requestsPerSecond)} requests/s = ${fmt((100 * r.requestsPerSecond) / ceiling, 1)} % of the ceiling`),
+        '\nsteady rate: requests/s from the first to the last request (the execution phase, with each operation planned as it is reached; without start-up, loading and reports)',
+        ...[...rows, ...synthetic].filter((r) => r.steadyRps !== undefined).map((r) => `    ${r.label}: ${fmt(r.steadyRps!)} requests/s = ${fmt((100 * r.steadyRps!) / ceiling, 1)} % of the ceiling`),
+      ]
+    : []),
   '\ngoals',
   ...goals,
 ].join('\n');
 process.stdout.write(`${output}\n`);
 mkdirSync(join(root, 'bench/results'), { recursive: true });
-writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, help: helpRow, rows, hostile, synthetic, shapes, peers: peerRows, peerNotes, ceiling }, null, 2)}\n`);
+writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, sections: [...SECTIONS], help: helpRow, rows, hostile, synthetic, shapes, customer, peers: peerRows, peerNotes, ceiling }, null, 2)}\n`);
 rmSync(work, { recursive: true, force: true });
 process.exit(0);

@@ -31,3 +31,31 @@ export function syntheticContract(n: number): string {
   }
   return stringify({ ...doc, paths });
 }
+
+/**
+ * The Customer contract at n operations as `../shared/bench/customer-like-synthetic.mjs` makes it: the address-type
+ * group's 8 operations (4 paths) copied under renamed groups (/g001-address-types ..., operationIds suffixed
+ * -g001) until there are n, every other path dropped, everything else kept (info, servers, security, components,
+ * x-service-id): the Customer pack, its profile, catalog and scenario suites apply to it.
+ */
+export function customerLikeContract(n: number): string {
+  const doc = parse(readFileSync(CONTRACT, 'utf8')) as { info: Record<string, unknown>; paths: Record<string, Record<string, unknown>> };
+  const methods = ['get', 'put', 'post', 'delete', 'patch'];
+  const template = Object.entries(doc.paths).filter(([path]) => path.startsWith('/address-types'));
+  const paths: Record<string, Record<string, unknown>> = {};
+  let count = 0;
+  for (let g = 1; count < n; g++) {
+    const tag = `g${String(g).padStart(3, '0')}`;
+    for (const [path, item] of template) {
+      for (const method of methods) {
+        const op = item[method] as { operationId: string } | undefined;
+        if (!op || count >= n) continue;
+        const copyPath = path.replace('/address-types', `/${tag}-address-types`);
+        paths[copyPath] ??= item['parameters'] ? { parameters: structuredClone(item['parameters']) } : {};
+        paths[copyPath][method] = { ...structuredClone(op), operationId: `${op.operationId}-${tag}` };
+        count++;
+      }
+    }
+  }
+  return stringify({ ...doc, info: { ...doc.info, title: `${String(doc.info['title'])} (synthetic, ${n} operations)` }, paths }, { aliasDuplicateObjects: false });
+}

@@ -18,13 +18,15 @@ const dist = join(root, 'dist');
 /** Where the bundle goes: the depth of src/runner/cli/ below the package root. */
 export const OUT = join(dist, 'runner', 'cli');
 
-/** The modules run as programs: the CLI, its child-process helper, the request thread and the Pact verifier's worker process. */
+/** The modules run as programs: the CLI, its child-process helper, the request thread, the scenario suites' and the Pact verifier's processes. */
 const ENTRIES = {
   main: 'cli.ts',
   children: 'runner/cli/children.ts',
   'verify-worker': 'runner/pact/verify-worker.ts',
   // The thread a run's requests are sent on (http/transport.ts).
   'transport-worker': 'runner/http/transport-worker.ts',
+  // The scenario suites' process (execute/scenarios.ts).
+  'scenarios-child': 'runner/execute/scenarios-child.ts',
   // What scenario suites import: the suites' worker loads it as built JavaScript (execute/scenarios.ts).
   testing: 'runner/testing/index.ts',
 };

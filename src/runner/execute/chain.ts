@@ -4,6 +4,7 @@
  * shared fixture, and the parents of those, transitively), oldest first. Each create carries the call that
  * deletes its record again.
  */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { CaseResult, Exchange, HttpMethod } from '../model.ts';
 import { reproductionScript, type ChainStep } from '../report/reproduction.ts';
 import { createdIds } from './created.ts';
@@ -11,21 +12,27 @@ import { createdIds } from './created.ts';
 /** What a chain step reads of an exchange: the request, the status and the parsed body. */
 export type ChainExchange = Pick<Exchange, 'request'> & { response?: { status: number; json?: unknown } };
 
-export interface CreatedRecord {
-  id: string;
-  /** The create that made the record, without its body text and headers (the run keeps it to the end). */
-  exchange: ChainExchange;
-  /** Order of creation in the run. */
+/** What is kept of a create: the part a reproduction reads again, the call that deletes its record, its order. */
+interface KeptCreate extends ChainExchange {
   seq: number;
   undo?: { method: HttpMethod; url: string };
 }
 
-/** Records created during a run, by id and by the exchange that created them. */
+/** Headers a reproduction script never sends again (reproduction.ts) or that name one request only. */
+const UNKEPT_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'host', 'accept-encoding', 'traceparent', 'x-conformance-run-id']);
+
+/**
+ * Records created during a run, by id and by the exchange that created them. A run keeps each to its end (30,000
+ * at 2,770 operations against a correct server, 32 MB as objects) and reads one back only for a failing case's
+ * script: each is kept as deflated JSON text, one byte a character, with the first create's text as the
+ * dictionary (the creates of a run repeat its headers, URLs and fields).
+ */
 export class CreatedRecords {
-  private readonly byId = new Map<string, CreatedRecord>();
+  private readonly byId = new Map<string, string>();
   /** Keyed by the request: a copy of an exchange kept with its answer cut is the same step. */
-  private readonly byRequest = new WeakMap<Exchange['request'], CreatedRecord>();
+  private readonly byRequest = new WeakMap<Exchange['request'], string>();
   private seq = 0;
+  private dictionary: Buffer | undefined;
 
   /** Notes what a successful POST created (any of the three create shapes). */
   note(exchange: Exchange, undo?: (id: string) => { method: HttpMethod; url: string } | undefined): void {
@@ -34,34 +41,51 @@ export class CreatedRecords {
     const id = createdIds(exchange.response?.json)[0];
     if (!id || this.byId.has(id)) return;
     const u = undo?.(id);
-    const { response } = exchange;
-    const summary: ChainExchange = { request: exchange.request, ...(response ? { response: { status: response.status, ...(response.json !== undefined ? { json: response.json } : {}) } } : {}) };
-    const record: CreatedRecord = { id, exchange: summary, seq: this.seq++, ...(u ? { undo: u } : {}) };
-    this.byId.set(id, record);
-    this.byRequest.set(exchange.request, record);
+    const { request, response } = exchange;
+    const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !UNKEPT_HEADERS.has(name.toLowerCase())));
+    const kept: KeptCreate = {
+      seq: this.seq++,
+      request: { ...request, headers },
+      ...(response ? { response: { status: response.status, ...(response.json !== undefined ? { json: response.json } : {}) } } : {}),
+      ...(u ? { undo: u } : {}),
+    };
+    const text = JSON.stringify(kept);
+    this.dictionary ??= Buffer.from(text);
+    this.byId.set(id, deflateRawSync(text, { dictionary: this.dictionary }).toString('latin1'));
+    this.byRequest.set(request, id);
+  }
+
+  private kept(id: string): KeptCreate | undefined {
+    const packed = this.byId.get(id);
+    return packed === undefined ? undefined : (JSON.parse(inflateRawSync(Buffer.from(packed, 'latin1'), { dictionary: this.dictionary! }).toString('utf8')) as KeptCreate);
   }
 
   /** The chain of a case's exchanges: the creates it depends on that it did not send itself, then its own. */
   chain(exchanges: readonly Exchange[]): ChainStep[] {
     const own = new Set(exchanges.flatMap((e) => this.byRequest.get(e.request) ?? []));
-    const extra = new Set<CreatedRecord>();
+    const extra = new Map<string, KeptCreate>();
     const visit = (e: ChainExchange) => {
       for (const id of this.idsUsed(e)) {
-        const record = this.byId.get(id);
-        if (!record || own.has(record) || extra.has(record)) continue;
-        extra.add(record);
-        visit(record.exchange);
+        if (own.has(id) || extra.has(id)) continue;
+        const create = this.kept(id);
+        if (!create) continue;
+        extra.set(id, create);
+        visit(create);
       }
     };
     exchanges.forEach(visit);
-    const step = (e: ChainExchange, undo: CreatedRecord['undo']): ChainStep => {
+    const step = (e: ChainExchange, undo: KeptCreate['undo']): ChainStep => {
       const s: ChainStep = { request: e.request };
       if (e.response) s.response = { status: e.response.status, ...(e.response.json !== undefined ? { json: e.response.json } : {}) };
       if (undo) s.undo = undo;
       return s;
     };
-    const before = [...extra].sort((a, b) => a.seq - b.seq);
-    return [...before.map((r) => step(r.exchange, r.undo)), ...exchanges.map((e) => step(e, this.byRequest.get(e.request)?.undo))];
+    const undoOf = (e: Exchange) => {
+      const id = this.byRequest.get(e.request);
+      return id === undefined ? undefined : this.kept(id)?.undo;
+    };
+    const before = [...extra.values()].sort((a, b) => a.seq - b.seq);
+    return [...before.map((r) => step(r, r.undo)), ...exchanges.map((e) => step(e, undoOf(e)))];
   }
 
   private idsUsed(e: ChainExchange): string[] {

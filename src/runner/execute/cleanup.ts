@@ -75,6 +75,7 @@ export class CleanupLedger {
   private readonly undos = new Map<string, Undo | undefined>();
   /** The records with a DELETE, by the path that DELETE is sent to (each record's path is worked out once). */
   private readonly byPath = new Map<string, LedgerRecord[]>();
+  private readonly urls = new Map<string, string>();
   constructor(
     private readonly contract: Contract,
     private readonly profileOf: (op: Operation) => Profile,
@@ -113,7 +114,7 @@ export class CleanupLedger {
         this.noteUnnamed(op, exchange.request.url, reason);
         return;
       }
-      const base = { create: op, createUrl: ownString(exchange.request.url), done: false };
+      const base = { create: op, createUrl: this.url(exchange.request.url), done: false };
       for (const id of ids) this.add({ ...base, id, reason });
       return;
     }
@@ -135,7 +136,7 @@ export class CleanupLedger {
       this.noteUnnamed(op, exchange.request.url, `the answer (${status}) named no id for {${idParam}} of ${del.method} ${del.path}`);
       return;
     }
-    const base = { create: op, createUrl: ownString(exchange.request.url), done: false };
+    const base = { create: op, createUrl: this.url(exchange.request.url), done: false };
     for (const id of ids) {
       const params = undoPathParams(op, del, idParam, pathParams, id);
       const url = pathKey(this.urlOf(del, params));
@@ -147,6 +148,13 @@ export class CleanupLedger {
       if (same) same.push(record);
       else this.byPath.set(url, [record]);
     }
+  }
+
+  /** A create URL held once however many records its creates made (one copy each was 3 MB at 2,770 operations). */
+  private url(url: string): string {
+    let own = this.urls.get(url);
+    if (own === undefined) this.urls.set((own = ownString(url)), own);
+    return own;
   }
 
   private add(record: LedgerRecord): void {

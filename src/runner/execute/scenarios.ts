@@ -4,7 +4,9 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fork } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { CaseResult, Contract } from '../model.ts';
 import type { RunConfig } from './config.ts';
 
@@ -14,7 +16,64 @@ export interface ScenarioRun {
   readonly done: Promise<{ cases: Map<string, CaseResult[]>; errors: string[]; interrupted: boolean }>;
 }
 
-export function runScenarios(input: { root: string; config: RunConfig; contract: Contract; include: string[]; exclude?: string[] }): ScenarioRun {
+const nothing = (): void => undefined;
+
+/** Each operation's description file: a suite's worker loads only the files holding the operations it names. */
+function operationFiles(contract: Contract): Record<string, string> {
+  const files = new Map(contract.services.map((s) => [s.id, s.file]));
+  return Object.fromEntries(contract.operations.map((o) => [o.operationId, files.get(o.service) ?? '']));
+}
+
+/** What the suites' process is given (by IPC: the configuration holds the credentials, never an argument). */
+export interface ScenarioInput {
+  root: string;
+  config: RunConfig;
+  operationFiles: Record<string, string>;
+  include: string[];
+  exclude?: string[];
+}
+
+const COMPILED = import.meta.url.endsWith('.js');
+const CHILD = fileURLToPath(new URL(COMPILED ? './scenarios-child.js' : './scenarios-child.ts', import.meta.url));
+const require = createRequire(import.meta.url);
+
+/**
+ * Runs the suites here, or in a process of their own (`ownProcess`): then vitest, vite and what they load (an
+ * es-module-lexer of 16 MB, their code, the suites' sessions) leave with it when the suites end instead of staying
+ * with the run to its reports, for the price of a second Node (the seed run: 270-285 MiB for both, 185-195 in one).
+ */
+export function runScenarios(input: { root: string; config: RunConfig; contract: Contract; include: string[]; exclude?: string[] }, ownProcess: boolean): ScenarioRun {
+  const { contract, ...rest } = input;
+  const message: ScenarioInput = { ...rest, operationFiles: operationFiles(contract) };
+  if (!ownProcess) return runScenariosHere(message);
+  const child = fork(CHILD, [], {
+    execArgv: COMPILED ? [] : ['--import', pathToFileURL(require.resolve('tsx')).href],
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const done = new Promise<Awaited<ScenarioRun['done']>>((resolve, reject) => {
+    let answer: ChildAnswer | undefined;
+    child.on('message', (m: ChildAnswer) => (answer = m));
+    child.on('error', (e) => reject(e));
+    child.on('exit', (code, signal) => {
+      if (answer && 'outcome' in answer) resolve(answer.outcome);
+      else reject(new Error(answer?.error ?? `their process ended without results (${signal ?? `exit ${code}`})`));
+    });
+  });
+  child.send(message);
+  return {
+    cancel() {
+      if (child.connected) child.send('cancel');
+    },
+    done,
+  };
+}
+
+/** What the suites' process answers. */
+export type ChildAnswer = { outcome: Awaited<ScenarioRun['done']> } | { error: string };
+
+/** Runs the suites in this process. */
+export function runScenariosHere(input: ScenarioInput): ScenarioRun {
   let cancelled = false;
   let cancel: () => void = () => undefined;
   const done = (async () => {
@@ -22,7 +81,7 @@ export function runScenarios(input: { root: string; config: RunConfig; contract:
     let gathered: { cases: Map<string, CaseResult[]>; errors: string[]; interrupted: boolean } = { cases: new Map(), errors: [], interrupted: false };
     const collector = new ConformanceCollector({
       operations: [],
-      allOperations: input.contract.operations,
+      allOperations: [],
       plannedCases: {},
       onEnd: (operations, end) => {
         gathered = { cases: new Map(operations.map((o) => [o.operationId, o.cases])), errors: end.errors, interrupted: end.reason === 'interrupted' };
@@ -48,7 +107,7 @@ export function runScenarios(input: { root: string; config: RunConfig; contract:
         include: input.include,
         exclude: [...(input.exclude ?? []), '**/node_modules/**'],
         reporters: [collector],
-        provide: { conformance: input.config },
+        provide: { conformance: input.config, conformanceOperations: input.operationFiles },
         maxConcurrency: input.config.concurrency,
         testTimeout: input.config.timeoutMs * 8 + 5_000,
         hookTimeout: input.config.timeoutMs * 40 + 10_000,
@@ -76,6 +135,9 @@ export function runScenarios(input: { root: string; config: RunConfig; contract:
     try {
       if (!cancelled) await vitest.start();
     } finally {
+      // The run keeps this object until its end: it must not keep vitest (and its module graph) with it. A
+      // function made in this scope would (it holds this scope's variables, vitest among them).
+      cancel = nothing;
       await vitest.close();
       await stopTransformService();
     }

@@ -45,10 +45,16 @@ export function noteAnswer(bytes: number): boolean {
   return true;
 }
 
-/** One full collection now (the run asks for one between its phases: what the cases left is garbage). */
-export function collectNow(): void {
+/**
+ * One full collection now (the run asks for one between its phases: what the cases left is garbage). `giveBack`:
+ * V8's last-resort collection, which also compacts and returns the freed pages to the system (after loading a
+ * contract of 2,770 operations: 185 MiB resident before it, about 130 after).
+ */
+export function collectNow(giveBack = false): void {
   since = 0;
-  collector()?.();
+  const gc = collector() as ((options?: object) => void) | null;
+  if (giveBack) gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+  else gc?.();
 }
 
 /**

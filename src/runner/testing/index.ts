@@ -17,7 +17,11 @@ import { UNMET_OPERATIONS, type ConformanceMeta } from './meta.ts';
 
 export type { ConformanceMeta } from './meta.ts';
 
-let shared: Promise<Session> | undefined;
+/** The operations the suites of this worker named (unmetOperations): the description files a session loads. */
+const named = new Set<string>();
+/** Sessions by the description files they loaded (the scenario suites of a worker share them). */
+const loaded: Array<{ files: string[]; session: Promise<Session> }> = [];
+const ready: Session[] = [];
 
 /** The run's configuration; a clear error when the suite is started outside `npm run conformance`. */
 export function runConfig(): RunConfig {
@@ -26,10 +30,44 @@ export function runConfig(): RunConfig {
   return config;
 }
 
-/** One session per test file (worker): contract, profile, HTTP client and cleanup ledger. */
+/** The description files holding these operations, in the run's order (all of them when the run did not say). */
+function filesOf(operationIds: Iterable<string>): string[] {
+  const config = runConfig();
+  const fileOf = inject('conformanceOperations');
+  if (!fileOf) return config.contractFiles;
+  const wanted = new Set([...operationIds].map((id) => fileOf[id]));
+  return config.contractFiles.filter((f) => wanted.has(f));
+}
+
+function sessionOver(files: string[]): Promise<Session> {
+  const config = runConfig();
+  const wanted = files.length > 0 ? files : config.contractFiles;
+  const covering = loaded.find((l) => wanted.every((f) => l.files.includes(f)));
+  if (covering) return covering.session;
+  const session = Session.create({ ...config, contractFiles: wanted }).then((s) => {
+    ready.push(s);
+    return s;
+  });
+  loaded.push({ files: wanted, session });
+  return session;
+}
+
+/**
+ * A session of this worker: contract, profile, HTTP client and cleanup ledger, over the description files
+ * holding the operations the suites named (every file when none was named): a suite of a few operations does
+ * not load a contract of thousands.
+ */
 export function session(): Promise<Session> {
-  shared ??= Session.create(runConfig());
-  return shared;
+  return sessionOver(named.size > 0 ? filesOf(named) : runConfig().contractFiles);
+}
+
+/** The session that holds this operation: a loaded one, else one over the named files no session holds yet. */
+function sessionFor(operationId: string): Promise<Session> {
+  const own = filesOf([operationId]);
+  const covering = own.length > 0 ? loaded.find((l) => own.every((f) => l.files.includes(f))) : undefined;
+  if (covering) return covering.session;
+  const unloaded = filesOf(named).filter((f) => !loaded.some((l) => l.files.includes(f)));
+  return sessionOver(own.length > 0 ? [...new Set([...unloaded, ...own])] : []);
 }
 
 /**
@@ -37,8 +75,10 @@ export function session(): Promise<Session> {
  * operations, else undefined. Use it in beforeEach: `if (unmet) skip(unmet)`.
  */
 export async function unmetOperations(...operationIds: string[]): Promise<string | undefined> {
-  const s = await session();
-  const lacking = operationIds.filter((id) => !s.contract.operations.some((o) => o.operationId === id));
+  const fileOf = inject('conformanceOperations');
+  const known = fileOf ? new Set(Object.keys(fileOf)) : new Set((await session()).contract.operations.map((o) => o.operationId));
+  const lacking = operationIds.filter((id) => !known.has(id));
+  if (lacking.length === 0) for (const id of operationIds) named.add(id);
   return lacking.length > 0 ? `${UNMET_OPERATIONS}${lacking.join(', ')}` : undefined;
 }
 
@@ -59,17 +99,19 @@ export interface ConformanceClient {
 }
 
 export async function conformanceClient(): Promise<ConformanceClient> {
-  const s = await session();
+  // Nothing is loaded until the first call: a suite whose tests all skip costs no contract.
   return {
     async call(operationId, request = {}) {
+      const s = await sessionFor(operationId);
       const exchange = await s.call(s.operation(operationId), request);
       return { operationId, status: exchange.response?.status, body: exchange.response?.json, exchange };
     },
-    otp(transactionId) {
+    async otp(transactionId) {
+      const s = await (loaded[0]?.session ?? session());
       return s.readOtp(transactionId).catch(() => undefined);
     },
     get otpSourceConfigured() {
-      return s.config.otpSourceUrl !== undefined;
+      return runConfig().otpSourceUrl !== undefined;
     },
   };
 }
@@ -94,12 +136,9 @@ declare module 'vitest' {
   interface Matchers<T = any> extends ConformanceMatchers<T> {}
 }
 
-let lastSession: Session | undefined;
-void session().then((s) => (lastSession = s)).catch(() => undefined);
-
 expect.extend({
   toConformTo(received: CallResult, operationId: string, expectation: Expectation_ = 'success') {
-    const s = lastSession;
+    const s = ready.find((r) => r.contract.operations.some((o) => o.operationId === operationId)) ?? ready.at(-1);
     if (!s) return { pass: false, message: () => 'The conformance session is not ready: await conformanceClient() first.' };
     const exchange = received.exchange;
     if (!exchange.response) {

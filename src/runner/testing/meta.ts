@@ -16,5 +16,7 @@ declare module 'vitest' {
   }
   interface ProvidedContext {
     conformance: RunConfig;
+    /** The description file of each operation of the run's contract, by operation id. */
+    conformanceOperations: Record<string, string>;
   }
 }
