@@ -30,6 +30,7 @@ import type { RunConfig } from './config.ts';
 import { redactFlowSecrets } from './flow-secrets.ts';
 import { Evidence, judge, type JudgeInput } from './judge.ts';
 import { runPhase } from './phases/index.ts';
+import type { PhaseHost, Presence } from './phases/host.ts';
 import { backoffMs, isDocumentedTransient } from './repeat.ts';
 import { RequestBuilder, type CallRequest } from './request-builder.ts';
 import { selectOperations } from './select.ts';
@@ -95,15 +96,14 @@ function is2xx(e: Exchange): boolean {
 export const WORKER_FROM_OPERATIONS = 50;
 
 
-/** Presence of an operation: served, not served (proven), or served as far as can be told (not proven). */
-export type Presence = { state: 'present' } | { state: 'missing' } | { state: 'unverified'; why: string };
+export type { Presence } from './phases/host.ts';
 
 /**
  * One conformance run against one deployment: sends the cases' calls, judges every answer with the one
  * judge, keeps the records it creates in a cleanup ledger and the values it sees in a value pool, and turns
  * each case into a CaseResult. The phases (execute/phases/) say which requests a case sends.
  */
-export class Session implements CaseHost {
+export class Session implements CaseHost, PhaseHost {
   readonly validator: SchemaValidator;
   /** The profile of the contract's first service (each operation is judged by profileOf). */
   readonly profile: Profile;

@@ -1,4 +1,5 @@
-import { AUTH_VARIANTS, type InvalidAuth } from '../http/auth-variants.ts';
+import { AUTH_VARIANTS } from '../http/auth-variants.ts';
+import type { AuthMode, RequestPlan } from './request-plan.ts';
 import type { CaseKind, Contract, JsonSchema, Operation, SkipKind } from '../model.ts';
 import type { Examples, Expectation, RequestExample, SetupStep } from '../description/examples.ts';
 import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../description/json-schema.ts';
@@ -14,27 +15,10 @@ import { generate, INT32_MAX, isOmitted, UNKNOWN, wrongKindValues } from './valu
 import { mergedShape } from './keywords.ts';
 import type { InputClass } from './input-tiers.ts';
 
-export type AuthMode = 'valid' | InvalidAuth;
+export type { AuthMode, RequestPlan } from './request-plan.ts';
 
 /** What a case expects of the deployment. */
 export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete' | 'created-readable' | 'ownership' | 'semantic' | 'coverage' | 'unsupported-method';
-
-export interface RequestPlan {
-  /** Explicit path parameter values; the others come from records the run creates (fixtures) or are random. */
-  pathParams: Record<string, string>;
-  query: Record<string, unknown>;
-  /** Header and cookie parameters the operation declares (values as sent). */
-  headers?: Record<string, string>;
-  cookies?: Record<string, string>;
-  /** Media type of the body when it is not the operation's first (JSON) one. */
-  contentType?: string;
-  /** JSON body (may hold {{templates}}); absent when the request has none. */
-  body?: unknown;
-  /** A raw body sent as is (used by the presence probe: malformed JSON that no service acts on). */
-  rawBody?: string;
-  auth: AuthMode;
-  setup: SetupStep[];
-}
 
 export interface PlannedCase {
   operationId: string;

@@ -7,7 +7,7 @@
  */
 import type { Operation, ParameterSpec } from '../model.ts';
 import type { Profile } from '../description/profile.ts';
-import type { RequestPlan } from './cases.ts';
+import type { RequestPlan } from './request-plan.ts';
 
 /** Headers the client sets on every request, or that OpenAPI ignores as header parameters. */
 const TRANSPORT_HEADERS = new Set([

@@ -5,7 +5,7 @@ import { isSafe } from '../../plan/cases.ts';
 import { Random } from '../../plan/random.ts';
 import type { CaseRun } from '../case-run.ts';
 import type { CallRequest } from '../request-builder.ts';
-import type { Session } from '../session.ts';
+import type { PhaseHost } from './host.ts';
 import { runCoverage, type CoverageItem } from './coverage.ts';
 import { replayed } from './replay.ts';
 import type { Doubts } from '../references.ts';
@@ -17,7 +17,7 @@ const CLASS_LIMIT = 100;
 const UNDOCUMENTED_PROBES: HttpMethod[] = ['TRACE', 'OPTIONS'];
 
 /** The path's requests with a method the contract documents for no operation of it (one operation per path sends them). */
-function undocumentedMethodItems(session: Session, op: Operation): CoverageItem[] {
+function undocumentedMethodItems(session: PhaseHost, op: Operation): CoverageItem[] {
   const { methods, probes } = session.methodsOfPath(op);
   if (!probes) return [];
   return UNDOCUMENTED_PROBES.filter((m) => !methods.includes(m)).map((method) => ({
@@ -40,7 +40,7 @@ function namesAnotherRecord(item: CoverageRequest): boolean {
 }
 
 /** The coverage case of one operation: its planned items sent and judged (phases/coverage.ts), then replayed. */
-export async function runCoveragePhase(session: Session, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }, doubts: Doubts): Promise<CaseResult> {
+export async function runCoveragePhase(session: PhaseHost, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }, doubts: Doubts): Promise<CaseResult> {
   const { op } = run;
   const random = new Random(`${session.config.seed}:${op.operationId}:coverage`);
   const positive = { pathParams: request.pathParams, query: request.query, ...(request.headers ? { headers: request.headers } : {}), ...(request.cookies ? { cookies: request.cookies } : {}), ...(request.body !== undefined ? { body: request.body } : {}) };

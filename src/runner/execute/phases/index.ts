@@ -15,7 +15,7 @@ import { secretFieldValues } from '../flow-secrets.ts';
 import { judge } from '../judge.ts';
 import { ATTEMPTS, combineAttempts, repeatPolicy } from '../repeat.ts';
 import type { CallRequest } from '../request-builder.ts';
-import type { Session } from '../session.ts';
+import type { PhaseHost } from './host.ts';
 import { Skip } from '../skip.ts';
 import { accepts } from '../../plan/accepts.ts';
 import { alignBodyToPath, fillReferences, madeUpNames, unshownRules, type Doubts } from '../references.ts';
@@ -32,7 +32,7 @@ const UNVERIFIED = 'answered like an unknown route; presence unverified';
 /** Cases that need no record of their own: they take one the run has, else any value. */
 const ANY_RECORD = new Set(['auth', 'negative', 'coverage']);
 
-export async function runPhase(session: Session, run: CaseRun, secrets: string[]): Promise<CaseResult> {
+export async function runPhase(session: PhaseHost, run: CaseRun, secrets: string[]): Promise<CaseResult> {
   const { planned, op } = run;
   const omitted = planned.omits;
   if (omitted?.in === 'header' && session.config.client?.headers.some((h) => h.name.toLowerCase() === omitted.name.toLowerCase())) {
@@ -54,7 +54,7 @@ export async function runPhase(session: Session, run: CaseRun, secrets: string[]
   }
 }
 
-async function runRequests(session: Session, run: CaseRun, secrets: string[], presence: string | undefined): Promise<CaseResult> {
+async function runRequests(session: PhaseHost, run: CaseRun, secrets: string[], presence: string | undefined): Promise<CaseResult> {
   const { planned, op } = run;
   if (planned.expectation === 'ownership') return runOwnership(session, run);
 
@@ -123,7 +123,7 @@ async function runRequests(session: Session, run: CaseRun, secrets: string[], pr
  * it); for auth, negative and coverage cases one the run has made where it can be had, else none (their path
  * values then come from the pool or the parameter's type: they never wait on a create that failed).
  */
-async function recordIds(session: Session, run: CaseRun): Promise<Record<string, string>> {
+async function recordIds(session: PhaseHost, run: CaseRun): Promise<Record<string, string>> {
   const { planned, op } = run;
   if (planned.fixture === 'none' || pathParamNames(op).length === 0) return {};
   try {

@@ -8,9 +8,9 @@ import type { CaseResult, Exchange } from '../../model.ts';
 import type { CaseRun } from '../case-run.ts';
 import { jsonRequestType } from '../../plan/accept-header.ts';
 import { softenUndocumented } from './coverage.ts';
-import type { Session } from '../session.ts';
+import type { PhaseHost } from './host.ts';
 
-export async function runPresence(session: Session, run: CaseRun, probe: Exchange): Promise<CaseResult> {
+export async function runPresence(session: PhaseHost, run: CaseRun, probe: Exchange): Promise<CaseResult> {
   const { op } = run;
   run.keep(probe);
   if (!probe.response) {

@@ -6,11 +6,11 @@
 import type { CaseResult, Exchange } from '../../model.ts';
 import type { CaseRun } from '../case-run.ts';
 import { judge } from '../judge.ts';
-import type { Session } from '../session.ts';
+import type { PhaseHost } from './host.ts';
 
 const NOT_REPRODUCED = 'did not fail when sent again alone: depends on order or concurrency';
 
-export async function replayed(session: Session, run: CaseRun, result: CaseResult): Promise<CaseResult> {
+export async function replayed(session: PhaseHost, run: CaseRun, result: CaseResult): Promise<CaseResult> {
   if (result.outcome !== 'failed') return result;
   const shown: Exchange | undefined = run.evidence.firstFailing();
   const origin = shown ? run.requestOf(shown) : undefined;

@@ -22,7 +22,7 @@ import { alignBodyToPath, withReference, type Doubts } from '../references.ts';
 import type { CaseRun } from '../case-run.ts';
 import { readCreated, readOwnership, RelationUnmet, type RelationsHost } from '../relations-run.ts';
 import type { CallRequest } from '../request-builder.ts';
-import type { Session } from '../session.ts';
+import type { PhaseHost } from './host.ts';
 import { Skip } from '../skip.ts';
 import { resolveTemplates } from '../templates.ts';
 
@@ -31,7 +31,7 @@ function is2xx(e: Exchange): boolean {
 }
 
 /** What the relation chains need of the session, each call made as part of the case. */
-function relationsHost(session: Session, run: CaseRun): RelationsHost {
+function relationsHost(session: PhaseHost, run: CaseRun): RelationsHost {
   return {
     contract: session.contract,
     call: (op, request) => run.send(op, request),
@@ -49,14 +49,14 @@ async function related<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function runOwnership(session: Session, run: CaseRun): Promise<CaseResult> {
+export async function runOwnership(session: PhaseHost, run: CaseRun): Promise<CaseResult> {
   const reads = await related(() => readOwnership(relationsHost(session, run), run.op, []));
   if (!reads[0]) return run.skipped(`${run.op.operationId} could not be read`, 'setup-failed');
   run.judgeIntent(reads[0].exchange, { reads });
   return run.result();
 }
 
-export async function runCreatedReadable(session: Session, run: CaseRun, request: CallRequest & { pathParams: Record<string, string> }): Promise<CaseResult> {
+export async function runCreatedReadable(session: PhaseHost, run: CaseRun, request: CallRequest & { pathParams: Record<string, string> }): Promise<CaseResult> {
   const action = await run.send(run.op, request, { intent: true });
   const reads = await related(() => readCreated(relationsHost(session, run), run.op, request.pathParams, request.body, action, []));
   run.judgeIntent(action, { reads });
@@ -64,7 +64,7 @@ export async function runCreatedReadable(session: Session, run: CaseRun, request
 }
 
 /** update: PUT then read back; delete: DELETE then read again (and list). */
-export async function runLifecycle(session: Session, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }, doubts: Doubts = () => ({})): Promise<CaseResult> {
+export async function runLifecycle(session: PhaseHost, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }, doubts: Doubts = () => ({})): Promise<CaseResult> {
   const { op } = run;
   const reader = readerOf(session.contract, op);
   if (!reader) return run.skipped(`no GET ${op.path} to read the record back`, 'no-producer');
@@ -115,7 +115,7 @@ export async function runLifecycle(session: Session, run: CaseRun, request: Call
  * just deleted with a body of its own (those that cannot be built are left out). A success is the write's own
  * defect (use-after-delete on its operation): it claims to have changed a record that is gone.
  */
-async function writesAfterDelete(session: Session, run: CaseRun, pathParams: Record<string, string>): Promise<void> {
+async function writesAfterDelete(session: PhaseHost, run: CaseRun, pathParams: Record<string, string>): Promise<void> {
   const { op } = run;
   const writes = session.contract.operations.filter((o) => o.service === op.service && o.path === op.path && (o.method === 'PATCH' || o.method === 'PUT') && !pathParamNames(o).some((p) => createsItself(session.contract, o, p)));
   for (const write of writes) {
@@ -147,7 +147,7 @@ async function writesAfterDelete(session: Session, run: CaseRun, pathParams: Rec
  * sequence sends the positive body; the others bodies drawn afresh from the schema (examples where given), the
  * second with a property the schema does not list where it allows others.
  */
-export async function runSequences(session: Session, run: CaseRun, request: CallRequest & { pathParams: Record<string, string> }): Promise<CaseResult> {
+export async function runSequences(session: PhaseHost, run: CaseRun, request: CallRequest & { pathParams: Record<string, string> }): Promise<CaseResult> {
   const { op } = run;
   const count = session.config.sequences ?? DEFAULT_SEQUENCES;
   // A record of another kind is made only by a create that can be undone (an irreversible one needs --allow-irreversible).
@@ -194,7 +194,7 @@ export async function runSequences(session: Session, run: CaseRun, request: Call
 }
 
 /** One new record of a create (parents made for it first), as the id a body field names; undefined when none came. */
-async function makeRecord(session: Session, run: CaseRun, create: Operation, field: string, draw: string): Promise<string | undefined> {
+async function makeRecord(session: PhaseHost, run: CaseRun, create: Operation, field: string, draw: string): Promise<string | undefined> {
   let pathParams: Record<string, string> = {};
   let body: unknown;
   try {

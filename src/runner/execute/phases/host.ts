@@ -1,0 +1,50 @@
+/**
+ * What the phases use of the session that runs them: they send, judge, draw on the records and values the run
+ * holds, and decide which requests a case sends. The session (execute/session.ts) is one; it imports the phases,
+ * and they know it only by this interface.
+ */
+import type { Examples, SetupStep } from '../../description/examples.ts';
+import type { Profile } from '../../description/profile.ts';
+import type { Contract, Exchange, Finding, Operation } from '../../model.ts';
+import type { PlannedCase } from '../../plan/cases.ts';
+import type { Random } from '../../plan/random.ts';
+import type { CaseRun } from '../case-run.ts';
+import type { RunConfig } from '../config.ts';
+import type { JudgeInput } from '../judge.ts';
+import type { CallRequest } from '../request-builder.ts';
+import type { UnknownRouteAnswer } from '../unknown-route.ts';
+import type { ValuePool } from '../value-pool.ts';
+
+/** Presence of an operation: served, not served (proven), or served as far as can be told (not proven). */
+export type Presence = { state: 'present' } | { state: 'missing' } | { state: 'unverified'; why: string };
+
+export interface PhaseHost {
+  readonly config: RunConfig;
+  readonly contract: Contract;
+  readonly examples: Examples;
+  /** Values the deployment answered, by parameter and by the kind of record a field names. */
+  readonly pool: ValuePool;
+  profileOf(op: Operation): Profile;
+  /** Sends one call of a case (redacted, with the run's credentials and headers). */
+  call(op: Operation, request: CallRequest): Promise<Exchange>;
+  /** The operation's presence probe (sent once, shared by its cases). */
+  probe(op: Operation, plan: PlannedCase): Promise<Exchange>;
+  presenceOf(op: Operation, probe: Exchange): Promise<Presence>;
+  unknownRoute(op: Operation): Promise<{ path: string; response: UnknownRouteAnswer } | undefined>;
+  looksUnknown(op: Operation, exchange: Exchange): Promise<boolean>;
+  /** The answer holds to the contract (the judge finds no error in it). */
+  conforms(op: Operation, exchange: Exchange): boolean;
+  judgeInput(op: Operation): Pick<JudgeInput, 'profile' | 'validator' | 'timeoutMs' | 'bodyCapBytes'>;
+  /** Notes what an operation answered to a call another operation's case made. */
+  side(op: Operation, exchange: Exchange, more?: Finding[]): void;
+  /** Path values of a record the run made for the operation (shared, or fresh). */
+  fixture(op: Operation, fresh: boolean, run: CaseRun): Promise<Record<string, string>>;
+  /** A body for a record the run makes with this create. */
+  recordBody(producer: Operation, random: Random, run: CaseRun): Promise<unknown>;
+  runSetup(steps: SetupStep[], run: CaseRun): Promise<Record<string, unknown>>;
+  /** Template scope; one-time passwords read through it are kept in `secrets`. */
+  scope(steps: Record<string, unknown>, secrets?: string[]): { unique: string; steps: Record<string, unknown>; otp: (transactionId: string) => Promise<string> };
+  pathValues(op: Operation, purpose: string): Record<string, string>;
+  /** The methods the contract documents for the operation's path, and whether this operation probes the others. */
+  methodsOfPath(op: Operation): { methods: string[]; probes: boolean };
+}
