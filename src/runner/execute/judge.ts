@@ -126,9 +126,12 @@ function defectKey(f: Finding, status: number | undefined): string {
  * Cases in their planned order.
  */
 export function groupAcrossCases(cases: CaseResult[]): CaseResult[] {
-  const first = new Map<string, { finding: Finding; caseName: string }>();
   const counts = new Map<Finding, number>();
+  const first = new Map<string, Array<{ finding: Finding; caseName: string }>>();
   const key = (f: Finding) => [f.check, f.severity, f.specLocation ?? '', f.schemaErrors?.[0]?.schemaPath ?? '', f.schemaErrors?.[0]?.instancePath ?? '', f.check === 'status-code-conformance' ? JSON.stringify(f.actual) : ''].join('\u0000');
+  // A server error to one varied part is not the one another part showed (coverage, sequences): a finding that
+  // names its varied part points only to one that names the same.
+  const shownFor = (f: Finding) => (f.varied === undefined ? first.get(key(f))?.[0] : first.get(key(f))?.find((s) => s.finding.varied === f.varied));
   const out = cases.map((c) => {
     if (c.findings.length === 0) return c;
     // A case of many requests (coverage, fuzzing) keeps its own account of a defect: its smallest request.
@@ -136,11 +139,10 @@ export function groupAcrossCases(cases: CaseResult[]): CaseResult[] {
     const findings = c.findings.map((f) => {
       // A timeout stays with each case it ended: that case's request got no answer, so its intent never ran.
       if (f.waived || f.check === 'response-timeout' || CHECKS.get(f.check)?.scope !== 'response') return f;
-      const k = key(f);
-      const shown = first.get(k);
+      const shown = shownFor(f);
       if (!shown || !single) {
         const own = { ...f };
-        if (!shown) first.set(k, { finding: own, caseName: c.name });
+        if (!shown) first.set(key(f), [...(first.get(key(f)) ?? []), { finding: own, caseName: c.name }]);
         counts.set(own, f.count ?? 1);
         return own;
       }

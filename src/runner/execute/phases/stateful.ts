@@ -153,9 +153,12 @@ export async function runSequences(session: PhaseHost, run: CaseRun, request: Ca
   // A record of another kind is made only by a create that can be undone (an irreversible one needs --allow-irreversible).
   const references = referencedCreates(session.contract, op).filter(({ create }) => session.config.allowIrreversible || !isIrreversible(session.profileOf(create), create.operationId));
   let sent = 0;
+  // Whether the first sequence's call, without the added property, answered a server error too.
+  let plainServerError = false;
   for (let n = 0; n < count; n++) {
     let pathParams = request.pathParams;
     let body = request.body;
+    let added: string | undefined;
     if (n > 0) {
       try {
         if (pathParamNames(op).length > 0) pathParams = { ...request.pathParams, ...(await session.fixture(op, true, run)) };
@@ -170,7 +173,8 @@ export async function runSequences(session: PhaseHost, run: CaseRun, request: Ca
       body = request.body === undefined ? undefined : alignBodyToPath(op, drawn, pathParams);
       // The second sequence adds a property the schema does not list where it lets others through: on fresh
       // records, so a strict deserialiser's failure is not hidden behind a refusal of the state.
-      if (n === 1 && op.requestBody) body = withAdditionalProperty(op.requestBody.schema, body)?.body ?? body;
+      const extra = n === 1 && op.requestBody ? withAdditionalProperty(op.requestBody.schema, body) : undefined;
+      if (extra) ({ body, label: added } = extra);
     }
     for (const { field, create } of references) {
       if (typeof body !== 'object' || body === null || !(field in body)) continue;
@@ -186,7 +190,9 @@ export async function runSequences(session: PhaseHost, run: CaseRun, request: Ca
         run.unanswered(exchange);
         return run.result();
       }
-      run.judgeResponse(exchange);
+      if (n === 0 && time === 0 && (exchange.response?.status ?? 0) >= 500) plainServerError = true;
+      // The added property is the part this call varies: a server error to it is its own finding.
+      run.judgeResponse(exchange, added ? { coverage: { label: added, sent: 1, ...(plainServerError ? { unvaried: true } : {}) } } : {});
     }
   }
   if (sent === 0) return run.skipped('no record could be made for a sequence', 'setup-failed');
