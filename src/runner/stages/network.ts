@@ -27,7 +27,9 @@ export class RunNetwork {
   readonly embeddedToken: string | undefined;
   /** The token --token-command gives, asked for at once when no token was given. */
   readonly fromCommand: Promise<string> | undefined;
-  /** The reference deployment of the pack whose default contract this is: started while the contract loads. */
+  /** The pack whose default contract this is (no --spec), known before the contract loads. */
+  readonly owner: Pack | undefined;
+  /** The reference deployment of the owner pack: started while the contract loads. */
   private starting: Promise<PackReference> | undefined;
   private embedded: PackReference | undefined;
   private readonly abortedEarly: Promise<never>;
@@ -44,16 +46,14 @@ export class RunNetwork {
     this.dispatcher = buildClientDispatcher({ ...options, ...(inputs.client ? { client: inputs.client } : {}) });
     this.probes = new ReachabilityProbes((url) => assertReachable(url, options.timeoutMs, this.dispatcher, this.probeHeaders()));
     this.embeddedToken = inputs.given ? undefined : randomBytes(24).toString('base64url');
-    const packs = options.packs ?? [];
-    // The pack whose default contract this is (no --spec) is known before the contract loads.
-    const owner = packs.find((p) => p.startReference && (p.contracts ?? []).length > 0 && (p.contracts ?? []).every((c) => options.specs.includes(c)));
+    this.owner = (options.packs ?? []).find((p) => p.startReference && (p.contracts ?? []).length > 0 && (p.contracts ?? []).every((c) => options.specs.includes(c)));
     if (inputs.given) {
       for (const [id, url] of Object.entries(options.servers)) if (surelyNeeded(id, options)) this.probes.start(url);
       if (options.baseUrl !== undefined && options.include.length === 0 && options.exclude.length === 0) this.probes.start(options.baseUrl);
       this.fromCommand = !options.token && inputs.client?.tokenCommand ? later(initialToken(inputs.client.tokenCommand)) : undefined;
     } else {
       this.fromCommand = undefined;
-      if (owner) this.starting = later(this.startReference(owner));
+      if (this.owner) this.starting = later(this.startReference(this.owner));
     }
   }
 

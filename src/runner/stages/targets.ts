@@ -28,14 +28,12 @@ export interface Targets {
 
 export async function resolveTargets(options: RunOptions, inputs: Inputs, local: LocalInputs, network: RunNetwork): Promise<Targets> {
   const { contract, applying, profiles } = local;
-  const packs = options.packs ?? [];
   let token = options.token;
   const primary = primaryService(contract, applying);
   let servers = withBaseUrl(options.servers, options.baseUrl, primary);
   let otpSourceUrl = options.otpSourceUrl;
   let allowIrreversible = options.allowIrreversible;
-  const owner = packs.find((p) => p.startReference && (p.contracts ?? []).length > 0 && (p.contracts ?? []).every((c) => options.specs.includes(c)));
-  const reference = owner ?? applying.find((p) => p.startReference);
+  const reference = network.owner ?? applying.find((p) => p.startReference);
   if (!inputs.given && !reference) {
     throw new InputError('no base URL: pass --base-url <url> (or --server <id>=<url>); no reference deployment serves this contract');
   }
