@@ -68,8 +68,9 @@ export async function executeRun(options: RunOptions, local: LocalInputs, target
   const { selected } = targets;
   const { config } = plan;
   for (const r of reporters) r.started?.(selected.length);
-  // The case summaries stay until the reports: the heap grows by a part of what survives, not by as much again.
-  limitHeapGrowth();
+  // The case summaries of a large run stay until the reports: the heap grows by a part of what survives, not by
+  // as much again. A small run keeps V8's own growth (fewer collections).
+  if (selected.length >= WORKER_FROM_OPERATIONS) limitHeapGrowth();
   const keep = options.keepPassedExchanges ?? false;
   const generated = new Map<string, CaseResult[]>(selected.map((op) => [op.operationId, []]));
   // Tens of thousands of case summaries stay in memory until the reports: equal texts and check lists held once.
