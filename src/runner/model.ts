@@ -121,6 +121,16 @@ export interface Operation {
   extensions: Record<string, unknown>;
   /** The operation object's tags. */
   tags?: string[];
+  /**
+   * OAuth2 / OpenID Connect scopes a caller needs: one list per security requirement that names scopes (any one
+   * list suffices). Absent: the contract names no scope for the operation.
+   */
+  scopes?: string[][];
+  /**
+   * `x-ownership: per-identity` on the operation or its path item: the records of the path belong to the identity
+   * that created them (another identity may not read, change or delete them).
+   */
+  ownership?: 'per-identity';
 }
 
 export interface ServiceSpec {
@@ -219,7 +229,9 @@ export type CheckId =
   | 'response-timeout'
   | 'response-body-readable'
   | 'write-only-not-returned'
-  | 'unsupported-method';
+  | 'unsupported-method'
+  | 'object-access-across-identities'
+  | 'function-access-without-scope';
 
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -339,6 +351,43 @@ export interface CaseResult {
    * already shown with its evidence often enough. The findings and the curl line stay.
    */
   omittedExchanges?: number;
+  /** An access case (--identity): who called, and what each caller got (the report's access table). */
+  access?: AccessRecord;
+}
+
+/** What an access case saw: another identity's call, and the owner's own where it made one. */
+export interface AccessRecord {
+  /** 'object': another identity's call on a record the run created; 'function': a call without the scope or role. */
+  kind: 'object' | 'function';
+  identity: string;
+  /** The status the identity got (absent: no answer). */
+  status?: number;
+  /** The identity whose record it is, and the status its own call got. */
+  owner?: string;
+  ownerStatus?: number;
+  /** The records are declared owned per identity (x-ownership, the profile): the check judges; else only reported. */
+  owned?: boolean;
+  /** What the identity got for a record that does not exist (asked when it got 403). */
+  unknownRecordStatus?: number;
+  /** What the identity lacks for the operation. */
+  lacking?: { scopes?: string[][]; roles?: string[] };
+}
+
+/** The access table: per operation and kind of access case, the status each identity got. */
+export interface AccessTable {
+  identities: string[];
+  rows: Array<{
+    operationId: string;
+    method: string;
+    path: string;
+    kind: AccessRecord['kind'];
+    owned?: boolean;
+    /** Status per identity (null: no answer). */
+    statuses: Record<string, number | null>;
+    /** error / warning: a finding of the access checks; allowed / refused: what the other identity got; skipped. */
+    verdict?: 'error' | 'warning' | 'allowed' | 'refused' | 'skipped';
+    lacking?: AccessRecord['lacking'];
+  }>;
 }
 
 export interface OperationResult {
@@ -409,6 +458,8 @@ export interface RunResults {
    */
   acceptedLeniently?: { cases: number; requests: number; operations: number };
   operations: OperationResult[];
+  /** Who could do what (--identity): derived from the access cases by report/outcomes.ts. */
+  access?: AccessTable;
   /** Operations the deployment's own description lists that the contract lacks, and the reverse. */
   deploymentDiff?: { extra: Array<{ method: string; path: string; operationId?: string }>; lacking: string[] };
   /** Pact interactions, when the run verified or checked pacts. */

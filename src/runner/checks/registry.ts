@@ -1,4 +1,5 @@
 import type { CheckId, CheckResult, Finding } from '../model.ts';
+import { functionAccessWithoutScope, objectAccessAcrossIdentities } from './access.ts';
 import { authEnforced } from './auth-enforced.ts';
 import { contentTypeConformance } from './content-type-conformance.ts';
 import { createShape } from './create-shape.ts';
@@ -52,6 +53,8 @@ export const CHECKS: ReadonlyMap<CheckId, Check> = new Map(
     semanticExpectation,
     writeOnlyNotReturned,
     unsupportedMethod,
+    objectAccessAcrossIdentities,
+    functionAccessWithoutScope,
   ].map((c) => [c.id, c]),
 );
 

@@ -48,6 +48,22 @@ export interface CheckContext {
   inputClass?: string;
   /** Bytes of an answer the client reads (--max-body-size). */
   bodyCapBytes?: number;
+  /** An access case (execute/phases/access.ts): the exchange is another identity's call. */
+  access?: AccessContext;
+}
+
+/** What an access case knows when it judges another identity's call. */
+export interface AccessContext {
+  /** The identity that called (not the one whose record it is). */
+  identity: string;
+  /** The identity that created the record the call names (object access). */
+  owner?: string;
+  /** The contract (x-ownership) or the profile declares the path's records owned per identity. */
+  owned?: boolean;
+  /** The same call by the same identity on a record that does not exist: its status. */
+  unknownRecordStatus?: number;
+  /** Function access: the scopes (any one list) or roles the operation needs that the identity does not hold. */
+  lacking?: { scopes?: string[][]; roles?: string[] };
 }
 
 /** One read of a related operation, with what it should show. */

@@ -3,7 +3,9 @@
  * environment variables (CONFORMANCE_ + the flag in upper snake case) and their config-file keys (the flag in
  * camelCase). Precedence: flags > environment > config file > defaults.
  */
+import { identitiesFromEnv, identityNameProblem, mergeIdentities, parseIdentity, type Identity } from '../execute/identities.ts';
 import { randomBytes } from 'node:crypto';
+import { InputError } from '../description/errors.ts';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { defaultClientOptions, parseHeader, parseRate, proxySettings, type ClientOptions } from '../http/client-options.ts';
@@ -96,6 +98,30 @@ function parseAuth(value: string, previous: Record<string, string> | undefined):
   return out;
 }
 
+/**
+ * --identity NAME=CREDENTIAL: another caller the run holds a credential for (a token, or a JSON object
+ * { token, auth, scopes, roles }). Repeatable; also CONFORMANCE_IDENTITY_<NAME> and the config's `identities`.
+ */
+function parseIdentityOption(value: string, previous: Identity[] | undefined): Identity[] {
+  const at = value.indexOf('=');
+  if (at < 1 || at === value.length - 1) throw new InvalidArgumentError('--identity takes <name>=<credential> (a token, or a JSON object with token, auth, scopes, roles)');
+  try {
+    return mergeIdentities(previous ?? [], [parseIdentity(value.slice(0, at), value.slice(at + 1))]);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+/** --identity-scopes / --identity-roles NAME=a,b: what an identity's credential holds (`default`: the run's own). */
+function parseHeld(option: string): (value: string, previous: Record<string, string[]> | undefined) => Record<string, string[]> {
+  return (value, previous) => {
+    const at = value.indexOf('=');
+    const name = value.slice(0, at);
+    if (at < 1 || identityNameProblem(name)) throw new InvalidArgumentError(`${option} takes <identity>=<name>,<name> (the identity default is the run's own credential)`);
+    return { ...previous, [name]: value.slice(at + 1).split(/[\s,]+/).filter(Boolean) };
+  };
+}
+
 const FAIL_ON = ['error', 'warning', 'untested'] as const;
 
 /** --fail-on takes one level or a comma-separated list (repeatable): error (default), warning, untested. */
@@ -122,6 +148,9 @@ export interface RunFlags {
   token?: string;
   tokenCommand?: string;
   auth?: Record<string, string>;
+  identity?: Identity[];
+  identityScopes?: Record<string, string[]>;
+  identityRoles?: Record<string, string[]>;
   header?: string[];
   secretHeader?: string[];
   proxy?: string;
@@ -161,7 +190,7 @@ export interface RunFlags {
 }
 
 /** Options whose values are secret: masked by `conformance config`, never printed. */
-export const SECRET_OPTIONS = new Set(['token', 'auth']);
+export const SECRET_OPTIONS = new Set(['token', 'auth', 'identity']);
 
 /** Adds the run options to a command. */
 export function addRunOptions(cmd: Command, packs: readonly Pack[] = []): Command {
@@ -172,6 +201,9 @@ export function addRunOptions(cmd: Command, packs: readonly Pack[] = []): Comman
     .option('--token <token>', 'bearer token (prefer CONFORMANCE_TOKEN; never printed)')
     .option('--token-command <cmd>', 'shell command printing a bearer token (or JSON {access_token, expires_in}); run again when the token is rejected or about to expire')
     .option('--auth <scheme=value>', 'credential of one security scheme of the contract: an apiKey, user:password for basic, a token (repeatable; prefer CONFORMANCE_AUTH; never printed; --token serves the schemes without one)', parseAuth)
+    .option('--identity <name=credential>', 'another caller: its token, or a JSON object {token, auth, scopes, roles} (repeatable; prefer CONFORMANCE_IDENTITY_<NAME>; never printed); a second identity turns on the access checks', parseIdentityOption)
+    .option('--identity-scopes <name=scopes>', "OAuth2 scopes an identity's credential holds, comma-separated (repeatable; default: the run's own credential)", parseHeld('--identity-scopes'))
+    .option('--identity-roles <name=roles>', "roles an identity's credential holds, comma-separated (repeatable; default: the run's own credential)", parseHeld('--identity-roles'))
     .option('-H, --header <name:value>', 'header sent with every request (repeatable; a leading ! marks the value secret)', header)
     .option('--secret-header <name>', 'redact the value of this header everywhere (repeatable; Authorization always is)', collect)
     .option('--proxy <url>', 'HTTP proxy for every request (default: HTTPS_PROXY / HTTP_PROXY; NO_PROXY applies)')
@@ -266,6 +298,12 @@ function fileTexts(key: string, value: unknown): string[] {
   if (key === 'auth' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
     return Object.entries(value as Record<string, string>).map(([scheme, v]) => `${scheme}=${v}`);
   }
+  if (key === 'identity' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    return Object.entries(value as Record<string, unknown>).map(([name, v]) => `${name}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+  }
+  if ((key === 'identityScopes' || key === 'identityRoles') && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    return Object.entries(value as Record<string, unknown>).map(([name, v]) => `${name}=${Array.isArray(v) ? v.join(',') : String(v)}`);
+  }
   if (key === 'header' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
     return Object.entries(value as Record<string, string>).map(([name, v]) => `${name}:${v}`);
   }
@@ -306,6 +344,24 @@ export function clientOptions(flags: RunFlags, env: NodeJS.ProcessEnv, runId: st
   };
 }
 
+/** The identities of the run: CONFORMANCE_IDENTITY_<NAME>, then --identity (or the config's), with their scopes and roles. */
+function identitiesOption(flags: RunFlags, env: NodeJS.ProcessEnv): { identities?: Identity[] } {
+  const held = (name: string): Partial<Identity> => ({
+    ...(flags.identityScopes?.[name] ? { scopes: flags.identityScopes[name] } : {}),
+    ...(flags.identityRoles?.[name] ? { roles: flags.identityRoles[name] } : {}),
+  });
+  let fromEnv: Identity[];
+  try {
+    fromEnv = identitiesFromEnv(env);
+  } catch (error) {
+    throw new InputError(`CONFORMANCE_IDENTITY_*: ${(error as Error).message}`);
+  }
+  const given = mergeIdentities(fromEnv, flags.identity ?? []);
+  const names = new Set([...given.map((i) => i.name), ...Object.keys(flags.identityScopes ?? {}), ...Object.keys(flags.identityRoles ?? {})]);
+  const identities = [...names].map((name) => ({ ...(given.find((i) => i.name === name) ?? { name }), ...held(name) }));
+  return identities.length > 0 ? { identities } : {};
+}
+
 /** RunOptions for runConformance from the resolved flags. */
 export function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv, packs: readonly Pack[] = []): RunOptions {
   const servers: Record<string, string> = { ...packBaseUrls(flags as unknown as Record<string, unknown>, packs), ...flags.server };
@@ -322,6 +378,7 @@ export function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv, packs: rea
     servers,
     ...(token ? { token } : {}),
     ...(flags.auth && Object.keys(flags.auth).length > 0 ? { auth: flags.auth } : {}),
+    ...identitiesOption(flags, env),
     timeoutMs: flags.timeout,
     maxBodyBytes: flags.maxBodySize,
     concurrency: flags.concurrency,

@@ -244,10 +244,34 @@ export function describe(api: Obj, source: string, bundled?: Obj): { service: Se
         credentialed: security.some((req) => isObj(req) && Object.keys(req).length > 0),
         extensions: Object.fromEntries(Object.entries(op).filter(([k]) => k.startsWith('x-'))),
         tags: tags.filter((t): t is string => typeof t === 'string'),
+        ...scopesOf(security, api),
+        ...((op['x-ownership'] ?? pathItem['x-ownership']) === 'per-identity' ? { ownership: 'per-identity' as const } : {}),
       });
     }
   }
   return { service, operations };
+}
+
+/**
+ * The scopes each security requirement of OAuth2 or OpenID Connect schemes names (`[{ oauth: ['orders:write'] }]`):
+ * none when a requirement lets a caller through without any (`{}`, or a scheme listed without scopes).
+ */
+function scopesOf(security: unknown[], api: Obj): { scopes?: string[][] } {
+  const components = isObj(api['components']) ? api['components'] : {};
+  const schemes = isObj(components['securitySchemes']) ? components['securitySchemes'] : {};
+  const lists: string[][] = [];
+  for (const requirement of security) {
+    if (!isObj(requirement)) continue;
+    const scoped = Object.entries(requirement).filter(([name]) => {
+      const scheme = schemes[name];
+      return isObj(scheme) && /^(oauth2|openidconnect)$/i.test(String(scheme['type'] ?? ''));
+    });
+    const names = scoped.flatMap(([, value]) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []));
+    // A requirement that needs no scope: the operation needs none.
+    if (names.length === 0) return {};
+    lists.push([...new Set(names)]);
+  }
+  return lists.length > 0 ? { scopes: lists } : {};
 }
 
 function groupOf(path: string, tags: unknown[]): string {

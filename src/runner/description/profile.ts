@@ -41,6 +41,20 @@ export interface Profile {
   commonStatuses?: number[];
   /** Media types the platform treats as one (e.g. application/problem+json answered where application/json is declared). */
   mediaTypeEquivalents?: string[][];
+  /** Resource groups whose records belong to the identity that created them (as x-ownership: per-identity declares). */
+  ownership?: { perIdentity?: string[] };
+  /** Roles a caller needs, per resource group or operationId. */
+  roles?: Record<string, string[]>;
+}
+
+/** Whether the operation's records belong to the identity that created them: its description or its profile says so. */
+export function ownedPerIdentity(op: { ownership?: 'per-identity'; group: string }, profile: Profile): boolean {
+  return op.ownership === 'per-identity' || (profile.ownership?.perIdentity ?? []).includes(op.group);
+}
+
+/** The roles a caller needs for the operation (its operationId's entry, else its group's), if the profile names any. */
+export function rolesFor(op: { operationId: string; group: string }, profile: Profile): string[] | undefined {
+  return profile.roles?.[op.operationId] ?? profile.roles?.[op.group];
 }
 
 export { PROFILE_SCHEMA } from '../schemas/index.ts';

@@ -1,3 +1,4 @@
+import type { Identity } from './identities.ts';
 import type { ClientOptions } from '../http/client-options.ts';
 
 /** Everything a conformance run needs, passed from the CLI to the suites (vitest `provide`). Plain JSON. */
@@ -13,6 +14,8 @@ export interface RunConfig {
   token: string;
   /** Credentials by security scheme name (components.securitySchemes): an apiKey's key, basic's user:password, a bearer token. */
   auth?: Record<string, string>;
+  /** Other callers the run holds credentials for, and what the run's own holds (`default`). */
+  identities?: Identity[];
   timeoutMs: number;
   concurrency: number;
   bodyCapBytes: number;

@@ -46,6 +46,8 @@ export interface JudgeInput {
   inputClass?: string;
   /** Bytes of an answer the client reads (--max-body-size): what a longer body was judged on. */
   bodyCapBytes?: number;
+  /** An access case: who called, and what the run knows of the record and the caller (execute/phases/access.ts). */
+  access?: CheckContext['access'];
 }
 
 /** One exchange judged: passed, failed, missing (the route is unknown) or errored (the tool or the network). */
@@ -92,6 +94,7 @@ export function judge(input: JudgeInput): Judgement {
       ...(input.unshown?.length ? { unshown: input.unshown } : {}),
       ...(input.inputClass !== undefined ? { inputClass: input.inputClass } : {}),
       ...(input.bodyCapBytes !== undefined ? { bodyCapBytes: input.bodyCapBytes } : {}),
+      ...(input.access ? { access: input.access } : {}),
     });
   } catch (error) {
     // The tool cannot judge this response (e.g. a schema ajv cannot compile): not the service's fault.

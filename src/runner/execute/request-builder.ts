@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { stringify as losslessStringify } from 'lossless-json';
-import { authorization, changedToken, truncatedToken } from '../http/auth-variants.ts';
+import { authorization, changedToken, truncatedToken, type InvalidAuth } from '../http/auth-variants.ts';
+import type { Identity } from './identities.ts';
 import type { HttpMethod, Operation, RecordedRequest } from '../model.ts';
 import type { RequestPlan } from '../plan/cases.ts';
 import { encodeBody } from '../plan/parameters.ts';
@@ -45,6 +46,8 @@ export interface BuilderSettings {
   token(): string;
   /** The credential given for a security scheme by name (--auth), if any. */
   credential?(scheme: string): string | undefined;
+  /** Another identity of the run by name (--identity), if any. */
+  identity?(name: string): Identity | undefined;
   profileOf(op: Operation): Profile;
 }
 
@@ -94,9 +97,14 @@ export class RequestBuilder {
     // An operation that declares no security is sent no credentials, unless its platform wants them everywhere.
     const profile = this.settings.profileOf(op);
     if (op.credentialed === false && !profile.auth.everyOperation) return headers;
+    const other = this.other(auth);
+    if (other) {
+      if (other.token) headers[profile.auth.header.toLowerCase()] = `Bearer ${other.token}`;
+      return headers;
+    }
     const token = this.settings.token();
     if (token === '' && auth === 'valid') return headers;
-    const value = authorization(auth, token);
+    const value = authorization(auth as InvalidAuth | 'valid', token);
     if (value !== undefined) headers[profile.auth.header.toLowerCase()] = value;
     return headers;
   }
@@ -108,30 +116,41 @@ export class RequestBuilder {
   credentials(op: Operation, auth: RequestPlan['auth']): { headers: Record<string, string>; query: Record<string, string>; cookies: Record<string, string> } {
     const out = { headers: {} as Record<string, string>, query: {} as Record<string, string>, cookies: {} as Record<string, string> };
     if (auth === 'none') return out;
+    // Another identity's call: its credential for the scheme (else its token), sent as a valid one.
+    const other = this.other(auth);
+    const mode = other ? 'valid' : (auth as InvalidAuth | 'valid');
     for (const scheme of op.auth ?? []) {
       // The scheme's own credential (--auth name=value), else the run's token.
-      const token = this.settings.credential?.(scheme.name) ?? this.settings.token();
+      const token = other ? (other.auth?.[scheme.name] ?? other.token ?? '') : (this.settings.credential?.(scheme.name) ?? this.settings.token());
       // Nothing to send (an operation a caller may also call without credentials, and none given).
-      if (token === '' && auth === 'valid') continue;
+      if (token === '' && mode === 'valid') continue;
       // The same refused credentials as for the profile's header (http/auth-variants.ts), in each scheme.
       const secret =
-        auth === 'valid' ? token
-        : auth === 'malformed' ? 'not a valid credential'
-        : auth === 'truncated' ? truncatedToken(token)
-        : auth === 'changed' ? changedToken(token)
-        : auth === 'empty' ? ''
+        mode === 'valid' ? token
+        : mode === 'malformed' ? 'not a valid credential'
+        : mode === 'truncated' ? truncatedToken(token)
+        : mode === 'changed' ? changedToken(token)
+        : mode === 'empty' ? ''
         : randomBytes(24).toString('hex');
       if (scheme.kind === 'bearer') {
-        const value = authorization(auth, token);
+        const value = authorization(mode, token);
         if (value !== undefined) out.headers['authorization'] = value;
       } else if (scheme.kind === 'basic') {
-        out.headers['authorization'] = auth === 'malformed' ? 'Basic not-base64!' : `Basic ${Buffer.from(secret.includes(':') ? secret : `${secret}:`).toString('base64')}`;
+        out.headers['authorization'] = mode === 'malformed' ? 'Basic not-base64!' : `Basic ${Buffer.from(secret.includes(':') ? secret : `${secret}:`).toString('base64')}`;
       } else if (scheme.kind !== 'apiKey') continue;
       else if (scheme.in === 'header') out.headers[scheme.parameter.toLowerCase()] = secret;
       else if (scheme.in === 'query') out.query[scheme.parameter] = secret;
       else out.cookies[scheme.parameter] = secret;
     }
     return out;
+  }
+
+  /** The identity an `as:<name>` auth mode names (undefined: the run's own credential, or a refused one). */
+  private other(auth: RequestPlan['auth']): Identity | undefined {
+    if (!auth.startsWith('as:')) return undefined;
+    const identity = this.settings.identity?.(auth.slice(3));
+    if (!identity) throw new Error(`no identity named ${auth.slice(3)}`);
+    return identity;
   }
 
   /** The request as sent: method, URL, headers and body text. */

@@ -40,6 +40,7 @@ import { unknownRouteAnswer, type UnknownRouteAnswer } from './unknown-route.ts'
 import { ValuePool } from './value-pool.ts';
 import { Slots } from './slots.ts';
 import { idFromLocation, undoOf } from '../plan/undo.ts';
+import { identityCredentials } from './identities.ts';
 
 export { responseLocation } from './judge.ts';
 
@@ -139,6 +140,7 @@ export class Session implements CaseHost, PhaseHost {
       authHeader: profileFor(profiles, contract.services[0]?.id ?? '').auth.header,
       token: { token: config.token },
       ...(config.auth ? { schemeCredentials: config.auth } : {}),
+      ...(config.identities?.length ? { identityCredentials: identityCredentials(config.identities) } : {}),
       credentialHeaders: [...new Set(contract.operations.flatMap((o) => (o.auth ?? []).flatMap((s) => (s.kind === 'apiKey' && s.in === 'header' ? [s.parameter] : []))))],
       onToken: (token) => (config.token = token),
       sendOn: selectOperations(contract.operations, config).length >= WORKER_FROM_OPERATIONS ? 'worker' : 'this-thread',
@@ -151,6 +153,7 @@ export class Session implements CaseHost, PhaseHost {
       runId: config.runId,
       token: () => this.config.token,
       credential: (scheme) => this.config.auth?.[scheme],
+      identity: (name) => this.config.identities?.find((i) => i.name === name),
       profileOf: (op) => this.profileOf(op),
     });
     this.ledger = new CleanupLedger(contract, (op) => this.profileOf(op), (op, pathParams) => this.url(op, pathParams));

@@ -35,6 +35,8 @@ export interface GatewayClientOptions {
   token: IssuedToken;
   /** Credentials of named security schemes (--auth): redacted as $CONFORMANCE_AUTH_<NAME> everywhere. */
   schemeCredentials?: Record<string, string>;
+  /** Other identities' credentials (--identity): redacted as $CONFORMANCE_IDENTITY_<NAME> everywhere. */
+  identityCredentials?: Array<{ variable: string; value: string }>;
   /** Headers that carry a credential of a scheme (an apiKey's header): redacted by name as the auth header is. */
   credentialHeaders?: string[];
   /** Called with every token the run uses (the first and each refreshed one). */
@@ -75,8 +77,11 @@ export class GatewayClient {
     this.hidden = secretValues(client);
     this.hiddenNames = new Set(client.headers.filter((h) => h.secret).map((h) => h.name.toLowerCase()));
     // Longer secrets first: one that holds another must not be left half redacted.
-    const schemes = Object.entries(options.schemeCredentials ?? {}).sort((a, b) => b[1].length - a[1].length);
-    for (const [scheme, value] of schemes) this.redactions.push(...derivedSecrets(value, `$${schemeVariable(scheme)}`));
+    const schemes = [
+      ...Object.entries(options.schemeCredentials ?? {}).map(([scheme, value]) => [`$${schemeVariable(scheme)}`, value] as const),
+      ...(options.identityCredentials ?? []).map((c) => [`$${c.variable}`, c.value] as const),
+    ].sort((a, b) => b[1].length - a[1].length);
+    for (const [placeholder, value] of schemes) this.redactions.push(...derivedSecrets(value, placeholder));
     this.tokens = new TokenSource(options.token, client.tokenCommand, (token) => {
       if (token !== '' && !this.secrets.includes(token)) {
         this.secrets.push(token);

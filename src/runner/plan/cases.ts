@@ -1,9 +1,10 @@
 import { AUTH_VARIANTS } from '../http/auth-variants.ts';
 import type { AuthMode, RequestPlan } from './request-plan.ts';
+import { DEFAULT_IDENTITY, holdsAll, type Identity } from '../execute/identities.ts';
 import type { CaseKind, Contract, JsonSchema, Operation, SkipKind } from '../model.ts';
 import type { Examples, Expectation, RequestExample, SetupStep } from '../description/examples.ts';
 import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../description/json-schema.ts';
-import { isIrreversible, sideEffectOf, type Profile } from '../description/profile.ts';
+import { isIrreversible, rolesFor, sideEffectOf, type Profile } from '../description/profile.ts';
 import { Random } from './random.ts';
 import { DEFAULT_MAX_EXAMPLES } from './coverage.ts';
 import { hasInputs } from './fuzz-inputs.ts';
@@ -18,7 +19,7 @@ import type { InputClass } from './input-tiers.ts';
 export type { AuthMode, RequestPlan } from './request-plan.ts';
 
 /** What a case expects of the deployment. */
-export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete' | 'created-readable' | 'ownership' | 'semantic' | 'coverage' | 'unsupported-method';
+export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete' | 'created-readable' | 'ownership' | 'semantic' | 'coverage' | 'unsupported-method' | 'object-access' | 'function-access';
 
 export interface PlannedCase {
   operationId: string;
@@ -57,6 +58,8 @@ export interface PlanOptions {
   fuzzExamples?: number;
   /** Sequences of the stateful phase per operation (0: none). */
   sequences?: number;
+  /** The run's identities (--identity): another one's turns on the access cases. */
+  identities?: readonly Identity[];
 }
 
 /** The case name of the fuzzing phase (a coverage-kind case: the same skip rules apply). */
@@ -343,6 +346,32 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
   const creator = op.method === 'GET' ? createOf(contract, op) : undefined;
   if (creator && pathParamNames(creator).length > 0) {
     add({ name: 'lifecycle: ownership', kind: 'lifecycle', expectation: 'ownership', fixture: 'fresh', request: { pathParams: {}, query: {}, auth: 'valid', setup: [] } });
+  }
+
+  // Access between identities (execute/phases/access.ts), with another identity's credential: the call on a record
+  // the run created with its own (object level); the call by an identity whose declared scopes or roles lack what
+  // the operation needs (function level). A write goes to a record made for the case alone.
+  const others = (options.identities ?? []).filter((i) => i.name !== DEFAULT_IDENTITY && (i.token !== undefined || i.auth !== undefined));
+  if (others.length > 0 && op.credentialed !== false) {
+    const fixtureOf = (): PlannedCase['fixture'] => (needsFixture ? (safe ? 'shared' : 'fresh') : 'none');
+    const roles = rolesFor(op, profile);
+    const lacks = (identity: Identity) => ({
+      scopes: op.scopes !== undefined && op.scopes.every((list) => holdsAll(identity.scopes, list) === false),
+      roles: roles !== undefined && holdsAll(identity.roles, roles) === false,
+    });
+    // An identity known to lack the operation's scope or role is refused whatever record it names: its call is the
+    // function-level case only.
+    if (needsFixture) {
+      for (const identity of others) {
+        const lacking = lacks(identity);
+        if (!lacking.scopes && !lacking.roles) add({ name: `access: as ${identity.name}`, kind: 'lifecycle', expectation: 'object-access', fixture: fixtureOf(), request: base({ auth: `as:${identity.name}` }) });
+      }
+    }
+    for (const identity of others) {
+      const { scopes: lacksScopes, roles: lacksRoles } = lacks(identity);
+      if (!lacksScopes && !lacksRoles) continue;
+      add({ name: `access: as ${identity.name}, without ${lacksScopes ? 'scope' : 'role'}`, kind: 'lifecycle', expectation: 'function-access', fixture: fixtureOf(), request: base({ auth: `as:${identity.name}` }) });
+    }
   }
   return { operation: op, cases };
 }

@@ -1,5 +1,6 @@
 import type { Operation } from '../model.ts';
 import type { PlanOptions } from './cases.ts';
+import type { Identity } from '../execute/identities.ts';
 
 /** What planning reads of a run's settings (the CLI's options, a RunConfig): one place makes PlanOptions of it. */
 export interface PlanSettings {
@@ -12,6 +13,7 @@ export interface PlanSettings {
   maxExamples?: number | undefined;
   fuzzExamples?: number | undefined;
   sequences?: number | undefined;
+  identities?: readonly Identity[] | undefined;
 }
 
 export function planOptionsOf(settings: PlanSettings): PlanOptions {
@@ -23,6 +25,7 @@ export function planOptionsOf(settings: PlanSettings): PlanOptions {
     ...(settings.maxExamples !== undefined ? { maxExamples: settings.maxExamples } : {}),
     ...(settings.fuzzExamples !== undefined ? { fuzzExamples: settings.fuzzExamples } : {}),
     ...(settings.sequences !== undefined ? { sequences: settings.sequences } : {}),
+    ...(settings.identities?.length ? { identities: settings.identities } : {}),
   };
 }
 

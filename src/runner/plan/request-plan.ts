@@ -5,7 +5,8 @@
 import type { SetupStep } from '../description/examples.ts';
 import type { InvalidAuth } from '../http/auth-variants.ts';
 
-export type AuthMode = 'valid' | InvalidAuth;
+/** The run's credential ('valid'), one the auth matrix must see refused, or another identity's (`as:<name>`). */
+export type AuthMode = 'valid' | InvalidAuth | `as:${string}`;
 
 export interface RequestPlan {
   /** Explicit path parameter values; the others come from records the run creates (fixtures) or are random. */

@@ -13,8 +13,8 @@ import { ownString } from './text.ts';
 /** The variable the engine writes in place of the token. */
 export const TOKEN_VARIABLE = 'CONFORMANCE_TOKEN';
 
-/** The variables a reproduction reads credentials from: the token, and each security scheme's (--auth). */
-const CREDENTIAL_VARIABLE = `(?:${TOKEN_VARIABLE}|CONFORMANCE_AUTH_[A-Z0-9_]+)`;
+/** The variables a reproduction reads credentials from: the token, each security scheme's (--auth), each identity's (--identity). */
+const CREDENTIAL_VARIABLE = `(?:${TOKEN_VARIABLE}|CONFORMANCE_AUTH_[A-Z0-9_]+|CONFORMANCE_IDENTITY_[A-Z0-9_]+)`;
 const TOKEN_VALUE = new RegExp(`^(?:[A-Za-z]+ )?\\$${CREDENTIAL_VARIABLE}$`);
 /** A credential variable in a text (not a refused variant of it, `$CONFORMANCE_TOKEN~changed`). */
 const VARIABLE_IN_TEXT = new RegExp(`\\$(${CREDENTIAL_VARIABLE})(?![~A-Za-z0-9_])`, 'g');

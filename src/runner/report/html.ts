@@ -211,6 +211,8 @@ export interface ReportView {
   /** Inputs of the lenient tier the deployment accepted (warnings counted apart), the first LENIENT_ROWS of them. */
   lenient: { rows: Array<{ operationId: string; caseName: string; what: string; anchor: string }>; cases: number; requests: number; operations: number; more: number };
   deploymentDiff?: NonNullable<RunResults['deploymentDiff']>;
+  /** Who could do what (--identity): the access table, each row with its operation's anchor. */
+  access?: { identities: string[]; rows: Array<Omit<NonNullable<RunResults['access']>['rows'][number], 'lacking'> & { anchor: string; lacking?: string }> };
   slowest: Array<{ operationId: string; anchor: string; duration: string }>;
   /** Operation rows left as markers, to be rendered one by one (renderHtmlTo). */
   streamed?: boolean;
@@ -467,6 +469,18 @@ export function buildReportView(results: RunResults, options: HtmlOptions = {}, 
     expiredWaivers: results.expiredWaivers,
     waived,
     lenient,
+    ...(results.access
+      ? {
+          access: {
+            identities: results.access.identities,
+            rows: results.access.rows.map(({ lacking, ...r }) => ({
+              ...r,
+              anchor: anchorFor({ service: operations.find((o) => o.operationId === r.operationId)?.service ?? '', operationId: r.operationId }),
+              ...(lacking ? { lacking: [...(lacking.scopes ?? []).map((l) => l.join(' + ')), ...(lacking.roles ?? [])].join(' or ') } : {}),
+            })),
+          },
+        }
+      : {}),
     slowest: [...operations]
       .filter((op) => op.outcome !== 'not-described' && op.durationMs > 0)
       .sort((a, b) => b.durationMs - a.durationMs)

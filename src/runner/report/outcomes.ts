@@ -22,6 +22,7 @@
  * - Exit codes: conformant 0, not-conformant 1, incomplete 2 (exitCodeOf).
  */
 import type {
+  AccessTable,
   CaseKind,
   CaseOutcome,
   CaseResult,
@@ -360,14 +361,58 @@ export function summarise(results: UnsummarisedResults): RunResults {
   const lenient = leniencyCounts(operations);
   if (lenient) out.acceptedLeniently = lenient;
   else delete out.acceptedLeniently;
+  const access = accessTable(operations);
+  if (access) out.access = access;
+  else delete out.access;
   if (pact) out.pact = pact;
   // Keys in the order of RunResults in model.ts, so equal results serialise to identical results.json text.
   return canonicalKeyOrder(out);
 }
 
+/**
+ * The access table from the access cases (execute/phases/access.ts): one row per operation and kind, the status
+ * of the owner (`default`) and of each other identity. Undefined when no access case ran.
+ */
+export function accessTable(operations: readonly OperationResult[]): AccessTable | undefined {
+  const rows: AccessTable['rows'] = [];
+  const identities = new Set<string>();
+  for (const op of operations) {
+    const byKind = new Map<string, AccessTable['rows'][number]>();
+    for (const c of op.cases) {
+      const a = c.access;
+      if (!a) continue;
+      let row = byKind.get(a.kind);
+      if (!row) {
+        row = { operationId: op.operationId, method: op.method ?? '', path: op.path ?? '', kind: a.kind, ...(a.owned !== undefined ? { owned: a.owned } : {}), statuses: {} };
+        byKind.set(a.kind, row);
+        rows.push(row);
+      }
+      if (a.owner !== undefined) {
+        identities.add(a.owner);
+        row.statuses[a.owner] = a.ownerStatus ?? null;
+      }
+      identities.add(a.identity);
+      row.statuses[a.identity] = a.status ?? null;
+      if (a.lacking && (a.lacking.scopes || a.lacking.roles)) row.lacking = a.lacking;
+      const found = c.findings.filter((f) => f.check === 'object-access-across-identities' || f.check === 'function-access-without-scope');
+      const verdict: NonNullable<AccessTable['rows'][number]['verdict']> =
+        c.outcome === 'skipped' ? 'skipped'
+        : found.some((f) => f.severity === 'error') ? 'error'
+        : found.some((f) => f.severity === 'warning') ? 'warning'
+        : a.status !== undefined && a.status >= 200 && a.status <= 299 ? 'allowed'
+        : 'refused';
+      const rank = { error: 4, warning: 3, allowed: 2, skipped: 1, refused: 0 } as const;
+      if (row.verdict === undefined || rank[verdict] > rank[row.verdict]) row.verdict = verdict;
+    }
+  }
+  if (rows.length === 0) return undefined;
+  const names = [...identities].sort((a, b) => (a === 'default' ? -1 : b === 'default' ? 1 : a.localeCompare(b)));
+  return { identities: names, rows };
+}
+
 const KEY_ORDER: ReadonlyArray<keyof RunResults> = [
   'schemaVersion', 'tool', 'contract', 'target', 'startedAt', 'finishedAt', 'durationMs', 'verdict', 'verdictLine', 'interrupted',
-  'stopped', 'targetDown', 'failOn', 'failOnUntested', 'seed', 'shard', 'coverage', 'counts', 'acceptedLeniently', 'operations', 'deploymentDiff', 'pact', 'expiredWaivers',
+  'stopped', 'targetDown', 'failOn', 'failOnUntested', 'seed', 'shard', 'coverage', 'counts', 'acceptedLeniently', 'operations', 'access', 'deploymentDiff', 'pact', 'expiredWaivers',
 ];
 
 function canonicalKeyOrder(results: RunResults): RunResults {

@@ -264,7 +264,7 @@ export function reproductionScript(steps: readonly ChainStep[], options: Reprodu
   if (options.title) lines.push(`# Reproduces ${options.title.replace(/\n/g, ' ')}`);
   if (options.finding) lines.push(`# The run found: ${options.finding.replace(/\n/g, ' ')}`);
   lines.push(
-    '# Needs bash and curl; reads credentials from CONFORMANCE_TOKEN (or CONFORMANCE_AUTH_<SCHEME>). Exit 0: the last call answered the status',
+    '# Needs bash and curl; reads credentials from CONFORMANCE_TOKEN (or CONFORMANCE_AUTH_<SCHEME>, CONFORMANCE_IDENTITY_<NAME>). Exit 0: the last call answered the status',
     '# the run saw; 3: another status; 2: a setup call failed. Records it creates are deleted on exit.',
     'set -u',
     '',

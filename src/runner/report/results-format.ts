@@ -44,6 +44,7 @@ export interface StoredCase {
   omittedExchanges?: number;
   /** The earlier case of the operation with the same checks and findings (see the module comment). */
   sameAs?: string;
+  access?: CaseResult['access'];
 }
 
 export interface SkippedGroup {
@@ -72,7 +73,8 @@ function plainSkip(c: CaseResult): c is CaseResult & { skipReason: string } {
     c.errorMessage === undefined &&
     c.flaky === undefined &&
     !c.retried &&
-    c.omittedExchanges === undefined
+    c.omittedExchanges === undefined &&
+    c.access === undefined
   );
 }
 
@@ -87,7 +89,8 @@ function repeatable(c: CaseResult): boolean {
     c.errorMessage === undefined &&
     c.skipReason === undefined &&
     c.flaky === undefined &&
-    !c.retried
+    !c.retried &&
+    c.access === undefined
   );
 }
 
@@ -128,6 +131,7 @@ function storedCase(c: CaseResult, op: OperationResult): StoredCase {
   if (c.reproduction !== undefined) out.reproduction = c.reproduction;
   if (c.retried) out.retried = true;
   if (c.omittedExchanges !== undefined) out.omittedExchanges = c.omittedExchanges;
+  if (c.access !== undefined) out.access = c.access;
   return out;
 }
 

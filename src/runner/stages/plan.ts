@@ -37,6 +37,7 @@ export async function planRun(options: RunOptions, inputs: Inputs, local: LocalI
     baseUrls: targets.servers,
     token: targets.token ?? '',
     ...(Object.keys(targets.schemeAuth).length > 0 ? { auth: targets.schemeAuth } : {}),
+    ...(options.identities?.length ? { identities: options.identities } : {}),
     timeoutMs: options.timeoutMs,
     concurrency: options.concurrency,
     bodyCapBytes: options.maxBodyBytes ?? DEFAULT_BODY_CAP,

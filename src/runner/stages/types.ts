@@ -1,4 +1,5 @@
 /** What a run is given (the CLI's options, src/runner/cli/run-options.ts) and what it ends with. */
+import type { Identity } from '../execute/identities.ts';
 import type { ClientOptions } from '../http/client-options.ts';
 import type { RunResults } from '../model.ts';
 import type { Pack } from '../pack.ts';
@@ -21,6 +22,8 @@ export interface RunOptions {
   token?: string;
   /** Credentials by security scheme name (--auth NAME=value): an apiKey's key, basic's user:password, a bearer token. */
   auth?: Record<string, string>;
+  /** Other callers (and `default`: what the run's own credential holds); a second identity turns on the access checks. */
+  identities?: Identity[];
   timeoutMs: number;
   /** Bytes of each answer read and judged (--max-body-size; default 1 MiB). */
   maxBodyBytes?: number;

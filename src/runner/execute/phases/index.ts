@@ -21,6 +21,7 @@ import { accepts } from '../../plan/accepts.ts';
 import { alignBodyToPath, fillReferences, madeUpNames, unshownRules, type Doubts } from '../references.ts';
 import { resolveTemplates } from '../templates.ts';
 import type { CaseRun } from '../case-run.ts';
+import { runFunctionAccess, runObjectAccess } from './access.ts';
 import { runCoveragePhase } from './coverage-phase.ts';
 import { runFuzzingPhase } from './fuzzing.ts';
 import { runPresence } from './presence.ts';
@@ -91,6 +92,8 @@ async function runRequests(session: PhaseHost, run: CaseRun, secrets: string[], 
     const unshown = unshownRules(op, sent, planned.request.body);
     return { ...(named.length > 0 ? { madeUpReferences: named } : {}), ...(unshown.length > 0 ? { unshown } : {}) };
   };
+  if (planned.expectation === 'object-access') return runObjectAccess(session, run, request);
+  if (planned.expectation === 'function-access') return runFunctionAccess(session, run, request);
   if (planned.expectation === 'created-readable') return runCreatedReadable(session, run, request);
   if (planned.name === SEQUENCE_CASE) return runSequences(session, run, request);
   if (planned.kind === 'lifecycle') return runLifecycle(session, run, request, doubts);
