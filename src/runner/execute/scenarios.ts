@@ -48,8 +48,8 @@ export function runScenarios(input: { root: string; config: RunConfig; contract:
   if (!ownProcess) return runScenariosHere(message);
   const child = fork(CHILD, [], {
     // A young generation of 2 MB (V8's default grows to 16): the suites' process starts while the run's own holds the
-    // loaded contract, and the two together are the peak of a large run (the Customer contract at 2,770
-    // operations against all-404: 254-257 MiB instead of 265-276, in no more time).
+    // loaded contract, and the two together are the peak of a large run (a contract of 2,770 operations with its
+    // suites against all-404: 254-257 MiB instead of 265-276, in no more time).
     execArgv: ['--max-semi-space-size=2', ...(COMPILED ? [] : ['--import', pathToFileURL(require.resolve('tsx')).href])],
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
