@@ -74,7 +74,7 @@ describe('identities', () => {
 });
 
 describe.each(SEEDS)('access between identities, seed %s', (seed) => {
-  test.each([
+  test.each<[string, { denial?: number }]>([
     ['others get 404', {}],
     ['others get 403, as an unknown record does', { denial: 403 }],
   ])('a correct deployment (%s) is conformant, its access table shows who got what', async (_label, server) => {
