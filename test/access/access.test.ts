@@ -97,6 +97,7 @@ describe.each(SEEDS)('access between identities, seed %s', (seed) => {
     for (const id of ['create-document', 'update-document', 'delete-document', 'create-comment', 'create-tag', 'delete-tag']) {
       expect(row(id, 'function'), id).toMatchObject({ verdict: 'refused', statuses: { reader: 403 }, lacking: { scopes: [['documents:write']] } });
     }
+    expect(run.stdout).toMatch(/^Access \(bob, reader beside default\): \d+ rows: 0 error, 0 warning, \d+ refused, \d+ allowed/m);
     // The HTML has the table; no report holds a credential, and a reproduction names the identity's variable.
     const html = readFileSync(join(run.out, 'index.html'), 'utf8');
     expect(html).toMatch(/<section id="access"/);
@@ -171,10 +172,21 @@ describe('where nothing declares ownership', () => {
     expect(allFindings(run.results!).find((f) => f.operationId === 'create-tag')?.message).toMatch(/lacks the role admin/);
   });
 
+  test('an identity whose credential the service refuses (401): its cases are skipped with why, the verdict stands', async () => {
+    const run = await runAgainst({}, '1', { CONFORMANCE_TOKEN: TOKENS.alice, CONFORMANCE_IDENTITY_MALLORY: 'not-a-token-of-this-service' });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const skipped = run.results!.operations.flatMap((o) => o.cases).filter((c) => c.name === 'access: as mallory');
+    expect(skipped.length).toBeGreaterThan(0);
+    for (const c of skipped) expect(c.skipReason).toMatch(/identity mallory's credential was refused \(401 to /);
+    expect(run.results!.access!.rows.every((r) => r.verdict === 'skipped' && r.statuses['mallory'] === 401)).toBe(true);
+    expect(JSON.stringify(run.results)).not.toContain('not-a-token-of-this-service');
+  });
+
   test('without a second identity no access case runs and there is no access table', async () => {
     const run = await runAgainst({ fault: 'read-other' }, '1', { CONFORMANCE_TOKEN: TOKENS.alice });
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.results!.access).toBeUndefined();
+    expect(run.stdout).not.toMatch(/^Access/m);
     expect(run.results!.operations.flatMap((o) => o.cases).some((c) => c.name.startsWith('access:'))).toBe(false);
   });
 

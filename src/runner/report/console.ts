@@ -331,6 +331,15 @@ export function renderSummary(results: RunResults, paths: ReportPaths, options: 
     );
     for (const w of lenient) lines.push(`  ${(fatal ? c.red : c.yellow)('lenient')}  ${w.operationId} › ${w.caseName}: ${leniently(w.finding.message)}`);
   }
+  if (results.access) {
+    // Who could do what: the tally of the access table (index.html and results.json have it whole).
+    const by = (v: string) => results.access!.rows.filter((r) => r.verdict === v).length;
+    const others = results.access.identities.filter((n) => n !== 'default');
+    lines.push(
+      '',
+      `Access (${others.join(', ')} beside default): ${results.access.rows.length} row${results.access.rows.length === 1 ? '' : 's'}: ${by('error')} error, ${by('warning')} warning, ${by('refused')} refused, ${by('allowed')} allowed where nothing declares ownership or scopes (information), ${by('skipped')} skipped; the table is in index.html`,
+    );
+  }
   const pactFailed = (results.pact?.interactions ?? []).filter((i) => i.outcome === 'failed' || i.outcome === 'errored');
   if (pactFailed.length > 0) {
     lines.push('', c.bold('Pact interactions that did not pass:'));

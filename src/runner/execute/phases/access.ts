@@ -36,7 +36,8 @@ function unusable(run: CaseRun, exchange: Exchange, identity: string): CaseResul
     return run.result();
   }
   if (exchange.response.status === 401) {
-    return run.skipped(`identity ${identity}'s credential was refused (401 to ${exchange.request.method} ${new URL(exchange.request.url).pathname}): check what --identity ${identity} gives`, 'setup-failed');
+    const access: AccessRecord = { kind: run.planned.expectation === 'function-access' ? 'function' : 'object', identity, status: 401 };
+    return { ...run.skipped(`identity ${identity}'s credential was refused (401 to ${exchange.request.method} ${new URL(exchange.request.url).pathname}): check what --identity ${identity} gives`, 'setup-failed'), access };
   }
   return undefined;
 }
