@@ -52,6 +52,20 @@ export function ownedPerIdentity(op: { ownership?: 'per-identity'; group: string
   return op.ownership === 'per-identity' || (profile.ownership?.perIdentity ?? []).includes(op.group);
 }
 
+/**
+ * What an identity lacks for the operation: the scope lists of its security requirement when the identity holds
+ * none of them, the roles the profile names when it holds not all. Only what the identity declares counts (an
+ * identity that declares no scopes lacks none). Empty: nothing known to be lacking.
+ */
+export function lackingFor(op: { operationId: string; group: string; scopes?: string[][] }, profile: Profile, held: { scopes?: readonly string[]; roles?: readonly string[] } | undefined): { scopes?: string[][]; roles?: string[] } {
+  const holdsAll = (have: readonly string[] | undefined, needed: readonly string[]) => have === undefined || needed.every((n) => have.includes(n));
+  const roles = rolesFor(op, profile);
+  return {
+    ...(op.scopes && !op.scopes.some((list) => holdsAll(held?.scopes, list)) ? { scopes: op.scopes } : {}),
+    ...(roles && !holdsAll(held?.roles, roles) ? { roles } : {}),
+  };
+}
+
 /** The roles a caller needs for the operation (its operationId's entry, else its group's), if the profile names any. */
 export function rolesFor(op: { operationId: string; group: string }, profile: Profile): string[] | undefined {
   return profile.roles?.[op.operationId] ?? profile.roles?.[op.group];

@@ -104,12 +104,6 @@ export function mergeIdentities(...lists: ReadonlyArray<readonly Identity[]>): I
   return [...byName.values()];
 }
 
-/** Whether the identity holds every name of `needed` (scopes or roles); undefined when it declares none. */
-export function holdsAll(held: readonly string[] | undefined, needed: readonly string[]): boolean | undefined {
-  if (held === undefined) return undefined;
-  return needed.every((n) => held.includes(n));
-}
-
 /**
  * What reports write in place of each other identity's credentials: $CONFORMANCE_IDENTITY_<NAME> for its token,
  * $CONFORMANCE_IDENTITY_<NAME>_<SCHEME> for a scheme's own credential.

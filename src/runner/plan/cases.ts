@@ -1,10 +1,10 @@
 import { AUTH_VARIANTS } from '../http/auth-variants.ts';
 import type { AuthMode, RequestPlan } from './request-plan.ts';
-import { DEFAULT_IDENTITY, holdsAll, type Identity } from '../execute/identities.ts';
+import { DEFAULT_IDENTITY, type Identity } from '../execute/identities.ts';
 import type { CaseKind, Contract, JsonSchema, Operation, SkipKind } from '../model.ts';
 import type { Examples, Expectation, RequestExample, SetupStep } from '../description/examples.ts';
 import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../description/json-schema.ts';
-import { isIrreversible, rolesFor, sideEffectOf, type Profile } from '../description/profile.ts';
+import { isIrreversible, lackingFor, sideEffectOf, type Profile } from '../description/profile.ts';
 import { Random } from './random.ts';
 import { DEFAULT_MAX_EXAMPLES } from './coverage.ts';
 import { hasInputs } from './fuzz-inputs.ts';
@@ -354,11 +354,7 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
   const others = (options.identities ?? []).filter((i) => i.name !== DEFAULT_IDENTITY && (i.token !== undefined || i.auth !== undefined));
   if (others.length > 0 && op.credentialed !== false) {
     const fixtureOf = (): PlannedCase['fixture'] => (needsFixture ? (safe ? 'shared' : 'fresh') : 'none');
-    const roles = rolesFor(op, profile);
-    const lacks = (identity: Identity) => ({
-      scopes: op.scopes !== undefined && op.scopes.every((list) => holdsAll(identity.scopes, list) === false),
-      roles: roles !== undefined && holdsAll(identity.roles, roles) === false,
-    });
+    const lacks = (identity: Identity) => lackingFor(op, profile, identity);
     // An identity known to lack the operation's scope or role is refused whatever record it names: its call is the
     // function-level case only.
     if (needsFixture) {

@@ -7,11 +7,11 @@
  * where the call writes) and are cleaned up with the owner's credential as every record the run made.
  */
 import { randomUUID } from 'node:crypto';
-import { ownedPerIdentity, rolesFor } from '../../description/profile.ts';
+import { lackingFor, ownedPerIdentity } from '../../description/profile.ts';
 import { schemaFormat, schemaTypes } from '../../description/json-schema.ts';
 import type { AccessRecord, CaseResult, Exchange, Operation } from '../../model.ts';
 import { pathParamNames } from '../../plan/cases.ts';
-import { holdsAll, DEFAULT_IDENTITY } from '../identities.ts';
+import { DEFAULT_IDENTITY } from '../identities.ts';
 import type { CaseRun } from '../case-run.ts';
 import type { CallRequest } from '../request-builder.ts';
 import type { PhaseHost } from './host.ts';
@@ -94,11 +94,7 @@ export async function runFunctionAccess(session: PhaseHost, run: CaseRun, reques
   const { op } = run;
   const name = callerOf(run);
   const identity = session.config.identities?.find((i) => i.name === name);
-  const roles = rolesFor(op, session.profileOf(op));
-  const lacking = {
-    ...(op.scopes && op.scopes.every((list) => holdsAll(identity?.scopes, list) === false) ? { scopes: op.scopes } : {}),
-    ...(roles && holdsAll(identity?.roles, roles) === false ? { roles } : {}),
-  };
+  const lacking = lackingFor(op, session.profileOf(op), identity);
   const exchange = await run.send(op, request, { intent: true });
   const stop = unusable(run, exchange, name);
   if (stop) return stop;
