@@ -29,6 +29,25 @@ export function childPids(): number[] {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** The child processes the calling thread started and has not reaped yet (Linux /proc; empty where it is absent). */
+function threadChildren(): string[] {
+  try {
+    return readFileSync('/proc/thread-self/children', 'utf8').trim().split(/\s+/).filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Waits (up to graceMs) until the child processes this thread started have ended and been reaped. A worker thread
+ * calls it before it ends: only its own event loop reaps what it started, and a child that ends after the thread
+ * is left a zombie that the CLI's last wait (endChildProcesses) can only wait out.
+ */
+export async function ownChildrenEnded(graceMs = 1_000): Promise<void> {
+  const deadline = Date.now() + graceMs;
+  while (threadChildren().length > 0 && Date.now() < deadline) await sleep(10);
+}
+
 /** Stops the helper services the run started and waits (up to graceMs) for every child process to end. */
 export async function endChildProcesses(graceMs = 3_000): Promise<void> {
   // No child at all (e.g. --help, or a run without vitest): no esbuild service either, nothing to load.

@@ -103,7 +103,7 @@ export async function executeRun(options: RunOptions, local: LocalInputs, target
   ];
   // A large run runs the suites first, in a process of their own that ends before its cases start, and collects
   // what loading the contract left before: vitest's memory is never on top of the cases' (2,770 operations:
-  // 375 MiB at the peak with the suites beside the cases in this process). A small run runs them here, beside its cases.
+  // 375 MiB at the peak with the suites beside the cases in this process). A small run runs them on a thread, beside its cases.
   const withSuites = scenarios && suiteGlobs.length > 0;
   const suitesFirst = withSuites && selected.length >= WORKER_FROM_OPERATIONS;
   if (suitesFirst) collectNow(true);
