@@ -455,3 +455,51 @@ describe('order, budget and determinism', () => {
     expect(first.filter((i) => i.class === 'random').every((i) => i.valid)).toBe(true);
   });
 });
+
+describe('names and numbers in a string, the items of a list', () => {
+  const items = (schema: JsonSchema, where: ParameterSpec['in'] = 'query', method = 'GET') => {
+    const path = where === 'path' ? '/things/{p}' : '/things';
+    const operation = op({ method: method as Operation['method'], path, parameters: [param('p', where, schema)] });
+    return run(operation, where === 'path' ? { pathParams: { p: 'conf-1' }, query: {} } : { pathParams: {}, query: {} });
+  };
+
+  test('a string nothing constrains, in the query or the path: a plain word, "0" and a number beyond int64, its answer judged only', () => {
+    for (const where of ['query', 'path'] as const) {
+      const probes = items({ type: 'string' }, where).filter((i) => i.class === 'identifier-like');
+      const values = probes.map((i) => (where === 'path' ? i.pathParams?.['p'] : i.query?.['p']));
+      expect(values, where).toHaveLength(3);
+      expect(values[0]).toMatch(/^[a-z]{6}$/);
+      expect(values.slice(1)).toEqual(['0', '-92233720368547758090']);
+      expect(probes.every((i) => i.judgeAs === 'response' && i.valid)).toBe(true);
+    }
+  });
+
+  test('not where a format, a pattern, an enum or a length refuses them, nor in a header or a body', () => {
+    for (const schema of [{ type: 'string', format: 'uuid' }, { type: 'string', pattern: '^[A-Z]{2}$' }, { type: 'string', enum: ['a', 'b'] }]) {
+      expect(items(schema).filter((i) => i.class === 'identifier-like'), JSON.stringify(schema)).toEqual([]);
+    }
+    // minLength 2 leaves out "0"; maxLength 6 the long number.
+    expect(items({ type: 'string', minLength: 2, maxLength: 6 }).filter((i) => i.class === 'identifier-like').map((i) => i.query?.['p'])).toHaveLength(1);
+    expect(items({ type: 'string' }, 'header').filter((i) => i.class === 'identifier-like')).toEqual([]);
+    const body = op({ method: 'POST', path: '/things', ...jsonBody({ type: 'object', properties: { name: { type: 'string' } } }) });
+    expect(run(body, { pathParams: {}, query: {}, body: { name: 'n' } }).filter((i) => i.class === 'identifier-like')).toEqual([]);
+  });
+
+  test('a list in the URL: its string items get the probes and its integer items a value beyond int64, as lists of one', () => {
+    const strings = items({ type: 'array', items: { type: 'string' } }).filter((i) => i.class === 'identifier-like');
+    expect(strings.map((i) => i.query?.['p'])).toEqual([[expect.stringMatching(/^[a-z]{6}$/)], ['0'], ['-92233720368547758090']]);
+    const integers = items({ type: 'array', items: { type: 'integer' } }).filter((i) => i.class === 'beyond-int64');
+    expect(integers.map((i) => [i.label, i.valid])).toEqual([
+      ['query.p = [9223372036854775808] (an item beyond int64)', true],
+      ['query.p = [-9223372036854775809] (an item below int64)', true],
+    ]);
+    // An int64 item makes them invalid: still sent, as negatives.
+    expect(items({ type: 'array', items: { type: 'integer', format: 'int64' } }).filter((i) => i.class === 'beyond-int64').map((i) => i.valid)).toEqual([false, false]);
+  });
+
+  test('a valid path value of another record is not sent to an unsafe method by the plan alone: it is marked valid', () => {
+    // The coverage phase holds such values back from unsafe methods without --allow-irreversible (namesAnotherRecord).
+    const probes = items({ type: 'string' }, 'path', 'DELETE').filter((i) => i.class === 'identifier-like');
+    expect(probes.every((i) => i.valid && i.pathParams !== undefined)).toBe(true);
+  });
+});

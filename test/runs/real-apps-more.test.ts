@@ -233,7 +233,10 @@ describe.skipIf(unavailable !== undefined)('real applications of five more stack
         // "type":"comment"}]}}}}' -> 500 NotImplementedError "HyperlinkedRelatedField.to_internal_value() must be
         // implemented"); an entry_pk that is not a number (documented for /blog and /featured as any string): curl
         // /entries/conf-1idmczil/blog, /entries/x/featured, /entries/not-a-number/comments -> 500 ValueError.
-        ...['authors_create', 'entries_blog_retrieve', 'entries_comments_list', 'entries_featured_retrieve'].map((op) => `${op} not-a-server-error`),
+        // A related record that does not exist: curl /entries/0/blog -> 500 "Entry matching query does not exist.";
+        // an integer beyond SQLite's in a filter: curl -g '/nopage-entries?filter[id__in]=9223372036854775808' -> 500
+        // OverflowError.
+        ...['authors_create', 'entries_blog_retrieve', 'entries_comments_list', 'entries_featured_retrieve', 'nopage_entries_list'].map((op) => `${op} not-a-server-error`),
         // Bodies the description makes valid are refused with 400: eight creates document the bare resource object
         // ({type, id, attributes}, no "data"): curl -X POST -H 'content-type: application/vnd.api+json' -d
         // '{"type":"blog","id":1,"attributes":{"name":"x"}}' /blogs -> 400 "Received document does not contain
@@ -266,7 +269,8 @@ describe.skipIf(unavailable !== undefined)('real applications of five more stack
         // The same two on the other lists, where a seed's coverage or fuzzing sends them: page[size] =
         // "not-a-number" -> 200 (also filter[blog__name__isnull] = "not-a-boolean" -> 200 on nopage-entries); NUL
         // in filter[search] -> 400, a page past the last -> 404 "Invalid page.".
-        ...[...DRF_LISTS, 'nopage_entries_list'].filter((op) => op !== 'companies_list').map((op) => `${op} negative-data-rejected`),
+        // (curl -g '/entries/1/authors?page[size]=not-a-number' -> 200 too.)
+        ...[...DRF_LISTS, 'nopage_entries_list', 'entries_authors_list'].filter((op) => op !== 'companies_list').map((op) => `${op} negative-data-rejected`),
         ...DRF_LISTS.filter((op) => op !== 'questionnaires_list').map((op) => `${op} positive-data-accepted`),
       ],
       // Taken leniently: an empty format (curl '/api/schema/?format=' -> 200).
@@ -276,6 +280,17 @@ describe.skipIf(unavailable !== undefined)('real applications of five more stack
       // include is documented with explode: false: an array is sent as one comma-separated value
       // (include=suggested,tags -> 200; repeated, include=suggested&include=tags -> 400 "repeated query parameter
       // not allowed: include", which was a false refusal of a valid request while the engine sent it so).
+      test('a related record that does not exist and an id beyond SQLite\'s in a filter break the app', () => {
+        for (const { label } of RUNS) {
+          const crashes = runs()[label].operations.flatMap((o) => o.cases.flatMap((c) => c.findings.filter((f) => f.check === 'not-a-server-error' && f.severity === 'error').map((f) => `${o.operationId}: ${f.message}`)));
+          // curl /entries/0/blog -> 500 "Entry matching query does not exist." ("0": a number in a string).
+          expect(crashes.some((m) => /^entries_blog_retrieve: .*path\.entry_pk = "0"/.test(m)), `${label}: ${JSON.stringify(crashes)}`).toBe(true);
+          // curl -g '/nopage-entries?filter[id__in]=9223372036854775808' -> 500 OverflowError, found once the
+          // optional parameters the list refuses (sort = conf-…) are left out.
+          expect(crashes.some((m) => /^nopage_entries_list: .*query\.filter\[id__in\] = \["?9223372036854775808"?\]/.test(m)), `${label}: ${JSON.stringify(crashes)}`).toBe(true);
+        }
+      });
+
       test('include is sent comma-separated (explode: false), never repeated, and no error is a 406 any more', () => {
         for (const { label } of RUNS) {
           const urls = runs()[label].operations.flatMap((o) => o.cases.flatMap((c) => c.exchanges.map((e) => e.request.url)));
@@ -407,7 +422,20 @@ describe.skipIf(unavailable !== undefined)('real applications of five more stack
       // '{"id":null,"field":"x"}' /my-entity -> 201).
       lenient: ['POST /my-entity null'],
     },
-    () => {
+    (runs) => {
+      test('a sort by a property it does not have breaks the list, and an update of a record it holds answers 204', () => {
+        for (const { label } of RUNS) {
+          const errors = runs()[label].operations.flatMap((o) => o.cases.flatMap((c) => c.findings.filter((f) => f.severity === 'error').map((f) => ({ ...f, operationId: o.operationId, case: c.name }))));
+          // curl '/my-entity?sort=AAA' -> 500: a plain word sent for the strings of sort.
+          const crashes = errors.filter((f) => f.operationId === 'GET /my-entity' && f.check === 'not-a-server-error').map((f) => f.message);
+          expect(crashes.some((m) => /query\.sort = \["[A-Za-z]+"\]/.test(m)), `${label}: ${JSON.stringify(crashes)}`).toBe(true);
+          // curl -X PUT -H 'content-type: application/json' -d '{"field":"b"}' /my-entity/1 -> 204 (documented: 201,
+          // 400): reached on the record made with only what the create requires ({}), its create with an id being 500.
+          const updates = errors.filter((f) => f.operationId === 'PUT /my-entity/{id}' && f.check === 'status-code-conformance' && f.case === 'positive').map((f) => f.message);
+          expect(updates.some((m) => /Status 204 is not documented/.test(m)), `${label}: ${JSON.stringify(updates)}`).toBe(true);
+        }
+      });
+
       test('the description as served is refused: OpenAPI 3.1.0 requires a Response Object\'s description', async () => {
         // curl '/q/openapi?format=json': "201": {"content": …} under POST /my-entity (and PUT), "204": {} under
         // DELETE /my-entity/{id}, without "description".

@@ -10,7 +10,7 @@ import { randomHex } from '../http/random-hex.ts';
 import type { CaseResult, Contract, Exchange, Finding, LeftBehindRecord, Operation, TargetDown } from '../model.ts';
 import { toCurl } from '../report/curl.ts';
 import { jsonRequestType } from '../plan/accept-header.ts';
-import { isSafe, neededSetup, pathExample, pathParamNames, planOperation, positiveBody, type OperationPlan, type PlannedCase } from '../plan/cases.ts';
+import { isSafe, neededSetup, pathExample, pathParamNames, planOperation, positiveBody, requiredOnly, type OperationPlan, type PlannedCase } from '../plan/cases.ts';
 import { executionOrder, planOptionsOf } from '../plan/options.ts';
 import { parameterValue, stringValues } from '../plan/parameters.ts';
 import { Random } from '../plan/random.ts';
@@ -594,7 +594,12 @@ export class Session implements CaseHost, PhaseHost {
       // PUT-to-create: the client names the record; its id is the value sent in the path.
       // Each fixture names a record of its own (two cases must not share, and delete, one record).
       const chosen = found.via === 'put' ? this.idValue(producer, param, new Random(`${this.config.seed}:${op.operationId}:${param}:put:${this.fixtureCount++}`)) : undefined;
-      const exchange = await run.send(producer, { ...declared, pathParams: { ...this.idValues(producer, random), ...ids, ...(chosen ? { [param]: chosen } : {}) }, body });
+      const pathParams = { ...this.idValues(producer, random), ...ids, ...(chosen ? { [param]: chosen } : {}) };
+      let exchange = await run.send(producer, { ...declared, pathParams, body });
+      // Refused: asked once more with only what the body's schema requires (what the run needs is a record; the
+      // producer's own cases judge the refusal).
+      const minimal = exchange.response && exchange.response.status >= 400 ? requiredOnly(producer, body) : undefined;
+      if (minimal) exchange = await run.send(producer, { ...declared, pathParams, body: minimal });
       // The id from any answer that holds one: the documented place, else a record, array or page, else Location.
       const json = exchange.response?.json;
       const undo = undoOf(this.contract, this.profileOf(producer), producer);

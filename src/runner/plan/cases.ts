@@ -13,7 +13,7 @@ import { createsItself, producerFor, readerFor } from './resources.ts';
 import { createOf, isCreate, readersOfCreated, referencedCreates } from './relations.ts';
 import { anyClientErrorRejects, omittableParameters, withoutParameter, type OmittedParameter } from './missing-parameters.ts';
 import { generate, INT32_MAX, isOmitted, UNKNOWN, wrongKindValues } from './values.ts';
-import { mergedShape } from './keywords.ts';
+import { factsOf, mergedShape } from './keywords.ts';
 import type { InputClass } from './input-tiers.ts';
 
 export type { AuthMode, RequestPlan } from './request-plan.ts';
@@ -169,6 +169,18 @@ export function positiveBody(op: Operation, examples: Examples, random: Random):
   if (example && 'body' in example) return example.body;
   if (!op.requestBody) return undefined;
   return withoutReadOnly(generate(op.requestBody.schema, random), op.requestBody.schema);
+}
+
+/**
+ * The body with only what its schema requires (the required properties of a JSON object body, with the values
+ * given), or undefined when nothing is left out: a record made for a case is asked for again with it when the
+ * full body is refused (an optional field the deployment assigns itself, such as an id, may be what it refuses).
+ */
+export function requiredOnly(op: Operation, body: unknown): Record<string, unknown> | undefined {
+  if (!op.requestBody || typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const required = new Set(factsOf(mergedShape(op.requestBody.schema)).required);
+  const kept = Object.fromEntries(Object.entries(body).filter(([name]) => required.has(name)));
+  return Object.keys(kept).length < Object.keys(body).length ? kept : undefined;
 }
 
 export function planOperation(contract: Contract, op: Operation, profile: Profile, examples: Examples, options: PlanOptions): OperationPlan {

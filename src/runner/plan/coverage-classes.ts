@@ -140,6 +140,8 @@ interface Candidate {
    * differ on (an integer written 5.0, a uuid upper-case or without hyphens): its acceptance is lenient.
    */
   asInput?: true;
+  /** Only the answer is judged (its status documented, no server error): nothing says how a server must take it. */
+  probe?: true;
 }
 
 interface Target {
@@ -579,7 +581,7 @@ function judged(target: Target, c: Candidate, request: Omit<CoverageRequest, 'la
   const note = typeof c.note === 'string' ? c.note : c.note[verdict ? 0 : 1];
   const where = target.name === '' ? target.where : `${target.where}.${target.name}`;
   const label = c.value === ABSENT ? `${where} left out (${note})` : `${where} = ${show(c.value)} (${note})`;
-  return { label, valid: verdict, class: c.class, ...request };
+  return { label, valid: verdict, class: c.class, ...(c.probe ? { judgeAs: 'response' as const } : {}), ...request };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -596,11 +598,14 @@ function candidates(t: Target, op: Operation, random: Random): Candidate[] {
   const inUrl = (t.where !== 'body' && !t.json) || t.text === true;
   const jsonValued = !inUrl;
   const list: Candidate[] = [];
-  const add = (value: unknown, cls: string, note: Candidate['note'], intent: Intent, asInput?: true) => list.push({ value, class: cls, note, intent, ...(asInput ? { asInput } : {}) });
+  const add = (value: unknown, cls: string, note: Candidate['note'], intent: Intent, asInput?: true, probe?: true) =>
+    list.push({ value, class: cls, note, intent, ...(asInput ? { asInput } : {}), ...(probe ? { probe } : {}) });
 
   const integer = types.includes('integer');
   const beyond = integer ? [2n ** 63n, INT64.min - 1n, 2n ** 64n, -(2n ** 64n)] : [];
   if (beyond[0] !== undefined) add(beyond[0], 'beyond-int64', 'beyond int64', 'either');
+  const item = inUrl && (t.where === 'query' || t.where === 'path') && types.includes('array') && facts.hasItems && typeof facts.items === 'object' ? nonNullBranch(facts.items) : undefined;
+  if (item && factsOf(item).types.includes('integer')) add([2n ** 63n], 'beyond-int64', 'an item beyond int64', 'either');
 
   const declared = article(types.find((x) => x !== 'null') ?? 'value');
   if (inUrl) {
@@ -645,6 +650,19 @@ function candidates(t: Target, op: Operation, random: Random): Candidate[] {
   if (types.includes('array') && jsonValued) add([], 'empty-array', 'empty array', 'either');
   for (const v of beyond.slice(1)) add(v, 'beyond-int64', v > 0n ? 'beyond int64' : 'below int64', 'either');
 
+  // In the URL, a string nothing constrains is read by many servers as a name or a number: a sort or filter field,
+  // a record they look up, a number they cast. A plain word and numeric strings (0, beyond int64) reach those
+  // readings, which a run's own tagged values (`conf-…`) and random text miss; only the answer is judged.
+  if ((t.where === 'query' || t.where === 'path') && inUrl) {
+    const probes = identifierProbes(schema, random);
+    for (const v of probes) add(v, 'identifier-like', 'a name or a number in a string', 'either', undefined, true);
+  }
+  // An array in the URL (a list of ids, of names) gets the classes of its items that break servers, as a list of one.
+  if (item) {
+    for (const v of identifierProbes(item, random)) add([v], 'identifier-like', 'a name or a number in a string', 'either', undefined, true);
+    if (factsOf(item).types.includes('integer')) add([INT64.min - 1n], 'beyond-int64', 'an item below int64', 'either');
+  }
+
   if (op.method === 'GET' && t.where === 'query' && !allowed) {
     const unlikely = unlikelyValue(schema, random);
     if (unlikely !== undefined) add(unlikely, 'no-match-filter', 'a filter nothing matches', true);
@@ -676,6 +694,19 @@ function candidates(t: Target, op: Operation, random: Random): Candidate[] {
   // read as left out by many binders, so accepting it is lenient (plan/input-tiers.ts).
   if (t.where === 'query' && !t.required && accepts(schema, '') === false) out.push({ value: '', class: 'empty-optional-query', note: 'an empty value', intent: false });
   return out;
+}
+
+/**
+ * A plain word of letters and numeric strings (0, beyond int64) for a string schema that takes them (no format,
+ * pattern or enum; within its lengths); none for any other schema.
+ */
+function identifierProbes(schema: JsonSchema, random: Random): string[] {
+  if (typeof schema !== 'object') return [];
+  const facts = factsOf(schema);
+  if (!facts.types.includes('string') || facts.format !== undefined || facts.pattern !== undefined || facts.allowed !== undefined) return [];
+  const letters = 'abcdefghijklmnopqrstuvwxyz';
+  const word = Array.from({ length: 6 }, () => letters[random.int(0, letters.length - 1)]).join('');
+  return [word, '0', String(-(2n ** 63n) - 1n) + '0'].filter((v) => accepts(schema, v) === true);
 }
 
 /** The one branch of an `anyOf`/`oneOf` beside `{type: 'null'}` (a nullable in the 3.1 spelling), else the schema. */

@@ -68,6 +68,8 @@ export const INPUT_CLASSES = {
   enum: 'valid',
   'outside-enum': 'must-reject',
   'no-match-filter': 'valid',
+  /** A plain word or a numeric string in a URL string nothing constrains (a name or a number a server may read it as). */
+  'identifier-like': 'response-only',
   /** Invalid only where another field depends on it. */
   'optional-left-out': 'must-reject',
   'optional-present': 'must-reject',

@@ -8,6 +8,7 @@
  * put back) while it still fails; each finding is then shown with the smallest request that showed it.
  */
 import { parse as parseLossless } from 'lossless-json';
+import { isDeepStrictEqual } from 'node:util';
 import type { Exchange, Finding, HttpMethod, Operation } from '../../model.ts';
 import { describeVariation, shrinkSteps, type Variation } from '../../plan/coverage.ts';
 import { responseFor } from '../../description/load.ts';
@@ -133,11 +134,15 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
     if (judgement.findings.some((f) => f.severity === 'error')) failing.push(run.kept(exchange));
     return judgement;
   };
+  // Query variations refused (4xx): sent again without the optional query parameters if the request they vary is
+  // itself refused, so that one parameter's refusal does not hide what another breaks.
+  const refusedQuery: CoverageItem[] = [];
   for (const item of items) {
     const request = itemRequest(op, base, item);
     const exchange = await sendOnce(request);
     const shared = isServerError(exchange) && (await breaksUnvaried());
     judgeItem(exchange, item, item.label, request, shared);
+    if (isQueryOnly(item) && isClientError(exchange)) refusedQuery.push(item);
     if (shared || !item.valid || !isServerError(exchange) || (item.pathParams ?? item.headers ?? item.cookies ?? item.rawBody ?? item.noBody) !== undefined) continue;
     // Shrink a server error of a valid body or query variation: the first smaller request that still fails.
     let current: Variation = { label: item.label, ...(item.body !== undefined ? { body: item.body } : {}), ...(item.query ? { query: item.query } : {}) };
@@ -160,8 +165,55 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
       }
     }
   }
+  const minimal = requiredQuery(op, base.query);
+  if (refusedQuery.length > 1 && Object.keys(minimal).length < Object.keys(base.query).length) {
+    const plain = await sendOnce(base);
+    last = plain;
+    if (isClientError(plain)) {
+      // Those most likely to break a server first.
+      const rank = (item: CoverageItem) => (item.class === undefined ? BREAKING.length : BREAKING.indexOf(item.class) + 1 || BREAKING.length);
+      for (const item of [...refusedQuery].sort((a, b) => rank(a) - rank(b)).slice(0, REBASED_LIMIT)) {
+        const query = rebased(item.query!, base.query, minimal);
+        if (query === undefined) continue;
+        const label = `${item.label}, the optional query parameters left out (the request with them is refused: ${plain.response!.status})`;
+        const request = itemRequest(op, { ...base, query }, { ...item, query, label });
+        judgeItem(await sendOnce(request), { ...item, query, label }, label, request);
+      }
+    }
+  }
   if (last) run.keep(last);
   return { sent, failing };
+}
+
+/** Query variations sent again on the request without optional query parameters, at most. */
+const REBASED_LIMIT = 40;
+/** The classes of input that break servers most often, in that order. */
+const BREAKING = ['beyond-int64', 'identifier-like', 'bound', 'unicode', 'wrong-type', 'invalid-format'];
+
+function isClientError(e: Exchange): boolean {
+  const status = e.response?.status;
+  return status !== undefined && status >= 400 && status < 500 && status !== 401 && status !== 403 && status !== 429;
+}
+
+/** An item that varies the query alone. */
+function isQueryOnly(item: CoverageItem): boolean {
+  return item.query !== undefined && item.method === undefined && (item.pathParams ?? item.headers ?? item.cookies ?? item.body ?? item.rawBody ?? item.noBody ?? item.contentType) === undefined;
+}
+
+/** The query with only the parameters the operation requires. */
+function requiredQuery(op: Operation, query: Record<string, unknown>): Record<string, unknown> {
+  const required = new Set(op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => p.name));
+  return Object.fromEntries(Object.entries(query).filter(([name]) => required.has(name)));
+}
+
+/** The item's query variation over the minimal query: the parameters it sets differently from the base (undefined: none). */
+function rebased(query: Record<string, unknown>, base: Record<string, unknown>, minimal: Record<string, unknown>): Record<string, unknown> | undefined {
+  const varied = Object.entries(query).filter(([name, value]) => !isDeepStrictEqual(value, base[name]));
+  const dropped = Object.keys(base).filter((name) => !(name in query) && name in minimal);
+  if (varied.length === 0 && dropped.length === 0) return undefined;
+  const out = { ...minimal, ...Object.fromEntries(varied) };
+  for (const name of dropped) delete out[name];
+  return out;
 }
 
 /**
