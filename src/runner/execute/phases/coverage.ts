@@ -190,9 +190,10 @@ const REBASED_LIMIT = 40;
 /** The classes of input that break servers most often, in that order. */
 const BREAKING = ['beyond-int64', 'identifier-like', 'bound', 'unicode', 'wrong-type', 'invalid-format'];
 
+/** A refusal of the input: a 4xx other than those of credentials, of a missing route or record, and of rate. */
 function isClientError(e: Exchange): boolean {
   const status = e.response?.status;
-  return status !== undefined && status >= 400 && status < 500 && status !== 401 && status !== 403 && status !== 429;
+  return status !== undefined && status >= 400 && status < 500 && ![401, 403, 404, 405, 429].includes(status);
 }
 
 /** An item that varies the query alone. */
