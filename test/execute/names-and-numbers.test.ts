@@ -61,7 +61,7 @@ const SPEC = {
   },
 };
 
-type Fault = 'unknown-sort-field' | 'id-zero' | 'ids-overflow' | 'create-with-tag';
+type Fault = 'unknown-sort-field' | 'id-zero' | 'ids-overflow' | 'create-with-tag' | 'creates-broken';
 const INT64_MAX = 2n ** 63n - 1n;
 
 /**
@@ -70,8 +70,12 @@ const INT64_MAX = 2n ** 63n - 1n;
  * without `tag`. Each fault breaks one of those.
  */
 function server(...faults: Fault[]): Server {
-  const things = new Map<string, { id: number; name: string; tag?: string }>();
+  const things = new Map<string, { id: number; name: string | number; tag?: string }>();
   let next = 1;
+  // The faulty deployment keeps records it cannot make any more (its creates break), and serves their names as
+  // numbers (the schema says string): only a read of a record it holds shows that.
+  if (faults.includes('creates-broken')) for (const name of ['first', 'second']) things.set(String(next), { id: next++, name });
+  const served = (thing: { id: number; name: string | number; tag?: string }) => (faults.includes('creates-broken') ? { ...thing, name: 7 } : thing);
   return createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -102,6 +106,7 @@ function server(...faults: Fault[]): Server {
           return json(200, [...things.values()].filter((t) => wanted.size === 0 || wanted.has(String(t.id))));
         }
         if (req.method !== 'POST') return res.writeHead(405, { allow: 'GET, POST' }).end();
+        if (faults.includes('creates-broken')) return json(500, { detail: 'database is read-only' });
         const b = readBody();
         if (!b || typeof b['name'] !== 'string' || b['name'] === '') return json(400, { detail: 'name is required' });
         const tag = b['tag'];
@@ -120,7 +125,7 @@ function server(...faults: Fault[]): Server {
       // The faulty read looks a numeric id up in a related table first, and breaks where that holds none.
       if (faults.includes('id-zero') && req.method === 'GET' && !thing && /^\d+$/.test(id)) return json(500, { detail: 'Thing matching query does not exist.' });
       if (!thing) return json(404, { detail: 'no such thing' });
-      if (req.method === 'GET') return json(200, thing);
+      if (req.method === 'GET') return json(200, served(thing));
       if (req.method === 'DELETE') {
         things.delete(id);
         return json(204);
@@ -134,12 +139,12 @@ function server(...faults: Fault[]): Server {
   });
 }
 
-async function run(srv: Server, seed = '1'): Promise<RunResults> {
+async function run(srv: Server, seed = '1', ...extra: string[]): Promise<RunResults> {
   await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
   try {
     const spec = join(await tempDir(), 'things.json');
     writeFileSync(spec, JSON.stringify(SPEC));
-    const cli = await runCli(['--spec', spec, '--base-url', `http://127.0.0.1:${(srv.address() as AddressInfo).port}/t`, '--quiet', '--seed', seed]);
+    const cli = await runCli(['--spec', spec, '--base-url', `http://127.0.0.1:${(srv.address() as AddressInfo).port}/t`, '--quiet', '--seed', seed, ...extra]);
     return requireResults(cli);
   } finally {
     await new Promise((resolve) => srv.close(resolve));
@@ -182,5 +187,23 @@ describe.each(['1', '2', '3'])('names, numbers and records (seed %s)', (seed) =>
     expect(summary(results), everything(results)).toEqual(['addThing: failed [not-a-server-error, status-code-conformance]', 'replaceThing: failed [status-code-conformance]']);
     const undocumented = findings(results, 'replaceThing', 'status-code-conformance');
     expect(undocumented.some((f) => f.case === 'positive' && /Status 204 is not documented/.test(f.message)), everything(results)).toBe(true);
+  }, 120_000);
+
+  test('creates that all break: a read uses a record the list serves and finds what it answers; writes leave it alone', async () => {
+    const results = await run(server('creates-broken'), seed);
+    expect(findings(results, 'getThing', 'response-schema-conformance').map((f) => f.case), everything(results)).toContain('positive');
+    // Without --allow-irreversible no write goes to a record the run did not make.
+    const writes = results.operations.filter((o) => o.operationId === 'replaceThing' || o.operationId === 'removeThing').flatMap((o) => o.cases.flatMap((c) => c.exchanges.map((e) => e.request.url)));
+    expect(writes.filter((u) => /\/things\/[12]$/.test(u))).toEqual([]);
+  }, 120_000);
+
+  test('with --allow-irreversible an update may use a record the list serves (never a delete, which consumes it)', async () => {
+    const results = await run(server('creates-broken'), seed, '--allow-irreversible');
+    const positive = (id: string) => results.operations.find((o) => o.operationId === id)?.cases.find((c) => c.name === 'positive');
+    // The update ran (on a served record: the run could make none); the delete, which would consume it, did not.
+    expect(positive('replaceThing')?.outcome, everything(results)).toBe('passed');
+    expect(positive('removeThing')?.outcome).toBe('skipped');
+    const without = await run(server('creates-broken'), seed);
+    expect(without.operations.find((o) => o.operationId === 'replaceThing')?.cases.find((c) => c.name === 'positive')?.outcome).toBe('skipped');
   }, 120_000);
 });

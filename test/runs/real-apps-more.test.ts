@@ -272,6 +272,14 @@ describe.skipIf(unavailable !== undefined)('real applications of five more stack
         // (curl -g '/entries/1/authors?page[size]=not-a-number' -> 200 too.)
         ...[...DRF_LISTS, 'nopage_entries_list', 'entries_authors_list'].filter((op) => op !== 'companies_list').map((op) => `${op} negative-data-rejected`),
         ...DRF_LISTS.filter((op) => op !== 'questionnaires_list').map((op) => `${op} positive-data-accepted`),
+        // The updates, sent to records the app lists (its creates refused, the runs pass --allow-irreversible):
+        // the required body left out is taken (curl -X PATCH -H 'accept: application/vnd.api+json' /blogs/1 ->
+        // 200), their answers break the schemas as the reads' do, and a null to-one relationship breaks the
+        // serializer (curl -X PATCH -H 'content-type: application/vnd.api+json' -d '{"data":{"type":"comment",
+        // "id":"1","relationships":{"author":null}}}' /comments/1 -> 500 WrappedAttributeError; the same with
+        // "bio" on /authors/1).
+        ...RESOURCES.flatMap((r) => [`${r}_partial_update negative-data-rejected`, `${r}_partial_update response-schema-conformance`]),
+        ...['authors', 'comments', 'entries'].map((r) => `${r}_partial_update not-a-server-error`),
       ],
       // Taken leniently: an empty format (curl '/api/schema/?format=' -> 200).
       lenient: ['api_schema_retrieve empty-optional-query'],

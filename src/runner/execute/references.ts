@@ -89,18 +89,31 @@ export function fillReferences(op: Operation, body: unknown, planned: unknown, c
  * answer. Shown as "user_id = 245".
  */
 export function madeUpReferences(body: unknown, planned: unknown, pathParams: Record<string, string>, seen: (value: string, name: string) => boolean): string[] {
-  if (!isRecord(body)) return [];
   const out: string[] = [];
-  for (const [name, value] of Object.entries(body)) {
-    // An integer read exactly (lossless-json) is a number too.
-    const exact = value instanceof LosslessNumber;
-    if (!isReferenceName(name) || value === null || value === undefined || (typeof value === 'object' && !exact)) continue;
-    const fromPlan = isRecord(planned) ? planned[name] : undefined;
-    if (typeof fromPlan === 'string' && fromPlan.includes('{{')) continue;
-    const text = String(value);
-    if (Object.values(pathParams).includes(text) || seen(text, name)) continue;
-    out.push(`${name} = ${exact || typeof value === 'bigint' ? text : JSON.stringify(value)}`);
-  }
+  // A field named like a reference at any depth, and the `id` of a nested object (`owner: {id: 5}`, JSON:API's
+  // `relationships.entry.data.id`): another record's. Only the body's own top-level `id` is the record's.
+  const walk = (value: unknown, plannedHere: unknown, at: string, depth: number): void => {
+    if (depth > 5) return;
+    if (Array.isArray(value)) return value.slice(0, 8).forEach((v, i) => walk(v, Array.isArray(plannedHere) ? plannedHere[i] : undefined, `${at}[${i}]`, depth + 1));
+    if (!isRecord(value)) return;
+    for (const [name, field] of Object.entries(value)) {
+      const where = at === '' ? name : `${at}.${name}`;
+      // An integer read exactly (lossless-json) is a number too.
+      const exact = field instanceof LosslessNumber;
+      const fromPlan = isRecord(plannedHere) ? plannedHere[name] : undefined;
+      if (field !== null && typeof field === 'object' && !exact) {
+        walk(field, fromPlan, where, depth + 1);
+        continue;
+      }
+      const names = isReferenceName(name) || (depth > 0 && /^(id|uuid)$/i.test(name));
+      if (!names || field === null || field === undefined) continue;
+      if (typeof fromPlan === 'string' && fromPlan.includes('{{')) continue;
+      const text = String(field);
+      if (Object.values(pathParams).includes(text) || seen(text, name)) continue;
+      out.push(`${where} = ${exact || typeof field === 'bigint' ? text : JSON.stringify(field)}`);
+    }
+  };
+  walk(body, planned, '', 0);
   return out;
 }
 

@@ -611,6 +611,14 @@ export class Session implements CaseHost, PhaseHost {
         (found.pointer !== undefined ? createdId(json, param) : undefined) ??
         (itemOperation ? idFromLocation(exchange.response?.headers['location'], itemOperation) : undefined);
       if (!is2xx(exchange) || !id) {
+        // The run cannot make the record: a record the deployment serves now (seen in an answer, read back) does
+        // for a case that only reads it, or that writes it where the user allows what cannot be undone; never for
+        // a case that consumes its record (fresh).
+        const served = !fresh && (isSafe(op) || this.config.allowIrreversible) && exchange.response ? await this.servedRecord(op, param, ids, run) : undefined;
+        if (served !== undefined) {
+          ids[param] = served;
+          continue;
+        }
         throw new Skip('setup-failed', `setup: ${producer.operationId} answered ${exchange.response?.status ?? exchange.error?.message} without a record id`);
       }
       // A created id that its reader does not serve would fail the dependant, not the producer: skip instead.
@@ -630,6 +638,21 @@ export class Session implements CaseHost, PhaseHost {
     }
     if (exampleReader) await this.lookUpExamples(op, exampleReader, ids, examples, run);
     return ids;
+  }
+
+  /**
+   * A record of the path parameter's collection that an answer of the run held and that the operation's reader
+   * serves now (the newest of the pool's first few; undefined: none, or no reader to ask).
+   */
+  private async servedRecord(op: Operation, param: string, ids: Record<string, string>, run: CaseRun): Promise<string | undefined> {
+    const reader = this.contract.operations.find((o) => o.method === 'GET' && o.path === op.path.slice(0, op.path.indexOf(`{${param}}`) + param.length + 2));
+    if (!reader) return undefined;
+    for (const value of this.pool.values(op, param).reverse().slice(0, 3)) {
+      const names = pathParamNames(reader);
+      const check = await run.send(reader, { pathParams: Object.fromEntries(names.map((n) => [n, n === param ? value : (ids[n] ?? '')])) });
+      if (is2xx(check)) return value;
+    }
+    return undefined;
   }
 
   /** The contract's example path values of a read are used only if a GET of that path answers them with success. */

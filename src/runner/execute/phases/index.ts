@@ -85,7 +85,8 @@ async function runRequests(session: PhaseHost, run: CaseRun, secrets: string[], 
   const fromService = new Set(Object.values(ids));
   const known = {
     path: (name: string, value: string) => fromService.has(value) || session.pool.values(op, name).includes(value),
-    reference: (name: string, value: string) => fromService.has(value) || session.pool.forReference(name).includes(value),
+    // A nested object's bare `id` names no collection: any answer that held the value will do.
+    reference: (name: string, value: string) => fromService.has(value) || session.pool.forReference(name).includes(value) || (/^(id|uuid)$/i.test(name) && session.pool.seen(value)),
   };
   const doubts: Doubts = (sent) => {
     const named = madeUpNames(sent, planned.request.body, known);
