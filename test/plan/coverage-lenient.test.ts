@@ -142,6 +142,40 @@ describe('what a body says of records', () => {
     expect(alignBodyToPath(put, { id: 5 }, { id: '9223372036854775808' })).toEqual({ id: 5 });
   });
 
+  test('a null names no record: it stays where a variation means to send it (keepNull), else takes the path\'s value', () => {
+    expect(alignBodyToPath(put, { id: null, title: 'a' }, { id: '13' })).toEqual({ id: 13, title: 'a' });
+    expect(alignBodyToPath(put, { id: null, title: 'a' }, { id: '13' }, { keepNull: true })).toEqual({ id: null, title: 'a' });
+  });
+
+  // JSON:API: the record is the object of the body's one member, `data`.
+  const RESOURCE = {
+    type: 'object',
+    required: ['data'],
+    properties: { data: { type: 'object', required: ['type'], properties: { type: { type: 'string', enum: ['blog'] }, id: {}, attributes: { type: 'object', properties: { name: { type: 'string' } } } } } },
+  };
+  const patch = op({ method: 'PATCH', path: '/blogs/{id}', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, pointer: '' }], ...jsonBody(RESOURCE) });
+
+  test('inside a one-member envelope (JSON:API\'s data), the object\'s field named like a path parameter takes its value', () => {
+    expect(alignBodyToPath(patch, { data: { type: 'blog', id: 'x-1', attributes: { name: 'a' } } }, { id: '7' })).toEqual({ data: { type: 'blog', id: '7', attributes: { name: 'a' } } });
+    expect(alignBodyToPath(patch, { data: { type: 'blog', id: null } }, { id: '7' }, { keepNull: true })).toEqual({ data: { type: 'blog', id: null } });
+    // Not past the envelope's object, and not where the body has more than one member or names the field itself.
+    expect(alignBodyToPath(patch, { data: { type: 'blog', attributes: { id: 3 } } }, { id: '7' })).toEqual({ data: { type: 'blog', attributes: { id: 3 } } });
+    expect(alignBodyToPath(patch, { data: { id: 'x' }, meta: {} }, { id: '7' })).toEqual({ data: { id: 'x' }, meta: {} });
+    expect(alignBodyToPath(put, { id: 5, title: 'a' }, { id: '7' })).toEqual({ id: 7, title: 'a' });
+  });
+
+  test('the coverage phase varies the envelope object\'s fields too: a null id (it names no record), another kind of attributes', () => {
+    const body = { data: { type: 'blog', id: '7', attributes: { name: 'a' } } };
+    const items = run(patch, { pathParams: { id: '7' }, query: {}, body });
+    const labels = items.map((i) => i.label);
+    const nullId = items.find((i) => i.label.startsWith('body.data.id = null'));
+    expect(nullId, labels.join('\n')).toMatchObject({ valid: true, body: { data: { type: 'blog', id: null, attributes: { name: 'a' } } } });
+    // A valid id other than the path's would name another record: none is sent.
+    expect(items.filter((i) => i.label.startsWith('body.data.id =') && i.valid && (i.body as typeof body).data.id !== null)).toEqual([]);
+    expect(items.find((i) => i.label.startsWith('body.data.attributes = 12345'))).toMatchObject({ valid: false, body: { data: { type: 'blog', id: '7', attributes: 12345 } } });
+    expect(items.find((i) => i.label.startsWith('body.data.type') && i.class === 'outside-enum')).toMatchObject({ valid: false });
+  });
+
   test('reference names: a field that names another record, not the record\'s own id', () => {
     expect(['user_id', 'userId', 'orderUuid', 'typeId'].every(isReferenceName)).toBe(true);
     expect(['id', 'uuid', 'Id', 'paid', 'valid', 'rapid', 'title'].filter(isReferenceName)).toEqual([]);

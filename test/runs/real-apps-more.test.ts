@@ -280,6 +280,30 @@ describe.skipIf(unavailable !== undefined)('real applications of five more stack
         // "bio" on /authors/1).
         ...RESOURCES.flatMap((r) => [`${r}_partial_update negative-data-rejected`, `${r}_partial_update response-schema-conformance`]),
         ...['authors', 'comments', 'entries'].map((r) => `${r}_partial_update not-a-server-error`),
+        // The updates' bodies name their path's record in data.id (a one-member envelope), so their classes reach
+        // the views: attributes or relationships of another JSON kind break the serializer (curl -X PATCH -H
+        // 'content-type: application/vnd.api+json' -d '{"data":{"type":"blog","id":"1","attributes":12345}}'
+        // /blogs/1 -> 500 TypeError; '{"data":{"type":"entry","id":"2","attributes":12345}}' /nopage-entries/2 ->
+        // 500), the null id the description allows is refused (-d '{"data":{"type":"blog","id":null}}' /blogs/1 ->
+        // 400 "The resource identifier object must contain an 'id' member"), so is an empty to-many relationship
+        // (-d '{"data":{"type":"entry","id":"2","relationships":{"authors":{"data":[]}}}}' /entries/2 -> 400 "This
+        // list may not be empty."), and NUL in a string (400).
+        ...['blogs', 'nopage_entries'].map((r) => `${r}_partial_update not-a-server-error`),
+        ...['blogs', 'entries', 'nopage_entries'].map((r) => `${r}_partial_update positive-data-accepted`),
+        // The relationship endpoints, on records the app lists and a relationship their related_field lists (a
+        // choice, not a record): to-one relationships answer POST with 405 (curl -X POST -H 'content-type:
+        // application/vnd.api+json' -d '{"type":"authorType"}' /authors/1/relationships/author_type -> 405; the
+        // same on /comments/1/relationships/entry and /entries/2/relationships/blog); the bodies the description
+        // documents ({"type": …}, no "data"; its forms) are refused (-X PATCH -d '{"type":"entry"}'
+        // /comments/2/relationships/entry -> 400 "Received document does not contain primary data"); blogs list
+        // the relationship "entry" and serve none (curl /blogs/1/relationships/entry -> 404, POST and PATCH too);
+        // a form or no body breaks PATCH (curl -X PATCH -d 'type=blog' /entries/2/relationships/blog -> 500
+        // MultiValueDictKeyError; curl -X PATCH /comments/1/relationships/entry -> 500 KeyError); answers break
+        // their schemas (curl /comments/1/relationships/entry -> "id":"1" where an integer is documented; curl
+        // /authors/1/relationships/author_type -> "data":null where an object is).
+        ...['authors', 'blogs', 'comments', 'entries'].flatMap((r) => [`${r}_relationships_create positive-data-accepted`, `${r}_relationships_partial_update positive-data-accepted`]),
+        'blogs_relationships_retrieve positive-data-accepted',
+        ...['authors', 'comments', 'entries'].flatMap((r) => [`${r}_relationships_partial_update not-a-server-error`, `${r}_relationships_retrieve response-schema-conformance`]),
       ],
       // Taken leniently: an empty format (curl '/api/schema/?format=' -> 200).
       lenient: ['api_schema_retrieve empty-optional-query'],
@@ -288,6 +312,15 @@ describe.skipIf(unavailable !== undefined)('real applications of five more stack
       // include is documented with explode: false: an array is sent as one comma-separated value
       // (include=suggested,tags -> 200; repeated, include=suggested&include=tags -> 400 "repeated query parameter
       // not allowed: include", which was a false refusal of a valid request while the engine sent it so).
+      test('the null data.id the description allows is refused, and a to-one relationship refuses POST (405)', () => {
+        for (const { label } of RUNS) {
+          const refusals = runs()[label].operations.flatMap((o) => o.cases.flatMap((c) => c.findings.filter((f) => f.check === 'positive-data-accepted' && f.severity === 'error').map((f) => `${o.operationId}: ${f.message}`)));
+          // curl -X PATCH -H 'content-type: application/vnd.api+json' -d '{"data":{"type":"blog","id":null}}' /blogs/1 -> 400
+          expect(refusals.some((m) => /^blogs_partial_update: .*body\.data\.id = null/.test(m)), `${label}: ${JSON.stringify(refusals)}`).toBe(true);
+          // curl -X POST -H 'content-type: application/vnd.api+json' -d '{"data":{"type":"entries","id":"1"}}' /comments/1/relationships/entry -> 405
+          expect(refusals.some((m) => /^comments_relationships_create: A valid request was rejected with 405/.test(m)), `${label}: ${JSON.stringify(refusals)}`).toBe(true);
+        }
+      });
       test('a related record that does not exist and an id beyond SQLite\'s in a filter break the app', () => {
         for (const { label } of RUNS) {
           const crashes = runs()[label].operations.flatMap((o) => o.cases.flatMap((c) => c.findings.filter((f) => f.check === 'not-a-server-error' && f.severity === 'error').map((f) => `${o.operationId}: ${f.message}`)));

@@ -31,19 +31,36 @@ function typed(text: string, schema: JsonSchema | undefined): unknown {
   return undefined;
 }
 
-/** The body with each field named like a path parameter set to the path's value (where the body has the field). */
-export function alignBodyToPath(op: Operation, body: unknown, pathParams: Record<string, string>): unknown {
+/**
+ * The body with each field named like a path parameter set to the path's value (where the body has the field),
+ * also inside a one-member envelope (JSON:API's `{"data": {"id": …, "type": …}}`) when the body's top level names
+ * none. With `keepNull`, a `null` stays: it names no record, so it does not contradict the path (a variation of the
+ * body may mean to send it).
+ */
+export function alignBodyToPath(op: Operation, body: unknown, pathParams: Record<string, string>, options: { keepNull?: boolean } = {}): unknown {
+  return alignObject(body, bodyProperties(op), pathParams, options.keepNull === true, true);
+}
+
+function alignObject(body: unknown, properties: Record<string, JsonSchema>, pathParams: Record<string, string>, keepNull: boolean, top: boolean): unknown {
   if (!isRecord(body)) return body;
-  const properties = bodyProperties(op);
   let out: Record<string, unknown> | undefined;
+  let names = false;
   for (const [name, text] of Object.entries(pathParams)) {
-    if (!Object.hasOwn(body, name) || text === undefined || typeof body[name] === 'string' && body[name].includes('{{')) continue;
+    if (!Object.hasOwn(body, name) || text === undefined) continue;
+    names = true;
+    if ((typeof body[name] === 'string' && body[name].includes('{{')) || (keepNull && body[name] === null)) continue;
     const value = typed(text, properties[name]);
     if (value === undefined || value === body[name]) continue;
     out ??= { ...body };
     out[name] = value;
   }
-  return out ?? body;
+  if (out || names || !top) return out ?? body;
+  const keys = Object.keys(body);
+  const only = keys.length === 1 ? keys[0] : undefined;
+  if (only === undefined || !isRecord(body[only])) return body;
+  const inner = properties[only];
+  const aligned = alignObject(body[only], inner === undefined ? {} : factsOf(inner).properties, pathParams, keepNull, false);
+  return aligned === body[only] ? body : { [only]: aligned };
 }
 
 /** A field that refers to another record by its name: `userId`, `user_id`, `orderID`, `orderUuid` (a bare `id` is the record's own). */

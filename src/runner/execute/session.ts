@@ -10,7 +10,7 @@ import { randomHex } from '../http/random-hex.ts';
 import type { CaseResult, Contract, Exchange, Finding, LeftBehindRecord, Operation, TargetDown } from '../model.ts';
 import { toCurl } from '../report/curl.ts';
 import { jsonRequestType } from '../plan/accept-header.ts';
-import { isSafe, neededSetup, pathExample, pathParamNames, planOperation, positiveBody, requiredOnly, type OperationPlan, type PlannedCase } from '../plan/cases.ts';
+import { choiceValue, isSafe, neededSetup, pathExample, pathParamNames, planOperation, positiveBody, requiredOnly, type OperationPlan, type PlannedCase } from '../plan/cases.ts';
 import { executionOrder, planOptionsOf } from '../plan/options.ts';
 import { parameterValue, stringValues } from '../plan/parameters.ts';
 import { Random } from '../plan/random.ts';
@@ -572,6 +572,12 @@ export class Session implements CaseHost, PhaseHost {
     for (const param of pathParamNames(op)) {
       const found = producerFor(this.contract, op, param);
       if (!found) {
+        // A parameter that lists its values names a choice, not a record.
+        const choice = choiceValue(this.contract, op, param);
+        if (choice !== undefined) {
+          ids[param] = choice;
+          continue;
+        }
         // A read may use a record the deployment already has (seen in an answer of the run), else the contract's
         // example value once a GET shows it names one (below).
         const pooled = isSafe(op) ? this.pool.values(op, param).at(-1) : undefined;

@@ -14,6 +14,7 @@ import { createOf, isCreate, readersOfCreated, referencedCreates } from './relat
 import { anyClientErrorRejects, omittableParameters, withoutParameter, type OmittedParameter } from './missing-parameters.ts';
 import { generate, INT32_MAX, isOmitted, UNKNOWN, wrongKindValues } from './values.ts';
 import { factsOf, mergedShape } from './keywords.ts';
+import { accepts } from './accepts.ts';
 import type { InputClass } from './input-tiers.ts';
 
 export type { AuthMode, RequestPlan } from './request-plan.ts';
@@ -147,6 +148,19 @@ export function pathExample(contract: Contract, op: Operation, param: string): {
   return reader ? { value: String(example), reader } : undefined;
 }
 
+/**
+ * The value of a path parameter whose schema lists its values (`enum`, `const`) and that no described operation
+ * creates: it names a choice (a relationship, a format, a kind), not a record the run must make or find. The
+ * first listed value; the coverage phase sends the others.
+ */
+export function choiceValue(contract: Contract, op: Operation, param: string): string | undefined {
+  const schema = op.parameters.find((p) => p.in === 'path' && p.name === param)?.schema;
+  if (schema === undefined) return undefined;
+  // A listed value its own schema refuses (a pattern it breaks) is no choice.
+  const first = factsOf(schema).allowed?.find((v) => v !== null && typeof v !== 'object' && String(v) !== '' && accepts(schema, v) !== false);
+  return first === undefined || producerFor(contract, op, param) !== undefined ? undefined : String(first);
+}
+
 /** The GET of the same record: the operation that reads back what PUT, PATCH or DELETE acted on. */
 export function readerOf(contract: Contract, op: Operation): Operation | undefined {
   return readerFor(contract, op);
@@ -183,13 +197,22 @@ export function requiredOnly(op: Operation, body: unknown): Record<string, unkno
   return Object.keys(kept).length < Object.keys(body).length ? kept : undefined;
 }
 
+function choices(contract: Contract, op: Operation): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of pathParamNames(op)) {
+    const value = choiceValue(contract, op, name);
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
 export function planOperation(contract: Contract, op: Operation, profile: Profile, examples: Examples, options: PlanOptions): OperationPlan {
   const random = new Random(`${options.seed}:${op.operationId}`);
   const example = examples.operations[op.operationId] ?? {};
   const body = positiveBody(op, examples, random);
   // A PUT that creates the record it names (no other operation produces the id) needs no record first.
   const params = pathParamNames(op).filter((p) => !createsItself(contract, op, p));
-  const explicitParams = example.pathParams ?? {};
+  const explicitParams = { ...choices(contract, op), ...(example.pathParams ?? {}) };
   const needsFixture = params.some((p) => !(p in explicitParams));
   const safe = SAFE_METHODS.has(op.method);
   const irreversible = isIrreversible(profile, op.operationId);

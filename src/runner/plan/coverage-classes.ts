@@ -49,7 +49,7 @@ import { coercibleValues, generate, isOmitted, patternValue, UNKNOWN, withoutExa
  * Form fields and a text body: a form's fields get the classes of a query parameter (their values are text); a
  * text/* body is one value, with the classes of its schema.
  *
- * Per parameter and top-level body field:
+ * Per parameter and top-level body field (and field of a one-member envelope object: JSON:API's `data`):
  * - beyond-int64: 2^63, -2^63-1, 2^64, -2^64 for integers. As judged: valid where neither a format nor a bound
  *   limits them, invalid under int32/int64 or min/max. Bodies holding them go as rawBody (lossless-json).
  * - wrong-type: a value of another type (body: wrongTypeValue; path, query, header and cookie: text that no
@@ -155,8 +155,10 @@ interface Target {
   json?: boolean;
   /** A parameter whose empty value a server may read as left out (plan/empty-values.ts). */
   emptyAmbiguous?: Pick<ParameterSpec, 'in' | 'required'>;
-  /** A body field named like a path parameter: it names the path's record, so no valid variation of it is sent. */
+  /** A body field named like a path parameter: it names the path's record, so no valid variation of it (but null) is sent. */
   namesPath?: true;
+  /** A field of the body's one-member envelope object (`data.id`): not one of the fields all-at-bound moves. */
+  nested?: true;
   /** A form field or a text body: its values are text, as a URL parameter's are. */
   text?: true;
   /** What the positive request sends (ABSENT: nothing; undefined: not known here, e.g. a path id filled in later). */
@@ -453,6 +455,18 @@ function targetsOf(op: Operation, positive: PositiveRequest): Target[] {
       const target = bodyFieldTarget(name, schema, json.schema, json.contentType, body, positiveOk, bodyFacts.required.includes(name));
       targets.push(pathNames.has(name) ? { ...target, namesPath: true } : target);
     }
+    // A one-member envelope (JSON:API's `{"data": {"type": …, "id": …, "attributes": …}}`): the fields of its
+    // object are the body's fields too.
+    const [envelope, ...others] = Object.keys(body);
+    const envelopeSchema = envelope === undefined ? undefined : bodyFacts.properties[envelope];
+    if (envelope !== undefined && others.length === 0 && envelopeSchema !== undefined && isRecord(body[envelope])) {
+      const inner = factsOf(mergedShape(envelopeSchema));
+      for (const [name, schema] of Object.entries(inner.properties)) {
+        if (isOmitted(schema)) continue;
+        const target = { ...bodyFieldTarget(name, schema, json.schema, json.contentType, body, positiveOk, inner.required.includes(name), false, envelope), nested: true as const };
+        targets.push(pathNames.has(name) ? { ...target, namesPath: true } : target);
+      }
+    }
     return targets;
   }
   // A form's fields are text, as a query parameter's are: their classes are a query parameter's (a number that is
@@ -544,19 +558,25 @@ function parameterTarget(p: ParameterSpec, positive: PositiveRequest): Target {
   };
 }
 
-function bodyFieldTarget(name: string, schema: JsonSchema, bodySchema: JsonSchema, contentType: string, body: Record<string, unknown>, positiveOk: Verdict, required: boolean, asText = false): Target {
+/** A body field's target; `within`: the field of the body's one-member envelope object of that name. */
+function bodyFieldTarget(name: string, schema: JsonSchema, bodySchema: JsonSchema, contentType: string, body: Record<string, unknown>, positiveOk: Verdict, required: boolean, asText = false, within?: string): Target {
+  const host = within === undefined ? body : (body[within] as Record<string, unknown>);
   const variant = (value: Value, sent = false): Record<string, unknown> => {
-    if (value !== ABSENT) return { ...body, [name]: sent && asText ? queryValue(value) : value };
-    const { [name]: _left, ...rest } = body;
-    return rest;
+    let changed: Record<string, unknown>;
+    if (value !== ABSENT) changed = { ...host, [name]: sent && asText ? queryValue(value) : value };
+    else {
+      const { [name]: _left, ...rest } = host;
+      changed = rest;
+    }
+    return within === undefined ? changed : { ...body, [within]: changed };
   };
   return {
     where: 'body',
-    name,
+    name: within === undefined ? name : `${within}.${name}`,
     schema,
     required,
-    present: Object.hasOwn(body, name),
-    positiveValue: Object.hasOwn(body, name) ? body[name] : ABSENT,
+    present: Object.hasOwn(host, name),
+    positiveValue: Object.hasOwn(host, name) ? host[name] : ABSENT,
     verdict: (value) => {
       // A value its property's schema rejects makes any body holding it invalid (`properties` applies to all).
       if (value !== ABSENT && accepts(schema, value) === false) return false;
@@ -576,8 +596,9 @@ function bodyFieldTarget(name: string, schema: JsonSchema, bodySchema: JsonSchem
 function judged(target: Target, c: Candidate, request: Omit<CoverageRequest, 'label' | 'valid' | 'class'>): CoverageRequest | undefined {
   const verdict = c.asInput ? false : target.verdict(c.value);
   if (verdict === undefined || (c.intent !== 'either' && c.intent !== verdict)) return undefined;
-  // A valid body that names another record than its path contradicts itself: not sent (the invalid ones are).
-  if (verdict && target.namesPath) return undefined;
+  // A valid body that names another record than its path contradicts itself: not sent (the invalid ones are). A
+  // null names no record.
+  if (verdict && target.namesPath && c.value !== null) return undefined;
   const note = typeof c.note === 'string' ? c.note : c.note[verdict ? 0 : 1];
   const where = target.name === '' ? target.where : `${target.where}.${target.name}`;
   const label = c.value === ABSENT ? `${where} left out (${note})` : `${where} = ${show(c.value)} (${note})`;
@@ -841,7 +862,7 @@ function boundCandidates(schema: Record<string, unknown>, where: Where, random: 
 // After the classes: every numeric body field at one end together, then random variations
 
 function allAtBound(op: Operation, positive: PositiveRequest, targets: Target[], random: Random): Array<[CoverageRequest, string]> {
-  const fields = targets.filter((t) => t.where === 'body' && !t.namesPath);
+  const fields = targets.filter((t) => t.where === 'body' && !t.namesPath && !t.nested);
   if (fields.length < 2 || !isRecord(positive.body)) return [];
   const json = jsonBody(op);
   if (!json) return [];

@@ -102,10 +102,16 @@ export function deleterFor(contract: Contract, create: Operation): Operation | u
   return withShape(contract, create.service, 'DELETE', `${shape(create.path)}/{}`)[0];
 }
 
-/** The records of a create response in any of the three shapes: a record, a bare array, a page `{data}`. */
+/** The records of a create response in any of the three shapes: a record, a bare array, a page `{data}`; or one in `{data: {…}}`. */
 export function createdRecords(body: unknown): unknown[] {
   if (Array.isArray(body)) return body;
-  if (typeof body === 'object' && body !== null && Array.isArray((body as { data?: unknown }).data)) return (body as { data: unknown[] }).data;
+  if (typeof body === 'object' && body !== null) {
+    const data = (body as { data?: unknown }).data;
+    if (Array.isArray(data)) return data;
+    // A record in an envelope (JSON:API's `{"data": {"type": …, "id": …}, "links": …}`) where the answer names no
+    // id of its own.
+    if (typeof data === 'object' && data !== null && !Object.keys(body).some((k) => /^id$|_id$|[a-z0-9](Id|ID)$/i.test(k) && !/[a-z0-9]id$/.test(k))) return [data];
+  }
   return body === undefined ? [] : [body];
 }
 

@@ -35,8 +35,8 @@ export async function runFuzzingPhase(session: PhaseHost, run: CaseRun, request:
           query: r.query,
           headers: r.headers,
           cookies: r.cookies,
-          // A drawn body field named like a path parameter names the path's record.
-          ...(r.body !== undefined ? { body: alignBodyToPath(op, r.body, r.pathParams) } : {}),
+          // A drawn body field named like a path parameter names the path's record (a drawn null names none).
+          ...(r.body !== undefined ? { body: alignBodyToPath(op, r.body, r.pathParams, { keepNull: true }) } : {}),
           ...(r.contentType ? { contentType: r.contentType } : {}),
         }, { intent: true, keep: false })
         .catch((error: unknown) => {
