@@ -271,8 +271,8 @@ export interface Finding {
   /** The input class of the request a negative-data-rejected finding is about. */
   inputClass?: string;
   /**
-   * What the coverage request that broke the server varied ("body.name", "path.id"): each part that breaks it is a
-   * server error of its own, so one does not hide another.
+   * What the coverage request that broke the server, or whose valid variation was refused, varied ("body.name",
+   * "path.id"): each such part is a finding of its own, so one does not hide another.
    */
   varied?: string;
   /**

@@ -4,8 +4,11 @@
  * parameter that lists its values (`/blogs/{id}/relationships/{related_field}`, related_field ∈ owner, tags).
  *  - The record in `data` is the path's: an update's `data.id` takes the path's id (the correct server refuses any
  *    other with its documented 409, as JSON:API asks), and a `null` id, which the contract allows, is sent too.
- *  - A parameter that lists its values names a choice, not a record: the relationship operations run on a record
- *    the run made, with a listed relationship, and no refusal of theirs is blamed on "a record the run did not get".
+ *  - The fields of the object inside the envelope, and of its objects (`data.attributes.name`), get the classes of a
+ *    body's fields: a blank name the contract allows is sent.
+ *  - A parameter that lists its values names a choice, not a record to make: the relationship operations run on a
+ *    record the run made, with a listed relationship (a refusal of such a request that may be about stored data stays
+ *    a warning: the listed value may name something the deployment does not hold; a 405 is no such refusal).
  * Each fault is found on its operation by its check; the correct server gives nothing.
  */
 import { createServer, type Server } from 'node:http';
@@ -61,7 +64,7 @@ const SPEC = {
         requestBody: {
           required: true,
           // The id may be anything, null included (as drf-spectacular's JSON:API schemas write it).
-          ...doc({ type: 'object', required: ['data'], properties: { data: { type: 'object', required: ['type', 'id'], properties: { type: { type: 'string', enum: ['blog'] }, id: {}, attributes: { type: 'object', properties: { name: { type: 'string', minLength: 1 } } } } } } }),
+          ...doc({ type: 'object', required: ['data'], properties: { data: { type: 'object', required: ['type', 'id'], properties: { type: { type: 'string', enum: ['blog'] }, id: {}, attributes: { type: 'object', properties: { name: { type: 'string' } } } } } } }),
         },
         responses: { '200': answer('updated', { type: 'object', required: ['data'], properties: { data: { $ref: '#/components/schemas/Blog' } } }), ...errors('400', '404', '409', '415') },
       },
@@ -73,7 +76,7 @@ const SPEC = {
   },
 };
 
-type Fault = 'null-id-refused' | 'relationship-post-405';
+type Fault = 'null-id-refused' | 'relationship-post-405' | 'blank-name-refused';
 
 /**
  * The correct server: records in memory; an update whose `data.id` is a value other than the path's is refused with
@@ -146,7 +149,9 @@ function server(...faults: Fault[]): Server {
       if (attributes !== undefined) {
         if (typeof attributes !== 'object' || attributes === null || Array.isArray(attributes)) return refuse(400, 'data.attributes: an object');
         const name = (attributes as Record<string, unknown>)['name'];
-        if (name !== undefined && (typeof name !== 'string' || name === '')) return refuse(400, 'data.attributes.name: a non-empty string');
+        if (name !== undefined && typeof name !== 'string') return refuse(400, 'data.attributes.name: a string');
+        // The faulty update refuses a blank name (the contract allows any string).
+        if (name === '' && faults.includes('blank-name-refused')) return refuse(400, 'This field may not be blank.');
         if (typeof name === 'string') blog.name = name;
       }
       return send(200, { data: resource(key) });
@@ -188,6 +193,12 @@ describe.each(['1', '2', '3'])('JSON:API envelopes and listed path values (seed 
     expect(summary(results), everything(results)).toEqual(['updateBlog: failed [positive-data-accepted]']);
     const refused = findings(results, 'updateBlog', 'positive-data-accepted').filter((f) => f.severity === 'error');
     expect(refused.map((f) => f.message).join('\n')).toMatch(/body\.data\.id = null/);
+  }, 120_000);
+
+  test('an update that refuses the blank name its contract allows: positive-data-accepted on updateBlog, body.data.attributes.name = ""', async () => {
+    const results = await run(server('blank-name-refused'), seed);
+    expect(summary(results), everything(results)).toEqual(['updateBlog: failed [positive-data-accepted]']);
+    expect(findings(results, 'updateBlog', 'positive-data-accepted').filter((f) => f.severity === 'error').map((f) => f.message).join('\n')).toMatch(/body\.data\.attributes\.name = ""/);
   }, 120_000);
 
   test('a relationship that answers POST with 405: found on addToRelationship, a refusal of a valid request on a record the run made', async () => {

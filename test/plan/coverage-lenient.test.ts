@@ -71,6 +71,17 @@ describe('values lenient parsers coerce', () => {
     expect(items.every((i) => tierOf(i.class) === 'lenient')).toBe(true);
   });
 
+  test('a date or date-time string gets the number lenient parsers read as Unix time, a whole day', () => {
+    const schema = { type: 'object', properties: { dob: { anyOf: [{ type: 'string', format: 'date' }, { type: 'null' }] }, at: { type: 'string', format: 'date-time' } } };
+    const items = run(op({ method: 'POST', path: '/x', ...jsonBody(schema) }), { pathParams: {}, query: {}, body: { dob: '2020-01-01', at: '2020-01-01T00:00:00Z' } }).filter((i) => i.class === 'coercible-type');
+    expect(items.map((i) => [i.label, i.valid]).sort()).toEqual([
+      ['body.at = 946684800 (a number, not a string)', false],
+      ['body.at = true (a boolean, not a string)', false],
+      ['body.dob = 946684800 (a number, not a string)', false],
+      ['body.dob = true (a boolean, not a string)', false],
+    ]);
+  });
+
   test('never in a URL (there every value is text)', () => {
     const operation = op({ method: 'GET', path: '/x', parameters: [{ name: 'n', in: 'query', required: false, schema: { type: 'integer' }, pointer: '' }] });
     expect(run(operation, { pathParams: {}, query: { n: 1 } }).some((i) => i.class === 'coercible-type')).toBe(false);
@@ -174,6 +185,9 @@ describe('what a body says of records', () => {
     expect(items.filter((i) => i.label.startsWith('body.data.id =') && i.valid && (i.body as typeof body).data.id !== null)).toEqual([]);
     expect(items.find((i) => i.label.startsWith('body.data.attributes = 12345'))).toMatchObject({ valid: false, body: { data: { type: 'blog', id: '7', attributes: 12345 } } });
     expect(items.find((i) => i.label.startsWith('body.data.type') && i.class === 'outside-enum')).toMatchObject({ valid: false });
+    // The fields of the envelope object's objects too (JSON:API's attributes), each judged by the whole body.
+    expect(items.find((i) => i.label.startsWith('body.data.attributes.name = 12345'))).toMatchObject({ valid: false, class: 'coercible-type', body: { data: { type: 'blog', id: '7', attributes: { name: 12345 } } } });
+    expect(items.find((i) => i.label.startsWith('body.data.attributes.name = ""'))).toMatchObject({ valid: true, body: { data: { attributes: { name: '' } } } });
   });
 
   test('reference names: a field that names another record, not the record\'s own id', () => {

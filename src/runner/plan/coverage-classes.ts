@@ -455,17 +455,23 @@ function targetsOf(op: Operation, positive: PositiveRequest): Target[] {
       const target = bodyFieldTarget(name, schema, json.schema, json.contentType, body, positiveOk, bodyFacts.required.includes(name));
       targets.push(pathNames.has(name) ? { ...target, namesPath: true } : target);
     }
-    // A one-member envelope (JSON:API's `{"data": {"type": …, "id": …, "attributes": …}}`): the fields of its
-    // object are the body's fields too.
+    // A one-member envelope (JSON:API's `{"data": {"type": …, "id": …, "attributes": {…}}}`): the fields of its
+    // object, and of that object's objects (the record's attributes), are the body's fields too.
     const [envelope, ...others] = Object.keys(body);
     const envelopeSchema = envelope === undefined ? undefined : bodyFacts.properties[envelope];
     if (envelope !== undefined && others.length === 0 && envelopeSchema !== undefined && isRecord(body[envelope])) {
-      const inner = factsOf(mergedShape(envelopeSchema));
-      for (const [name, schema] of Object.entries(inner.properties)) {
-        if (isOmitted(schema)) continue;
-        const target = { ...bodyFieldTarget(name, schema, json.schema, json.contentType, body, positiveOk, inner.required.includes(name), false, envelope), nested: true as const };
-        targets.push(pathNames.has(name) ? { ...target, namesPath: true } : target);
-      }
+      const nestedTargets = (schema: JsonSchema, within: string[], depth: number): void => {
+        const inner = factsOf(mergedShape(schema));
+        const object = objectAt(body, within);
+        for (const [name, field] of Object.entries(inner.properties)) {
+          if (isOmitted(field)) continue;
+          const target = { ...bodyFieldTarget(name, field, json.schema, json.contentType, body, positiveOk, inner.required.includes(name), false, within), nested: true as const };
+          targets.push(depth === 1 && pathNames.has(name) ? { ...target, namesPath: true } : target);
+        }
+        if (depth > 1) return;
+        for (const [name, field] of Object.entries(inner.properties)) if (!isOmitted(field) && isRecord(object[name])) nestedTargets(field, [...within, name], depth + 1);
+      };
+      nestedTargets(envelopeSchema, [envelope], 1);
     }
     return targets;
   }
@@ -558,9 +564,21 @@ function parameterTarget(p: ParameterSpec, positive: PositiveRequest): Target {
   };
 }
 
-/** A body field's target; `within`: the field of the body's one-member envelope object of that name. */
-function bodyFieldTarget(name: string, schema: JsonSchema, bodySchema: JsonSchema, contentType: string, body: Record<string, unknown>, positiveOk: Verdict, required: boolean, asText = false, within?: string): Target {
-  const host = within === undefined ? body : (body[within] as Record<string, unknown>);
+/** The object at a path of field names inside a body (the body itself for none). */
+function objectAt(body: Record<string, unknown>, path: readonly string[]): Record<string, unknown> {
+  return path.reduce<Record<string, unknown>>((o, key) => o[key] as Record<string, unknown>, body);
+}
+
+/** The body with the object at the path replaced. */
+function withObjectAt(body: Record<string, unknown>, path: readonly string[], object: Record<string, unknown>): Record<string, unknown> {
+  const [first, ...rest] = path;
+  if (first === undefined) return object;
+  return { ...body, [first]: withObjectAt(body[first] as Record<string, unknown>, rest, object) };
+}
+
+/** A body field's target; `within`: the path of the object that holds it (the body's one-member envelope, an object of it). */
+function bodyFieldTarget(name: string, schema: JsonSchema, bodySchema: JsonSchema, contentType: string, body: Record<string, unknown>, positiveOk: Verdict, required: boolean, asText = false, within: readonly string[] = []): Target {
+  const host = objectAt(body, within);
   const variant = (value: Value, sent = false): Record<string, unknown> => {
     let changed: Record<string, unknown>;
     if (value !== ABSENT) changed = { ...host, [name]: sent && asText ? queryValue(value) : value };
@@ -568,11 +586,11 @@ function bodyFieldTarget(name: string, schema: JsonSchema, bodySchema: JsonSchem
       const { [name]: _left, ...rest } = host;
       changed = rest;
     }
-    return within === undefined ? changed : { ...body, [within]: changed };
+    return withObjectAt(body, within, changed);
   };
   return {
     where: 'body',
-    name: within === undefined ? name : `${within}.${name}`,
+    name: [...within, name].join('.'),
     schema,
     required,
     present: Object.hasOwn(host, name),

@@ -363,10 +363,17 @@ export function wrongKindValues(schema: JsonSchema, like?: unknown): unknown[] {
  * declares no type.
  */
 export function coercibleValues(schema: JsonSchema, like?: unknown): unknown[] {
-  const types = factsOf(schema).types;
+  const facts = factsOf(schema);
+  const types = facts.types;
   const numeric = typeof like === 'number' && Number.isFinite(like) ? String(like) : typeof like === 'bigint' ? like.toString() : '1';
-  return onePerKind([12345, true, 1, 'true', numeric].filter((v) => kindTier(v, types) === 'lenient'));
+  // A date or date-time string: the number lenient parsers read as Unix time, a whole day (2000-01-01T00:00:00Z),
+  // which a date takes as well as a date-time.
+  const time = types.includes('string') && (facts.format === 'date' || facts.format === 'date-time') ? [UNIX_TIME_OF_A_DAY] : [];
+  return onePerKind([...time, 12345, true, 1, 'true', numeric].filter((v) => kindTier(v, types) === 'lenient'));
 }
+
+/** 2000-01-01T00:00:00Z in seconds since the epoch. */
+const UNIX_TIME_OF_A_DAY = 946_684_800;
 
 /** The first value of each JSON kind. */
 function onePerKind(values: unknown[]): unknown[] {

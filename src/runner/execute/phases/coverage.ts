@@ -7,7 +7,7 @@
  * answer declares with 406: a warning where the contract documents neither. A valid request that broke the server is shrunk (optional fields left out, varied values
  * put back) while it still fails; each finding is then shown with the smallest request that showed it.
  */
-import { parse as parseLossless } from 'lossless-json';
+import { isSafeNumber, LosslessNumber, parse as parseLossless, stringify as losslessStringify } from 'lossless-json';
 import { isDeepStrictEqual } from 'node:util';
 import type { Exchange, Finding, HttpMethod, Operation } from '../../model.ts';
 import { describeVariation, shrinkSteps, type Variation } from '../../plan/coverage.ts';
@@ -17,6 +17,7 @@ import type { JudgeInput, Judgement } from '../judge.ts';
 import type { CoverageRequest } from '../../plan/coverage-classes.ts';
 import { alignBodyToPath, type Doubts } from '../references.ts';
 import { accepts } from '../../plan/accepts.ts';
+import { requiredOnly } from '../../plan/cases.ts';
 import type { CallRequest } from '../request-builder.ts';
 
 /**
@@ -137,12 +138,16 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
   // Query variations refused (4xx): sent again without the optional query parameters if the request they vary is
   // itself refused, so that one parameter's refusal does not hide what another breaks.
   const refusedQuery: CoverageItem[] = [];
+  // Body variations answered as the body they vary is (a server error, a refusal): sent again on the body without
+  // its optional fields where that one is taken, so that one optional field's fault does not hide the others'.
+  const failedBody: CoverageItem[] = [];
   for (const item of items) {
     const request = itemRequest(op, base, item);
     const exchange = await sendOnce(request);
     const shared = isServerError(exchange) && (await breaksUnvaried());
     judgeItem(exchange, item, item.label, request, shared);
     if (isQueryOnly(item) && isClientError(exchange)) refusedQuery.push(item);
+    if (isBodyOnly(item) && (shared || isClientError(exchange))) failedBody.push(item);
     if (shared || !item.valid || !isServerError(exchange) || (item.pathParams ?? item.headers ?? item.cookies ?? item.rawBody ?? item.noBody) !== undefined) continue;
     // Shrink a server error of a valid body or query variation: the first smaller request that still fails.
     let current: Variation = { label: item.label, ...(item.body !== undefined ? { body: item.body } : {}), ...(item.query ? { query: item.query } : {}) };
@@ -181,8 +186,68 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
       }
     }
   }
+  const minimalBody = failedBody.length > 0 && base.body !== undefined ? requiredOnly(op, base.body) : undefined;
+  if (minimalBody && op.requestBody) {
+    const plain = await sendOnce(base);
+    last = plain;
+    const fails = isServerError(plain) || isClientError(plain);
+    const taken = fails ? await sendOnce({ ...base, body: minimalBody }) : undefined;
+    if (taken) last = taken;
+    if (taken?.response && taken.response.status >= 200 && taken.response.status < 300) {
+      const rank = (item: CoverageItem) => (item.class === undefined ? BREAKING.length : BREAKING.indexOf(item.class) + 1 || BREAKING.length);
+      for (const item of [...failedBody].sort((a, b) => rank(a) - rank(b)).slice(0, REBASED_LIMIT)) {
+        const varied = item.body !== undefined ? item.body : parseExact(item.rawBody as string);
+        const body = rebasedBody(varied, base.body, minimalBody);
+        // Its validity must not change with the fields left out (a field another one depends on).
+        if (body === undefined || accepts(op.requestBody.schema, body) === !item.valid) continue;
+        const label = `${item.label}, the optional body fields left out (the body with them is answered ${plain.response?.status ?? plain.error?.message})`;
+        const over = hasBigInt(body) ? { rawBody: losslessStringify(body) as string, ...(item.contentType ? { contentType: item.contentType } : {}) } : { body };
+        const rebasedItem: CoverageItem = { ...item, ...over, label };
+        if (!('rawBody' in over)) delete rebasedItem.rawBody;
+        const request = itemRequest(op, base, rebasedItem);
+        judgeItem(await sendOnce(request), rebasedItem, label, request);
+      }
+    }
+  }
   if (last) run.keep(last);
   return { sent, failing };
+}
+
+/** JSON with numbers as numbers where a double holds them exactly, else as LosslessNumber; undefined if it is no JSON. */
+function parseExact(text: string): unknown {
+  try {
+    return parseLossless(text, null, (value) => (isSafeNumber(value) ? Number(value) : new LosslessNumber(value)));
+  } catch {
+    return undefined;
+  }
+}
+
+/** An item that varies the JSON body alone (one of its fields: not the whole body, its media type or encoding). */
+function isBodyOnly(item: CoverageItem): boolean {
+  if (item.method !== undefined || (item.pathParams ?? item.headers ?? item.cookies ?? item.noBody ?? item.query ?? item.rawBodyEncoding) !== undefined) return false;
+  if (item.class !== undefined && (BODY_CLASSES.has(item.class) || item.class === 'malformed-content-type')) return false;
+  return isRecord(item.body) || (item.rawBody !== undefined && item.rawBody.startsWith('{'));
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function hasBigInt(v: unknown): boolean {
+  if (typeof v === 'bigint' || v instanceof LosslessNumber) return true;
+  if (typeof v !== 'object' || v === null) return false;
+  return Object.values(v).some(hasBigInt);
+}
+
+/** The item's body variation over the minimal body: the fields it sets differently from the base (undefined: none, or the same body). */
+function rebasedBody(body: unknown, base: unknown, minimal: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (!isRecord(body) || !isRecord(base)) return undefined;
+  const varied = Object.entries(body).filter(([name, value]) => !isDeepStrictEqual(value, base[name]));
+  const dropped = Object.keys(base).filter((name) => !(name in body) && name in minimal);
+  if (varied.length === 0 && dropped.length === 0) return undefined;
+  const out: Record<string, unknown> = { ...minimal, ...Object.fromEntries(varied) };
+  for (const name of dropped) delete out[name];
+  return isDeepStrictEqual(out, body) ? undefined : out;
 }
 
 /** Query variations sent again on the request without optional query parameters, at most. */

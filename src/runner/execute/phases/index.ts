@@ -10,7 +10,7 @@
  * others take a record the run has where one is at hand, else values from the pool or of the parameter's type.
  */
 import type { CaseResult } from '../../model.ts';
-import { choiceValue, FUZZ_CASE, pathParamNames, SEQUENCE_CASE } from '../../plan/cases.ts';
+import { FUZZ_CASE, pathParamNames, SEQUENCE_CASE } from '../../plan/cases.ts';
 import { secretFieldValues } from '../flow-secrets.ts';
 import { judge } from '../judge.ts';
 import { ATTEMPTS, combineAttempts, repeatPolicy } from '../repeat.ts';
@@ -84,8 +84,7 @@ async function runRequests(session: PhaseHost, run: CaseRun, secrets: string[], 
   // anything else may be refused for that record alone.
   const fromService = new Set(Object.values(ids));
   const known = {
-    // A parameter that lists its values names a choice, never a record.
-    path: (name: string, value: string) => fromService.has(value) || session.pool.values(op, name).includes(value) || choiceValue(session.contract, op, name) !== undefined,
+    path: (name: string, value: string) => fromService.has(value) || session.pool.values(op, name).includes(value),
     // A nested object's bare `id` names no collection: any answer that held the value will do.
     reference: (name: string, value: string) => fromService.has(value) || session.pool.forReference(name).includes(value) || (/^(id|uuid)$/i.test(name) && session.pool.seen(value)),
   };
