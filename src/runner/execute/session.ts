@@ -10,7 +10,7 @@ import { randomHex } from '../http/random-hex.ts';
 import type { CaseResult, Contract, Exchange, Finding, LeftBehindRecord, Operation, TargetDown } from '../model.ts';
 import { toCurl } from '../report/curl.ts';
 import { jsonRequestType } from '../plan/accept-header.ts';
-import { choiceValue, isSafe, neededSetup, pathExample, pathParamNames, planOperation, positiveBody, requiredOnly, type OperationPlan, type PlannedCase } from '../plan/cases.ts';
+import { isSafe, listedValue, neededSetup, pathExample, pathParamNames, planOperation, positiveBody, requiredOnly, type OperationPlan, type PlannedCase } from '../plan/cases.ts';
 import { executionOrder, planOptionsOf } from '../plan/options.ts';
 import { parameterValue, stringValues } from '../plan/parameters.ts';
 import { Random } from '../plan/random.ts';
@@ -572,8 +572,8 @@ export class Session implements CaseHost, PhaseHost {
     for (const param of pathParamNames(op)) {
       const found = producerFor(this.contract, op, param);
       if (!found) {
-        // A parameter that lists its values names a choice, not a record.
-        const choice = choiceValue(this.contract, op, param);
+        // A parameter that lists its values, and that no operation creates, names a choice, not a record.
+        const choice = listedValue(op, param);
         if (choice !== undefined) {
           ids[param] = choice;
           continue;

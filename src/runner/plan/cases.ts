@@ -154,11 +154,16 @@ export function pathExample(contract: Contract, op: Operation, param: string): {
  * first listed value; the coverage phase sends the others.
  */
 export function choiceValue(contract: Contract, op: Operation, param: string): string | undefined {
+  const value = listedValue(op, param);
+  return value === undefined || producerFor(contract, op, param) !== undefined ? undefined : value;
+}
+
+/** The first value a path parameter's schema lists (`enum`, `const`) that the schema itself accepts (a pattern may refuse one). */
+export function listedValue(op: Operation, param: string): string | undefined {
   const schema = op.parameters.find((p) => p.in === 'path' && p.name === param)?.schema;
   if (schema === undefined) return undefined;
-  // A listed value its own schema refuses (a pattern it breaks) is no choice.
   const first = factsOf(schema).allowed?.find((v) => v !== null && typeof v !== 'object' && String(v) !== '' && accepts(schema, v) !== false);
-  return first === undefined || producerFor(contract, op, param) !== undefined ? undefined : String(first);
+  return first === undefined ? undefined : String(first);
 }
 
 /** The GET of the same record: the operation that reads back what PUT, PATCH or DELETE acted on. */

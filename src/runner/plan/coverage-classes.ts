@@ -417,7 +417,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /** True when the value holds a number JSON.stringify cannot write as sent (beyond 2^53, or `5.0`). */
-function hasBigInt(v: unknown): boolean {
+export function hasBigInt(v: unknown): boolean {
   if (typeof v === 'bigint' || v instanceof LosslessNumber) return true;
   if (Array.isArray(v)) return v.some(hasBigInt);
   return isRecord(v) && Object.values(v).some(hasBigInt);

@@ -1,5 +1,6 @@
 import type { Contract, Operation } from '../model.ts';
 import { operationIndex, pathShape, withShape, type OperationIndex } from './operation-index.ts';
+import { referenceStem } from './relations.ts';
 
 /**
  * The resource model: which operation produces the id a path parameter names, and which reads a record back.
@@ -110,7 +111,7 @@ export function createdRecords(body: unknown): unknown[] {
     if (Array.isArray(data)) return data;
     // A record in an envelope (JSON:API's `{"data": {"type": …, "id": …}, "links": …}`) where the answer names no
     // id of its own.
-    if (typeof data === 'object' && data !== null && !Object.keys(body).some((k) => /^id$|_id$|[a-z0-9](Id|ID)$/i.test(k) && !/[a-z0-9]id$/.test(k))) return [data];
+    if (typeof data === 'object' && data !== null && !Object.keys(body).some((k) => /^(id|uuid)$/i.test(k) || referenceStem(k) !== undefined)) return [data];
   }
   return body === undefined ? [] : [body];
 }

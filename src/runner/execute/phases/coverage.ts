@@ -14,9 +14,9 @@ import { describeVariation, shrinkSteps, type Variation } from '../../plan/cover
 import { responseFor } from '../../description/load.ts';
 import type { CaseRun } from '../case-run.ts';
 import type { JudgeInput, Judgement } from '../judge.ts';
-import type { CoverageRequest } from '../../plan/coverage-classes.ts';
 import { alignBodyToPath, type Doubts } from '../references.ts';
 import { accepts } from '../../plan/accepts.ts';
+import { hasBigInt, type CoverageRequest } from '../../plan/coverage-classes.ts';
 import { requiredOnly } from '../../plan/cases.ts';
 import type { CallRequest } from '../request-builder.ts';
 
@@ -57,11 +57,8 @@ function isServerError(e: Exchange): boolean {
 /** The request with the JSON value its raw body holds (integers beyond 2^53 kept exact), to say what it names. */
 function sentBody(request: CallRequest): CallRequest {
   if (request.rawBody === undefined || request.rawBodyEncoding !== undefined) return request;
-  try {
-    return { ...request, body: parseLossless(request.rawBody) };
-  } catch {
-    return request;
-  }
+  const body = parseExact(request.rawBody);
+  return body === undefined ? request : { ...request, body };
 }
 
 /** The request of an item: the positive request with the item's overrides. */
@@ -103,9 +100,13 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
   // Whether the request without any variation breaks the server too (sent once, at the first server error): then
   // no variation is what broke it, and none is named as the broken part.
   let unvaried: boolean | undefined;
+  // The request without any variation, sent at most once: whether it breaks the server, and whether it is refused
+  // (the re-sends below).
+  let plainAnswer: Promise<Exchange> | undefined;
+  const unvariedAnswer = (): Promise<Exchange> => (plainAnswer ??= sendOnce(base));
   const breaksUnvaried = async (): Promise<boolean> => {
     if (unvaried === undefined) {
-      const plain = await sendOnce(base);
+      const plain = await unvariedAnswer();
       unvaried = isServerError(plain);
       if (unvaried) judgeItem(plain, { label: 'the request unvaried', valid: true } as CoverageItem, 'the request unvaried', base, true);
     }
@@ -172,7 +173,7 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
   }
   const minimal = requiredQuery(op, base.query);
   if (refusedQuery.length > 1 && Object.keys(minimal).length < Object.keys(base.query).length) {
-    const plain = await sendOnce(base);
+    const plain = await unvariedAnswer();
     last = plain;
     if (isClientError(plain)) {
       // Those most likely to break a server first.
@@ -188,7 +189,7 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
   }
   const minimalBody = failedBody.length > 0 && base.body !== undefined ? requiredOnly(op, base.body) : undefined;
   if (minimalBody && op.requestBody) {
-    const plain = await sendOnce(base);
+    const plain = await unvariedAnswer();
     last = plain;
     const fails = isServerError(plain) || isClientError(plain);
     const taken = fails ? await sendOnce({ ...base, body: minimalBody }) : undefined;
@@ -197,7 +198,7 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
       const rank = (item: CoverageItem) => (item.class === undefined ? BREAKING.length : BREAKING.indexOf(item.class) + 1 || BREAKING.length);
       for (const item of [...failedBody].sort((a, b) => rank(a) - rank(b)).slice(0, REBASED_LIMIT)) {
         const varied = item.body !== undefined ? item.body : parseExact(item.rawBody as string);
-        const body = rebasedBody(varied, base.body, minimalBody);
+        const body = isRecord(varied) && isRecord(base.body) ? rebased(varied, base.body, minimalBody) : undefined;
         // Its validity must not change with the fields left out (a field another one depends on).
         if (body === undefined || accepts(op.requestBody.schema, body) === !item.valid) continue;
         const label = `${item.label}, the optional body fields left out (the body with them is answered ${plain.response?.status ?? plain.error?.message})`;
@@ -233,23 +234,6 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function hasBigInt(v: unknown): boolean {
-  if (typeof v === 'bigint' || v instanceof LosslessNumber) return true;
-  if (typeof v !== 'object' || v === null) return false;
-  return Object.values(v).some(hasBigInt);
-}
-
-/** The item's body variation over the minimal body: the fields it sets differently from the base (undefined: none, or the same body). */
-function rebasedBody(body: unknown, base: unknown, minimal: Record<string, unknown>): Record<string, unknown> | undefined {
-  if (!isRecord(body) || !isRecord(base)) return undefined;
-  const varied = Object.entries(body).filter(([name, value]) => !isDeepStrictEqual(value, base[name]));
-  const dropped = Object.keys(base).filter((name) => !(name in body) && name in minimal);
-  if (varied.length === 0 && dropped.length === 0) return undefined;
-  const out: Record<string, unknown> = { ...minimal, ...Object.fromEntries(varied) };
-  for (const name of dropped) delete out[name];
-  return isDeepStrictEqual(out, body) ? undefined : out;
-}
-
 /** Query variations sent again on the request without optional query parameters, at most. */
 const REBASED_LIMIT = 40;
 /** The classes of input that break servers most often, in that order. */
@@ -272,14 +256,17 @@ function requiredQuery(op: Operation, query: Record<string, unknown>): Record<st
   return Object.fromEntries(Object.entries(query).filter(([name]) => required.has(name)));
 }
 
-/** The item's query variation over the minimal query: the parameters it sets differently from the base (undefined: none). */
-function rebased(query: Record<string, unknown>, base: Record<string, unknown>, minimal: Record<string, unknown>): Record<string, unknown> | undefined {
-  const varied = Object.entries(query).filter(([name, value]) => !isDeepStrictEqual(value, base[name]));
-  const dropped = Object.keys(base).filter((name) => !(name in query) && name in minimal);
-  if (varied.length === 0 && dropped.length === 0) return undefined;
-  const out = { ...minimal, ...Object.fromEntries(varied) };
+/**
+ * The item's query or body variation over the minimal one (the required parameters or fields): the names it sets
+ * differently from the base; undefined where it varies none, or where that is the item's own request.
+ */
+function rebased(varied: Record<string, unknown>, base: Record<string, unknown>, minimal: Record<string, unknown>): Record<string, unknown> | undefined {
+  const changed = Object.entries(varied).filter(([name, value]) => !isDeepStrictEqual(value, base[name]));
+  const dropped = Object.keys(base).filter((name) => !(name in varied) && name in minimal);
+  if (changed.length === 0 && dropped.length === 0) return undefined;
+  const out = { ...minimal, ...Object.fromEntries(changed) };
   for (const name of dropped) delete out[name];
-  return out;
+  return isDeepStrictEqual(out, varied) ? undefined : out;
 }
 
 /**
