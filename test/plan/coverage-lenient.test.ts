@@ -195,6 +195,21 @@ describe('what a body says of records', () => {
     expect(['id', 'uuid', 'Id', 'paid', 'valid', 'rapid', 'title'].filter(isReferenceName)).toEqual([]);
   });
 
+  test('a record the run deleted leaves the pool: a read no longer takes its id', () => {
+    const pool = new ValuePool();
+    const answer = (status: number, json?: unknown) => ({ request: { method: 'GET', url: 'http://x/pets', headers: {} }, response: { status, headers: {}, body: JSON.stringify(json ?? null), json, size: 1 }, durationMs: 1 }) as never;
+    const list = op({ method: 'GET', path: '/pets' });
+    const read = op({ method: 'GET', path: '/pets/{petId}' });
+    const remove = op({ method: 'DELETE', path: '/pets/{petId}' });
+    pool.harvest(list, answer(200, [{ id: 1 }, { id: 2 }]));
+    expect(pool.values(read, 'petId')).toEqual(['1', '2']);
+    pool.harvest(remove, { ...answer(204), request: { method: 'DELETE', url: 'http://x/pets/2', headers: {} } } as never);
+    expect(pool.values(read, 'petId')).toEqual(['1']);
+    // A refused delete removed nothing.
+    pool.harvest(remove, { ...answer(404, { detail: 'no' }), request: { method: 'DELETE', url: 'http://x/pets/1', headers: {} } } as never);
+    expect(pool.values(read, 'petId')).toEqual(['1']);
+  });
+
   test('a reference is made up unless the plan took it from a record of the run, the path or an answer', () => {
     const pool = new ValuePool();
     const users = op({ method: 'POST', path: '/users' });

@@ -45,7 +45,13 @@ export class ValuePool {
     if (list.length > PER_KEY) list.shift();
   }
 
-  /** Takes what a successful answer of the operation holds. */
+  private forget(key: string, value: string): void {
+    const list = this.byKey.get(key);
+    const at = list?.indexOf(value) ?? -1;
+    if (list && at >= 0) list.splice(at, 1);
+  }
+
+  /** Takes what a successful answer of the operation holds; forgets the record a successful DELETE removed. */
   harvest(op: Operation, exchange: Exchange): void {
     const response = exchange.response;
     if (!response || response.status < 200 || response.status >= 300) return;
@@ -53,6 +59,13 @@ export class ValuePool {
     // single record read or written at <collection>/{id}.
     const last = /\/\{([^}]+)\}\/?$/.exec(op.path);
     const collection = last ? normalise(op.path.slice(0, last.index)) : normalise(op.path);
+    // A record the run deleted is no value to use any more (a read of it answers 404, as an unknown route may).
+    if (op.method === 'DELETE' && last) {
+      const tail = new URL(exchange.request.url, 'http://x').pathname.replace(/\/+$/, '').split('/').at(-1);
+      const id = tail === undefined ? undefined : decodeURIComponentSafe(tail);
+      if (id !== undefined) for (const key of [`c:${collection}`, `n:${last[1]!.toLowerCase()}`]) this.forget(key, id);
+      return;
+    }
     const location = response.headers['location'];
     if (location) {
       const tail = location.split(/[?#]/)[0]!.replace(/\/+$/, '').split('/').at(-1);
