@@ -213,8 +213,17 @@ describe('the fuzzing case obeys the same rules as the coverage case', () => {
         const fuzzing = cases.find((c) => c.name === FUZZ_CASE);
         if (!fuzzing) continue;
         compared++;
-        expect(fuzzing.skip, `${op.operationId} ${JSON.stringify(options)}`).toBe(coverage?.skip);
         expect(fuzzing.fixture).toBe(coverage?.fixture);
+        // Where the operation's valid calls may not be made, the coverage case sends what must be refused alone:
+        // the fuzzing case (valid requests) does not run.
+        const guarded = (options.readOnly && !['GET', 'HEAD', 'OPTIONS'].includes(op.method)) || (!options.allowIrreversible && profile.sideEffects.some((e) => e.operation === op.operationId && e.class === 'irreversible'));
+        if (guarded) {
+          expect(fuzzing.skip, `${op.operationId} ${JSON.stringify(options)}`).toMatch(options.readOnly ? /--read-only/ : /irreversible/);
+          expect(coverage?.mustRefuseOnly === true || coverage?.skip !== undefined, op.operationId).toBe(true);
+          continue;
+        }
+        expect(coverage?.mustRefuseOnly).toBeUndefined();
+        expect(fuzzing.skip, `${op.operationId} ${JSON.stringify(options)}`).toBe(coverage?.skip);
       }
     }
     expect(compared).toBeGreaterThan(10);
@@ -222,5 +231,37 @@ describe('the fuzzing case obeys the same rules as the coverage case', () => {
     for (const { c, op } of readOnly) if (c.name === FUZZ_CASE && !['GET', 'HEAD', 'OPTIONS'].includes(op.method)) expect(c.skip).toMatch(/--read-only/);
     const irreversible = planOperation(contract, contract.operations.find((o) => o.operationId === 'create-user')!, profile, examples, { seed: 1, otpSource: true, readOnly: false, allowIrreversible: false });
     expect(irreversible.cases.find((c) => c.name === FUZZ_CASE)?.skip).toMatch(/irreversible/);
+  });
+
+  test('an operation whose valid calls may not be made gets a coverage case of what must be refused, gated as its negative cases', async () => {
+    const [contract, profile, examples] = await Promise.all([
+      loadContract(['contract/customer-service.openapi.yaml', 'contract/foreign-trade-service.openapi.yaml'].map((f) => `${ROOT}${f}`)),
+      loadProfile(`${ROOT}contract/profile.yaml`),
+      loadExamples(`${ROOT}contract/examples.yaml`),
+    ]);
+    const plan = (id: string, options: Partial<PlanOptions>) =>
+      planOperation(contract, contract.operations.find((o) => o.operationId === id)!, profile, examples, { seed: 1, otpSource: false, readOnly: false, allowIrreversible: false, ...options }).cases;
+    const coverage = (id: string, options: Partial<PlanOptions>) => plan(id, options).find((c) => c.name === 'coverage');
+    // Irreversible, safe default: the positive case is skipped, the coverage case runs guarded, without the setup
+    // steps (an OTP is sent by one) and without an OTP source.
+    for (const id of ['create-user', 'send-forget-password-otp', 'verify-forget-password-otp', 'customer-refresh-cache', 'get-foreign-trade-reference-number']) {
+      expect(plan(id, {}).find((c) => c.name === 'positive')?.skip, id).toMatch(/irreversible/);
+      const c = coverage(id, {});
+      expect(c?.skip, id).toBeUndefined();
+      expect(c?.mustRefuseOnly, id).toBe(true);
+      expect(c?.request.setup, id).toEqual([]);
+      expect(JSON.stringify(c?.request.body ?? null), id).not.toMatch(/\{\{(?!unique\}\})/);
+    }
+    // With --allow-irreversible the coverage case is the full one.
+    expect(coverage('create-user', { allowIrreversible: true })?.mustRefuseOnly).toBeUndefined();
+    // --read-only: an unsafe method's coverage is guarded where its negative cases run (no record of the run needed),
+    // skipped where they are (an irreversible effect, a record to create); a safe method's is the full one.
+    expect(coverage('create-address-type', { readOnly: true })?.mustRefuseOnly).toBe(true);
+    expect(coverage('create-user', { readOnly: true })?.skip).toMatch(/--read-only/);
+    expect(coverage('update-address-type', { readOnly: true })?.skip).toMatch(/--read-only/);
+    expect(coverage('get-address-type-field-list', { readOnly: true })?.mustRefuseOnly).toBeUndefined();
+    expect(coverage('get-address-type-field-list', { readOnly: true })?.skip).toMatch(/needs records created by the run/);
+    // A reversible create in the safe default is not guarded.
+    expect(coverage('create-address-type', {})?.mustRefuseOnly).toBeUndefined();
   });
 });

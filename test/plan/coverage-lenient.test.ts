@@ -197,11 +197,11 @@ describe('what a body says of records', () => {
 
   test('a record the run deleted leaves the pool: a read no longer takes its id', () => {
     const pool = new ValuePool();
-    const answer = (status: number, json?: unknown) => ({ request: { method: 'GET', url: 'http://x/pets', headers: {} }, response: { status, headers: {}, body: JSON.stringify(json ?? null), json, size: 1 }, durationMs: 1 }) as never;
+    const answer = (status: number, json?: unknown) => ({ request: { method: 'GET', url: 'http://x/pets', headers: {} }, response: { status, headers: {}, body: JSON.stringify(json ?? null), json, size: 1 }, durationMs: 1 }) as Record<string, unknown>;
     const list = op({ method: 'GET', path: '/pets' });
     const read = op({ method: 'GET', path: '/pets/{petId}' });
     const remove = op({ method: 'DELETE', path: '/pets/{petId}' });
-    pool.harvest(list, answer(200, [{ id: 1 }, { id: 2 }]));
+    pool.harvest(list, answer(200, [{ id: 1 }, { id: 2 }]) as never);
     expect(pool.values(read, 'petId')).toEqual(['1', '2']);
     pool.harvest(remove, { ...answer(204), request: { method: 'DELETE', url: 'http://x/pets/2', headers: {} } } as never);
     expect(pool.values(read, 'petId')).toEqual(['1']);

@@ -41,6 +41,12 @@ export interface PlannedCase {
   anyClientError?: true;
   /** What a negative case sends that the contract does not describe as valid (its tier: plan/input-tiers.ts). */
   inputClass?: InputClass;
+  /**
+   * A coverage case that sends only the variations a correct deployment must refuse (must-reject classes, never
+   * the request unvaried): the operation's valid calls may not be made (an irreversible side effect without
+   * --allow-irreversible, an unsafe method under --read-only), and it is gated as the negative cases are.
+   */
+  mustRefuseOnly?: true;
 }
 
 export interface OperationPlan {
@@ -63,6 +69,8 @@ export interface PlanOptions {
   identities?: readonly Identity[];
 }
 
+/** The case name of the coverage phase. */
+export const COVERAGE_CASE = 'coverage';
 /** The case name of the fuzzing phase (a coverage-kind case: the same skip rules apply). */
 export const FUZZ_CASE = 'fuzzing';
 /** Random requests of the fuzzing phase per operation by default (as many as Schemathesis draws by default). */
@@ -221,6 +229,8 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
   const needsFixture = params.some((p) => !(p in explicitParams));
   const safe = SAFE_METHODS.has(op.method);
   const irreversible = isIrreversible(profile, op.operationId);
+  // Valid calls of the operation may not be made: a broken deployment could act on them.
+  const guardedOp = (irreversible && !options.allowIrreversible) || (options.readOnly && !safe);
   const cases: PlannedCase[] = [];
 
   const declared = {
@@ -242,12 +252,16 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
     skipReason(contract, profile, op, request, kind, fixture, options, body);
 
   const add = (c: Omit<PlannedCase, 'operationId' | 'skip' | 'skipKind' | 'expect'> & { expect?: Expectation[] }) => {
+    // The coverage case of an operation whose valid calls may not be made sends what must be refused alone: it is
+    // gated as a negative case, and needs no record of a setup step (a stand-in takes its values).
+    const mustRefuseOnly = c.kind === 'coverage' && c.name === COVERAGE_CASE && guardedOp;
     // A case runs only the setup steps its own request uses (an auth case uses none: see withoutSetup).
-    c.request = c.kind === 'auth' ? withoutSetup(c.request) : { ...c.request, setup: neededSetup(c.request) };
+    c.request = c.kind === 'auth' || mustRefuseOnly ? withoutSetup(c.request) : { ...c.request, setup: neededSetup(c.request) };
     // A semantic case may be answered with success (e.g. "not valid"): under --read-only it is not a probe that
     // must be rejected, so an unsafe method does not run.
-    const skip: PlannedSkip | undefined = c.expectation === 'semantic' && options.readOnly && !safe ? { kind: 'read-only', reason: 'not a safe method (--read-only)' } : gate(c.request, c.kind, c.fixture);
-    cases.push({ operationId: op.operationId, expect: [], ...c, ...(skip ? { skip: skip.reason, skipKind: skip.kind } : {}) });
+    const skip: PlannedSkip | undefined =
+      c.expectation === 'semantic' && options.readOnly && !safe ? { kind: 'read-only', reason: 'not a safe method (--read-only)' } : gate(c.request, mustRefuseOnly ? 'negative' : c.kind, c.fixture);
+    cases.push({ operationId: op.operationId, expect: [], ...c, ...(skip ? { skip: skip.reason, skipKind: skip.kind } : mustRefuseOnly ? { mustRefuseOnly: true as const } : {}) });
   };
 
   // Presence probe: random ids and a malformed JSON body, so that no deployment acts on it.
@@ -297,7 +311,7 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
   // effect, so these run for every operation; where a call wrongly let through could not be undone, or in
   // --read-only, the body is left out so a broken deployment cannot act on it.
   if (op.secured) {
-    const guarded = (irreversible && !options.allowIrreversible) || (options.readOnly && !safe);
+    const guarded = guardedOp;
     for (const [auth, label] of AUTH_VARIANTS) {
       const request = guarded ? { pathParams: {}, query: {}, auth, setup: [] } : base({ auth });
       add({ name: `auth: ${label}`, kind: 'auth', expectation: 'auth-rejected', fixture: guarded || !needsFixture ? 'none' : 'shared', request });
@@ -357,7 +371,7 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
   // its own (its first valid request removes it).
   const maxExamples = options.maxExamples ?? DEFAULT_MAX_EXAMPLES;
   if (maxExamples > 0) {
-    add({ name: 'coverage', kind: 'coverage', expectation: 'coverage', fixture: needsFixture ? (op.method === 'DELETE' ? 'fresh' : 'shared') : 'none', request: base() });
+    add({ name: COVERAGE_CASE, kind: 'coverage', expectation: 'coverage', fixture: needsFixture ? (op.method === 'DELETE' ? 'fresh' : 'shared') : 'none', request: base() });
   }
   // Fuzzing phase: random schema-valid requests (fast-check), shrunk on a server error; see execute/fuzz.ts.
   if ((options.fuzzExamples ?? DEFAULT_FUZZ_EXAMPLES) > 0 && fuzzes(op)) {

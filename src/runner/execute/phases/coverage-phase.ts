@@ -2,6 +2,7 @@ import type { CaseResult, HttpMethod, Operation } from '../../model.ts';
 import { DEFAULT_MAX_EXAMPLES } from '../../plan/coverage.ts';
 import { coverageRequests, type CoverageRequest } from '../../plan/coverage-classes.ts';
 import { isSafe } from '../../plan/cases.ts';
+import { tierOf } from '../../plan/input-tiers.ts';
 import { Random } from '../../plan/random.ts';
 import type { CaseRun } from '../case-run.ts';
 import type { CallRequest } from '../request-builder.ts';
@@ -39,6 +40,17 @@ function namesAnotherRecord(item: CoverageRequest): boolean {
   return item.pathParams !== undefined && item.valid && item.class !== 'beyond-int64';
 }
 
+/** Why a guarded coverage case sends only what must be refused. */
+const GUARDED = 'only variations a correct deployment must refuse are sent (its valid calls may not be made here)';
+
+/**
+ * A variation a correct deployment must refuse, whatever it accepts leniently: schema-invalid in a must-reject
+ * class (plan/input-tiers.ts), judged as a negative. Sending it is as safe as a negative case.
+ */
+function mustBeRefused(item: CoverageRequest): boolean {
+  return !item.valid && item.judgeAs === undefined && tierOf(item.class) === 'must-reject';
+}
+
 /** The coverage case of one operation: its planned items sent and judged (phases/coverage.ts), then replayed. */
 export async function runCoveragePhase(session: PhaseHost, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }, doubts: Doubts): Promise<CaseResult> {
   const { op } = run;
@@ -48,6 +60,15 @@ export async function runCoveragePhase(session: PhaseHost, run: CaseRun, request
   // per operation, filled with random variation after the classes.
   const max = session.config.maxExamples ?? DEFAULT_MAX_EXAMPLES;
   const all = coverageRequests(op, positive, random, CLASS_LIMIT + max);
+  const mustRefuseOnly = run.planned.mustRefuseOnly === true;
+  if (mustRefuseOnly) {
+    // The operation's valid calls may not be made: what a correct deployment must refuse, and nothing else.
+    const items: CoverageItem[] = [...all.filter(mustBeRefused).slice(0, CLASS_LIMIT), ...undocumentedMethodItems(session, op)];
+    if (items.length === 0) return run.skipped(`${GUARDED}; the contract shows nothing to vary that must be refused`, 'irreversible');
+    const { sent } = await runCoverage(run, request, items, doubts, { mustRefuseOnly });
+    if (sent === 0) return run.skipped('no coverage request was sent');
+    return replayed(session, run, run.result({ evidenceOnly: true }));
+  }
   const classes = all.filter((i) => i.class !== 'random').slice(0, CLASS_LIMIT);
   const sendable = session.config.allowIrreversible || isSafe(op) ? classes : classes.filter((i) => !namesAnotherRecord(i));
   const items: CoverageItem[] = [...sendable, ...all.filter((i) => i.class === 'random').slice(0, Math.max(0, max - classes.length)), ...undocumentedMethodItems(session, op)];

@@ -85,7 +85,17 @@ export function itemRequest(op: Operation, base: CallRequest, item: CoverageItem
   return out;
 }
 
-export async function runCoverage(run: CaseRun, base: CallRequest & { query: Record<string, unknown> }, items: CoverageItem[], doubts: Doubts = () => ({})): Promise<CoverageOutcome> {
+/**
+ * mustRefuseOnly: the items are all requests a correct deployment must refuse, and the operation's valid request
+ * may not be sent (an irreversible side effect): no request unvaried, no re-send on a smaller valid request.
+ */
+export async function runCoverage(
+  run: CaseRun,
+  base: CallRequest & { query: Record<string, unknown> },
+  items: CoverageItem[],
+  doubts: Doubts = () => ({}),
+  options: { mustRefuseOnly?: boolean } = {},
+): Promise<CoverageOutcome> {
   const op = run.op;
   let sent = 0;
   const failing: Exchange[] = [];
@@ -105,6 +115,7 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
   let plainAnswer: Promise<Exchange> | undefined;
   const unvariedAnswer = (): Promise<Exchange> => (plainAnswer ??= sendOnce(base));
   const breaksUnvaried = async (): Promise<boolean> => {
+    if (options.mustRefuseOnly) return false;
     if (unvaried === undefined) {
       const plain = await unvariedAnswer();
       unvaried = isServerError(plain);
@@ -147,8 +158,8 @@ export async function runCoverage(run: CaseRun, base: CallRequest & { query: Rec
     const exchange = await sendOnce(request);
     const shared = isServerError(exchange) && (await breaksUnvaried());
     judgeItem(exchange, item, item.label, request, shared);
-    if (isQueryOnly(item) && isClientError(exchange)) refusedQuery.push(item);
-    if (isBodyOnly(item) && (shared || isClientError(exchange))) failedBody.push(item);
+    if (!options.mustRefuseOnly && isQueryOnly(item) && isClientError(exchange)) refusedQuery.push(item);
+    if (!options.mustRefuseOnly && isBodyOnly(item) && (shared || isClientError(exchange))) failedBody.push(item);
     if (shared || !item.valid || !isServerError(exchange) || (item.pathParams ?? item.headers ?? item.cookies ?? item.rawBody ?? item.noBody) !== undefined) continue;
     // Shrink a server error of a valid body or query variation: the first smaller request that still fails.
     let current: Variation = { label: item.label, ...(item.body !== undefined ? { body: item.body } : {}), ...(item.query ? { query: item.query } : {}) };
