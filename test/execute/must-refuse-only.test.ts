@@ -51,7 +51,7 @@ const SPEC = {
   },
 };
 
-type Fault = 'array-body-500' | 'short-phone-accepted' | 'every-post-500';
+type Fault = 'array-body-500' | 'short-phone-accepted' | 'long-phone-accepted' | 'every-post-500';
 
 /** What the server received: valid calls of each operation (whatever it answered) and invalid ones it acted on. */
 interface Tally {
@@ -95,7 +95,7 @@ function server(tally: Tally, ...faults: Fault[]): Server {
       }
       const phone = fields?.['phone'];
       const priority = url.searchParams.get('priority');
-      const okPhone = (minLength: number) => typeof phone === 'string' && phone.length >= minLength && phone.length <= 20 && /^\+[0-9]+$/.test(phone);
+      const okPhone = (minLength: number, maxLength = 20) => typeof phone === 'string' && phone.length >= minLength && phone.length <= maxLength && /^\+[0-9]+$/.test(phone);
       const okRest =
         (fields?.['channel'] === undefined || ['sms', 'voice'].includes(fields['channel'] as string)) &&
         (fields?.['attempts'] === undefined || isInt(fields['attempts'], 1, 3)) &&
@@ -106,7 +106,10 @@ function server(tally: Tally, ...faults: Fault[]): Server {
       if (faults.includes('every-post-500')) return send(500, { error: 'boom' });
       if (faults.includes('array-body-500') && Array.isArray(body)) return send(500, { error: "Cannot read properties of undefined (reading 'phone')" });
       // The faulty server does not look at the phone's least length: it acts on one shorter than the contract allows.
-      const accepted = valid || (faults.includes('short-phone-accepted') && fields !== undefined && okPhone(2) && okRest);
+      const accepted =
+        valid ||
+        (faults.includes('short-phone-accepted') && fields !== undefined && okPhone(2) && okRest) ||
+        (faults.includes('long-phone-accepted') && fields !== undefined && okPhone(5, Infinity) && okRest);
       if (!accepted) return send(400, { error: 'phone: +digits, 5 to 20 characters; channel, attempts, priority as documented' });
       if (!valid) tally.actedOnInvalid++;
       return send(202, { codeId: String(next++) });
@@ -182,6 +185,15 @@ describe.each(['1', '2'])('coverage of what must be refused where valid calls ma
     const { results, tally } = await run(['short-phone-accepted'], seed);
     expect(summary(results), everything(results)).toEqual(['sendCode: failed [negative-data-rejected]']);
     expect(errorsOf(results, 'sendCode').map((e) => `${e.case}: ${e.message}`).join('\n')).toMatch(/^coverage: .*body\.phone/m);
+    expect(tally.validCodes).toBe(0);
+    expect(tally.actedOnInvalid).toBeGreaterThan(0);
+  }, 120_000);
+
+  test('a phone longer than the contract allows acted on (the pattern checked, not the length): negative-data-rejected on sendCode, body.phone', async () => {
+    // The value just past maxLength matches the pattern: only the bound is broken.
+    const { results, tally } = await run(['long-phone-accepted'], seed);
+    expect(summary(results), everything(results)).toEqual(['sendCode: failed [negative-data-rejected]']);
+    expect(errorsOf(results, 'sendCode').map((e) => `${e.case}: ${e.message}`).join('\n')).toMatch(/^coverage: .*body\.phone = "\+[0-9]{20}" \(above maxLength 20\)/m);
     expect(tally.validCodes).toBe(0);
     expect(tally.actedOnInvalid).toBeGreaterThan(0);
   }, 120_000);

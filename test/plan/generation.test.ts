@@ -93,6 +93,24 @@ describe('values from the schema', () => {
     expect(patternValue('^[a-z]{0,100000}$', new Random('2'), 40)!.length).toBeGreaterThanOrEqual(40);
     expect(narrowRepetitions('^a{2,9999}\\{1,99999}b{3,4}$', 32)).toBe('^a{2,32}\\{1,99999}b{3,4}$');
   });
+
+  test('an open repetition reaches a least length past what random draws hit: a valid value, and the one just past a maxLength', () => {
+    for (const seed of ['1', '2', '3']) {
+      // A phone of 12 to 20 characters: a positive body can be built.
+      const phone = patternValue('^\\+[0-9]+$', new Random(seed), 12, 20);
+      expect(phone).toMatch(/^\+[0-9]+$/);
+      expect(phone!.length).toBeGreaterThanOrEqual(12);
+      expect(phone!.length).toBeLessThanOrEqual(20);
+      // The length just past maxLength 20, still matching the pattern: only the bound is broken.
+      expect(patternValue('^\\+[0-9]+$', new Random(seed), 21, 21)).toMatch(/^\+[0-9]{20}$/);
+      // Two open repetitions and a fixed part.
+      const code = patternValue('^[A-Z]{2}-[a-z]+\\.[0-9]*$', new Random(seed), 31, 31);
+      expect(code).toMatch(/^[A-Z]{2}-[a-z]+\.[0-9]*$/);
+      expect(code).toHaveLength(31);
+    }
+    // No open repetition: a least length the pattern cannot reach gives no value.
+    expect(patternValue('^[0-9]{3}$', new Random('1'), 10, 20)).toBeUndefined();
+  });
 });
 
 describe('parameters and bodies', () => {

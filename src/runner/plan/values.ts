@@ -275,20 +275,46 @@ export function patternValue(pattern: string, random: Random, min = 0, max = Num
       return undefined;
     }
   }
+  const fits = (value: string | undefined): value is string => value !== undefined && regex.test(value) && [...value].length >= min && [...value].length <= max;
+  // Open repetitions (`+`, `*`) are drawn up to 8 times, or as often as the least length needs.
+  const reach = Math.min(max, Math.max(8, Math.min(min, MAX_REACH)));
   for (let attempt = 0; attempt < 10; attempt++) {
-    try {
-      const gen = new RandExp(source);
-      gen.max = Math.min(8, max);
-      gen.randInt = (a: number, b: number) => random.int(a, b);
-      gen.defaultRange.subtract(0, 31);
-      gen.defaultRange.subtract(127, 65535);
-      const value: string = gen.gen();
-      if (regex.test(value) && [...value].length >= min && [...value].length <= max) return value;
-    } catch {
-      return undefined;
-    }
+    const value = draw(source, reach, (a, b) => random.int(a, b));
+    if (value === null) return undefined;
+    if (fits(value)) return value;
   }
-  return undefined;
+  // A length the draws rarely hit (a phone of 20 digits and more, the length just past a maxLength): the value in
+  // which every repetition runs to its limit and every choice takes its last option, for the smallest limit that
+  // reaches the least length.
+  if (min <= 8 || min > MAX_REACH) return undefined;
+  const longest = (limit: number) => draw(source, limit, (_a, b) => b) ?? undefined;
+  let lo = 1;
+  let hi = min;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    const value = longest(mid);
+    if (value !== undefined && [...value].length >= min) hi = mid;
+    else lo = mid + 1;
+  }
+  const value = longest(lo);
+  return fits(value) ? value : undefined;
+}
+
+/** The least length up to which a pattern's value is built (as bounds past MAX_BUILT_LENGTH are not). */
+const MAX_REACH = 4096;
+
+/** One randexp value, open repetitions drawn up to `limit` times, printable ASCII for open classes; null if randexp cannot. */
+function draw(source: RegExp, limit: number, randInt: (a: number, b: number) => number): string | null {
+  try {
+    const gen = new RandExp(source);
+    gen.max = limit;
+    gen.randInt = randInt;
+    gen.defaultRange.subtract(0, 31);
+    gen.defaultRange.subtract(127, 65535);
+    return gen.gen() as string;
+  } catch {
+    return null;
+  }
 }
 
 /**
