@@ -401,11 +401,21 @@ describe.skipIf(unavailable !== undefined)('real applications of five more stack
   // (ThingyError) documented as the 4XX and 5XX answers.
   describeRealApp('Dropshot 0.18 custom-error example (Rust)', startDropshot('custom-error', '/something'), {
     found: [],
+  }, (runs) => {
     // Not a defect: GET /nothing answers 503 "NoThingies" by design (curl /nothing -> 503 "NoThingies"), and the
     // description documents it: 5XX with ThingyError, whose first variant is the string "NoThingies", "No
-    // thingies are currently available to satisfy this request." A documented, schema-conforming 503.
-    knownFalse: ['get_nothing not-a-server-error'],
-  }, (runs) => {
+    // thingies are currently available to satisfy this request." A documented, schema-conforming 503, asked again
+    // after a back-off: the deployment did not serve it, so the operation is errored (the run cannot vouch for it),
+    // with nothing blamed on the service.
+    test('GET /nothing: its documented 503 persists, the operation is errored with that reason, no finding', () => {
+      for (const { label } of RUNS) {
+        const nothing = runs()[label].operations.find((o) => o.operationId === 'get_nothing');
+        expect(nothing?.outcome, label).toBe('errored');
+        expect(nothing?.cases.flatMap((c) => c.findings).filter((f) => f.severity === 'error'), label).toEqual([]);
+        expect(nothing?.cases.find((c) => c.name === 'positive')?.errorMessage, label).toMatch(/503 \(Service Unavailable\), which get_nothing documents/);
+        expect(runs()[label].verdict, label).toBe('incomplete');
+      }
+    });
     // name lists its values (foo, bar): a choice, not a record the run must make, so the operation runs; every
     // thingy is refused with the documented 4XX (curl /thingy/foo -> 442 {"InvalidThingy":{"name":"Foo"}}), which
     // may be about what the example holds (none): a warning that says so, not an error.

@@ -9,6 +9,7 @@ import { CHECKS, runChecks, runUnansweredChecks, statusOf } from '../checks/regi
 import { SchemaCompileError, type SchemaValidator } from '../checks/schema.ts';
 import type { CheckContext, RelatedRead } from '../checks/types.ts';
 import { ipDeniedReason } from './diagnose.ts';
+import { unavailableReason } from './repeat.ts';
 import { boundedFinding, RECORDED_BODY_CAP } from '../report/assemble.ts';
 import type { CaseOutcome, CaseResult, CheckResult, Exchange, Finding, Operation, RecordedResponse } from '../model.ts';
 import type { Expectation_ } from '../plan/cases.ts';
@@ -102,6 +103,13 @@ export function judge(input: JudgeInput): Judgement {
       return { outcome: 'errored', checks: [], findings: [], errorMessage: `${responseLocation(operation, exchange.response.status)}: ${error.message}` };
     }
     throw error;
+  }
+  // A documented 503 that persisted: the deployment did not serve the request (its body is still held to its schema).
+  const unavailable = unavailableReason(operation, exchange.response.status);
+  if (unavailable) {
+    const findings = judged.findings.filter((f) => f.check !== 'not-a-server-error');
+    if (!findings.some((f) => f.severity === 'error')) return { outcome: 'errored', checks: [], findings: [], errorMessage: unavailable };
+    judged = { ...judged, findings };
   }
   // An answer larger than the reports keep: its findings bounded, holding nothing of the answer's text.
   if (exchange.response.size > RECORDED_BODY_CAP || exchange.response.body.length > RECORDED_BODY_CAP) judged = { ...judged, findings: judged.findings.map(boundedFinding) };

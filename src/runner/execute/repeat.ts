@@ -7,17 +7,34 @@ import { atPointer } from '../checks/types.ts';
 import type { CaseResult, Operation, RecordedResponse } from '../model.ts';
 import { sideEffectOf, type Profile } from '../description/profile.ts';
 
-/** Statuses that mean "try again" when the operation documents them (RFC 9110: 408 Request Timeout). */
-const TRANSIENT = new Set([408]);
+/** Statuses that mean "try again" when the operation documents them (RFC 9110: 408 Request Timeout, 503 Service Unavailable). */
+const TRANSIENT = new Set([408, 503]);
 /** Back-off before the one retry when the response names none (Retry-After), and the longest honoured. */
 export const RETRY_BACKOFF_MS = 200;
 const MAX_BACKOFF_MS = 5_000;
 
 /** A documented transient failure: a status the operation documents as transient, with the envelope where the platform's errors carry one. */
 export function isDocumentedTransient(op: Operation, response: Pick<RecordedResponse, 'status' | 'json'>, profile: Profile): boolean {
-  if (!TRANSIENT.has(response.status) || !op.responses.some((r) => r.status === String(response.status))) return false;
+  if (!TRANSIENT.has(response.status) || !documentsStatus(op, response.status)) return false;
   if (!profile.errorEnvelope.appliesTo.includes(op.service)) return true;
   return typeof atPointer(response.json, profile.errorEnvelope.codePointer) === 'string';
+}
+
+/** The operation documents this status itself, by its code or its range (5XX); a `default` answer documents none. */
+export function documentsStatus(op: Operation, status: number): boolean {
+  const range = `${Math.floor(status / 100)}XX`;
+  return op.responses.some((r) => r.status === String(status) || r.status.toUpperCase() === range);
+}
+
+/**
+ * A 503 (Service Unavailable) the operation documents, still answered after its retry: the deployment says it could
+ * not serve the request now, as its contract allows. That is no defect of the request's handling, and the run could
+ * not exercise it: the case is errored with this reason (the verdict is then incomplete), never passed or failed
+ * for it. An undocumented 503 stays a server error.
+ */
+export function unavailableReason(op: Operation, status: number): string | undefined {
+  if (status !== 503 || !documentsStatus(op, 503)) return undefined;
+  return `the deployment answered 503 (Service Unavailable), which ${op.operationId} documents, and it persisted when the operation was asked again after a back-off: the request was not served, so nothing of the operation was judged by it`;
 }
 
 /** How long to wait before the retry: Retry-After in seconds when given (capped), else the default back-off. */

@@ -233,6 +233,8 @@ export class Session implements CaseHost, PhaseHost {
 
   /** Requests of each operation that got no answer within --timeout (from TIMEOUTS_PER_OPERATION on, none is sent). */
   private readonly timeouts = new Map<string, number>();
+  /** Operations whose documented transient failure (408, 503) was met again on its retry: not retried again. */
+  private readonly persistingTransient = new Set<string>();
   /** Per origin: the last exchange it answered, and since then the first refused and those cut mid-request. */
   private readonly lastAnswers = new Map<string, Answers>();
   /** Origins that stopped answering mid-run: what each last answered, what was in flight (RunResults.targetDown). */
@@ -273,13 +275,15 @@ export class Session implements CaseHost, PhaseHost {
     }
     if (exchange.error?.kind === 'timeout') this.timeouts.set(op.operationId, (this.timeouts.get(op.operationId) ?? 0) + 1);
     await this.noteAnswer(op, exchange, first);
-    // A documented transient failure is retried once, after a back-off, before it is judged.
-    if (exchange.response && isDocumentedTransient(op, exchange.response, this.profileOf(op))) {
+    // A documented transient failure is retried once, after a back-off, before it is judged; once a retry of the
+    // operation met the same failure again, its later ones are judged as they come (the wait would show nothing new).
+    if (exchange.response && isDocumentedTransient(op, exchange.response, this.profileOf(op)) && !this.persistingTransient.has(op.operationId)) {
       const first = exchange.response;
       const waitedMs = backoffMs(first.headers);
       await new Promise((resolve) => setTimeout(resolve, waitedMs));
       const again = await send();
       exchange = { ...again, retries: [...(exchange.retries ?? []), { attempt: 1, reason: `documented transient ${first.status}`, waitedMs }, ...(again.retries ?? [])] };
+      if (again.response?.status === first.status) this.persistingTransient.add(op.operationId);
     }
     // An answer to a method the operation does not have records nothing of it.
     if (request.method === undefined || request.method === op.method) this.record(op, exchange, request.pathParams ?? {});
