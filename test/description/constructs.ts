@@ -74,6 +74,13 @@ export const CONSTRUCTS: Construct[] = [
     faulty: both('{"note":5}'),
   },
   {
+    id: 'nullable-left-in',
+    about: "3.0's nullable: true left in a 3.1 description (a generator's habit), with a type and without one: the schema compiles, and null is allowed as 3.0 reads it",
+    schema: same(obj(['status', 'more'], { status: { type: 'integer', nullable: true }, more: { nullable: true, description: 'anything' } })),
+    correct: both('{"status":null,"more":{"a":1}}'),
+    faulty: both('{"status":"x","more":null}'),
+  },
+  {
     id: 'exclusive-minimum',
     about: '3.0 boolean exclusiveMinimum with minimum, 3.1 numeric exclusiveMinimum',
     schema: {

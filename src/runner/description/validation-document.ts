@@ -10,7 +10,9 @@ import { compactIndexKeys } from './index-keys.ts';
  * Rewrites (per Schema Object):
  * - OpenAPI 3.0 (§4.7.24): `$ref` siblings are ignored; `nullable`; boolean `exclusiveMinimum/Maximum`;
  *   `example` is an annotation; `$id`/`$schema` are not keywords there.
- * - OpenAPI 3.1: JSON Schema 2020-12 as is (a nested `$schema` naming another dialect is dropped).
+ * - OpenAPI 3.1: JSON Schema 2020-12 as is (a nested `$schema` naming another dialect is dropped), except a
+ *   3.0 `nullable: true` left in by a generator: read as 3.0 reads it (null allowed too; without a `type` beside
+ *   it ajv would refuse to compile the schema, and the answers it describes could not be judged).
  * - both: `discriminator` next to `oneOf`/`anyOf` selects the alternative by the property's value (mapping,
  *   else the schema name), so a valid subtype no longer fails `oneOf` for matching several alternatives and a
  *   wrong subtype no longer passes; writeOnly properties are not required in a response; `format: int64`
@@ -130,7 +132,8 @@ function rewriteSchema(schema: unknown, ctx: RewriteContext): unknown {
   const out: Obj = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === '$schema') continue;
-    if (ctx.is30 && (key === '$id' || key === 'nullable' || key === 'example')) continue;
+    // `nullable` is 3.0's; a 3.1 description that still writes it (generators do) means the same: null allowed too.
+    if (key === 'nullable' || (ctx.is30 && (key === '$id' || key === 'example'))) continue;
     if (MAP_KEYWORDS.includes(key) && isObj(value)) {
       out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rewriteSchema(v, ctx)]));
     } else if (SCHEMA_KEYWORDS.includes(key) && (isObj(value) || typeof value === 'boolean')) {
@@ -150,10 +153,10 @@ function rewriteSchema(schema: unknown, ctx: RewriteContext): unknown {
   if (out['format'] === 'int64') out[INT64_KEYWORD] = true;
   dropWriteOnlyRequired(out, ctx);
   const discriminated = discriminate(out);
-  return ctx.is30 && schema['nullable'] === true ? nullable(discriminated) : discriminated;
+  return schema['nullable'] === true ? nullable(discriminated) : discriminated;
 }
 
-/** 3.0 `nullable: true`: null is allowed as well. */
+/** `nullable: true` (3.0; kept in some 3.1 descriptions): null is allowed as well. */
 function nullable(out: Obj): Obj {
   const type = out['type'];
   if (typeof type === 'string') out['type'] = [type, 'null'];
