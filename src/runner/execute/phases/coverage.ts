@@ -123,7 +123,22 @@ export async function runCoverage(
     }
     return unvaried;
   };
-  const judgeItem = (exchange: Exchange, item: CoverageItem, label: string, request: CallRequest, shared = false): Judgement => {
+  // Whether the request without any variation was taken (2xx): then what it names (a made-up id, an owner) is no
+  // reason for a variation of it to be refused.
+  const unvariedTaken = async (): Promise<boolean> => {
+    const status = (await unvariedAnswer()).response?.status;
+    return status !== undefined && status >= 200 && status < 300;
+  };
+  /** The doubts of a valid request, less the names the unvaried request also sends where that one was taken. */
+  const doubtsOf = (request: CallRequest, baseTaken: boolean): ReturnType<Doubts> => {
+    const found = doubts(sentBody(request));
+    if (!baseTaken || found.madeUpReferences === undefined) return found;
+    const named = new Set(doubts(sentBody(base)).madeUpReferences ?? []);
+    const { madeUpReferences, ...rest } = found;
+    const left = madeUpReferences.filter((name) => !named.has(name));
+    return left.length > 0 ? { ...rest, madeUpReferences: left } : rest;
+  };
+  const judgeItem = (exchange: Exchange, item: CoverageItem, label: string, request: CallRequest, shared = false, baseTaken = false): Judgement => {
     last = exchange;
     if (exchange.response === undefined && exchange.error?.kind !== 'timeout') {
       run.unanswered(exchange);
@@ -142,7 +157,7 @@ export async function runCoverage(
       : item.judgeAs === 'response'
       ? run.judgeResponse(exchange, { coverage }, adjust)
       : item.valid
-      ? run.judgeIntent(exchange, { intent: 'success', coverage, ...doubts(sentBody(request)) }, adjust)
+      ? run.judgeIntent(exchange, { intent: 'success', coverage, ...doubtsOf(request, baseTaken) }, adjust)
       : run.judgeIntent(exchange, { intent: 'rejected', coverage, anyClientError: !documentsRefusal(op), ...(item.class !== undefined ? { inputClass: item.class } : {}) }, adjust);
     if (judgement.findings.some((f) => f.severity === 'error')) failing.push(run.kept(exchange));
     return judgement;
@@ -157,7 +172,11 @@ export async function runCoverage(
     const request = itemRequest(op, base, item);
     const exchange = await sendOnce(request);
     const shared = isServerError(exchange) && (await breaksUnvaried());
-    judgeItem(exchange, item, item.label, request, shared);
+    // A valid variation refused where it names something the run did not get: asked whether the request without
+    // the variation, naming the same, was taken (sent at most once per case).
+    const refusedValid = item.valid && item.judgeAs === undefined && !item.unsupportedMethod && !options.mustRefuseOnly && isClientError(exchange);
+    const baseTaken = refusedValid && doubts(sentBody(request)).madeUpReferences !== undefined && (await unvariedTaken());
+    judgeItem(exchange, item, item.label, request, shared, baseTaken);
     if (!options.mustRefuseOnly && isQueryOnly(item) && isClientError(exchange)) refusedQuery.push(item);
     if (!options.mustRefuseOnly && isBodyOnly(item) && (shared || isClientError(exchange))) failedBody.push(item);
     if (shared || !item.valid || !isServerError(exchange) || (item.pathParams ?? item.headers ?? item.cookies ?? item.rawBody ?? item.noBody) !== undefined) continue;
