@@ -105,7 +105,7 @@ export function judge(input: JudgeInput): Judgement {
     throw error;
   }
   // A documented 503 that persisted: the deployment did not serve the request (its body is still held to its schema).
-  const unavailable = unavailableReason(operation, exchange.response.status);
+  const unavailable = unavailableReason(operation, exchange.response, input.profile);
   if (unavailable) {
     const findings = judged.findings.filter((f) => f.check !== 'not-a-server-error');
     if (!findings.some((f) => f.severity === 'error')) return { outcome: 'errored', checks: [], findings: [], errorMessage: unavailable };

@@ -6,6 +6,7 @@
 import { atPointer } from '../checks/types.ts';
 import type { CaseResult, Operation, RecordedResponse } from '../model.ts';
 import { sideEffectOf, type Profile } from '../description/profile.ts';
+import { responseFor } from '../description/load.ts';
 
 /** Statuses that mean "try again" when the operation documents them (RFC 9110: 408 Request Timeout, 503 Service Unavailable). */
 const TRANSIENT = new Set([408, 503]);
@@ -21,19 +22,19 @@ export function isDocumentedTransient(op: Operation, response: Pick<RecordedResp
 }
 
 /** The operation documents this status itself, by its code or its range (5XX); a `default` answer documents none. */
-export function documentsStatus(op: Operation, status: number): boolean {
-  const range = `${Math.floor(status / 100)}XX`;
-  return op.responses.some((r) => r.status === String(status) || r.status.toUpperCase() === range);
+function documentsStatus(op: Operation, status: number): boolean {
+  const spec = responseFor(op, status);
+  return spec !== undefined && spec.status !== 'default';
 }
 
 /**
- * A 503 (Service Unavailable) the operation documents, still answered after its retry: the deployment says it could
+ * A documented transient 503 (Service Unavailable), still answered after its retry: the deployment says it could
  * not serve the request now, as its contract allows. That is no defect of the request's handling, and the run could
  * not exercise it: the case is errored with this reason (the verdict is then incomplete), never passed or failed
  * for it. An undocumented 503 stays a server error.
  */
-export function unavailableReason(op: Operation, status: number): string | undefined {
-  if (status !== 503 || !documentsStatus(op, 503)) return undefined;
+export function unavailableReason(op: Operation, response: Pick<RecordedResponse, 'status' | 'json'>, profile: Profile): string | undefined {
+  if (response.status !== 503 || !isDocumentedTransient(op, response, profile)) return undefined;
   return `the deployment answered 503 (Service Unavailable), which ${op.operationId} documents, and it persisted when the operation was asked again after a back-off: the request was not served, so nothing of the operation was judged by it`;
 }
 

@@ -311,10 +311,9 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
   // effect, so these run for every operation; where a call wrongly let through could not be undone, or in
   // --read-only, the body is left out so a broken deployment cannot act on it.
   if (op.secured) {
-    const guarded = guardedOp;
     for (const [auth, label] of AUTH_VARIANTS) {
-      const request = guarded ? { pathParams: {}, query: {}, auth, setup: [] } : base({ auth });
-      add({ name: `auth: ${label}`, kind: 'auth', expectation: 'auth-rejected', fixture: guarded || !needsFixture ? 'none' : 'shared', request });
+      const request = guardedOp ? { pathParams: {}, query: {}, auth, setup: [] } : base({ auth });
+      add({ name: `auth: ${label}`, kind: 'auth', expectation: 'auth-rejected', fixture: guardedOp || !needsFixture ? 'none' : 'shared', request });
     }
   }
 

@@ -61,19 +61,14 @@ export async function runCoveragePhase(session: PhaseHost, run: CaseRun, request
   const max = session.config.maxExamples ?? DEFAULT_MAX_EXAMPLES;
   const all = coverageRequests(op, positive, random, CLASS_LIMIT + max);
   const mustRefuseOnly = run.planned.mustRefuseOnly === true;
-  if (mustRefuseOnly) {
-    // The operation's valid calls may not be made: what a correct deployment must refuse, and nothing else.
-    const items: CoverageItem[] = [...all.filter(mustBeRefused).slice(0, CLASS_LIMIT), ...undocumentedMethodItems(session, op)];
-    if (items.length === 0) return run.skipped(`${GUARDED}; the contract shows nothing to vary that must be refused`, 'irreversible');
-    const { sent } = await runCoverage(run, request, items, doubts, { mustRefuseOnly });
-    if (sent === 0) return run.skipped('no coverage request was sent');
-    return replayed(session, run, run.result({ evidenceOnly: true }));
-  }
   const classes = all.filter((i) => i.class !== 'random').slice(0, CLASS_LIMIT);
   const sendable = session.config.allowIrreversible || isSafe(op) ? classes : classes.filter((i) => !namesAnotherRecord(i));
-  const items: CoverageItem[] = [...sendable, ...all.filter((i) => i.class === 'random').slice(0, Math.max(0, max - classes.length)), ...undocumentedMethodItems(session, op)];
-  if (items.length === 0) return run.skipped('the contract shows no constraint to vary in this request');
-  const { sent } = await runCoverage(run, request, items, doubts);
+  const items: CoverageItem[] = mustRefuseOnly
+    ? // The operation's valid calls may not be made: what a correct deployment must refuse, and nothing else.
+      [...all.filter(mustBeRefused).slice(0, CLASS_LIMIT), ...undocumentedMethodItems(session, op)]
+    : [...sendable, ...all.filter((i) => i.class === 'random').slice(0, Math.max(0, max - classes.length)), ...undocumentedMethodItems(session, op)];
+  if (items.length === 0) return run.skipped(mustRefuseOnly ? `${GUARDED}; the contract shows nothing to vary that must be refused` : 'the contract shows no constraint to vary in this request');
+  const { sent } = await runCoverage(run, request, items, doubts, { mustRefuseOnly });
   if (sent === 0) return run.skipped('no coverage request was sent');
   return replayed(session, run, run.result({ evidenceOnly: true }));
 }

@@ -129,16 +129,22 @@ export async function runCoverage(
     const status = (await unvariedAnswer()).response?.status;
     return status !== undefined && status >= 200 && status < 300;
   };
-  /** The doubts of a valid request, less the names the unvaried request also sends where that one was taken. */
-  const doubtsOf = (request: CallRequest, baseTaken: boolean): ReturnType<Doubts> => {
+  let baseNames: Set<string> | undefined;
+  /**
+   * The doubts of a valid request: where it was refused naming something the run did not get, less the names the
+   * request without the variation also sends, if that one was taken (asked at most once per case).
+   */
+  const doubtsOf = async (request: CallRequest, refused: boolean): Promise<ReturnType<Doubts>> => {
     const found = doubts(sentBody(request));
-    if (!baseTaken || found.madeUpReferences === undefined) return found;
-    const named = new Set(doubts(sentBody(base)).madeUpReferences ?? []);
+    if (!refused || found.madeUpReferences === undefined) return found;
+    // What the request without the variation names, as the run knew it before asking (its answer may teach the pool).
+    baseNames ??= new Set(doubts(sentBody(base)).madeUpReferences ?? []);
+    if (!(await unvariedTaken())) return found;
     const { madeUpReferences, ...rest } = found;
-    const left = madeUpReferences.filter((name) => !named.has(name));
+    const left = madeUpReferences.filter((name) => !baseNames!.has(name));
     return left.length > 0 ? { ...rest, madeUpReferences: left } : rest;
   };
-  const judgeItem = (exchange: Exchange, item: CoverageItem, label: string, request: CallRequest, shared = false, baseTaken = false): Judgement => {
+  const judgeItem = (exchange: Exchange, item: CoverageItem, label: string, request: CallRequest, shared = false, doubted?: ReturnType<Doubts>): Judgement => {
     last = exchange;
     if (exchange.response === undefined && exchange.error?.kind !== 'timeout') {
       run.unanswered(exchange);
@@ -157,7 +163,7 @@ export async function runCoverage(
       : item.judgeAs === 'response'
       ? run.judgeResponse(exchange, { coverage }, adjust)
       : item.valid
-      ? run.judgeIntent(exchange, { intent: 'success', coverage, ...doubtsOf(request, baseTaken) }, adjust)
+      ? run.judgeIntent(exchange, { intent: 'success', coverage, ...(doubted ?? doubts(sentBody(request))) }, adjust)
       : run.judgeIntent(exchange, { intent: 'rejected', coverage, anyClientError: !documentsRefusal(op), ...(item.class !== undefined ? { inputClass: item.class } : {}) }, adjust);
     if (judgement.findings.some((f) => f.severity === 'error')) failing.push(run.kept(exchange));
     return judgement;
@@ -172,11 +178,8 @@ export async function runCoverage(
     const request = itemRequest(op, base, item);
     const exchange = await sendOnce(request);
     const shared = isServerError(exchange) && (await breaksUnvaried());
-    // A valid variation refused where it names something the run did not get: asked whether the request without
-    // the variation, naming the same, was taken (sent at most once per case).
-    const refusedValid = item.valid && item.judgeAs === undefined && !item.unsupportedMethod && !options.mustRefuseOnly && isClientError(exchange);
-    const baseTaken = refusedValid && doubts(sentBody(request)).madeUpReferences !== undefined && (await unvariedTaken());
-    judgeItem(exchange, item, item.label, request, shared, baseTaken);
+    const doubted = item.valid && item.judgeAs === undefined ? await doubtsOf(request, isClientError(exchange)) : undefined;
+    judgeItem(exchange, item, item.label, request, shared, doubted);
     if (!options.mustRefuseOnly && isQueryOnly(item) && isClientError(exchange)) refusedQuery.push(item);
     if (!options.mustRefuseOnly && isBodyOnly(item) && (shared || isClientError(exchange))) failedBody.push(item);
     if (shared || !item.valid || !isServerError(exchange) || (item.pathParams ?? item.headers ?? item.cookies ?? item.rawBody ?? item.noBody) !== undefined) continue;
