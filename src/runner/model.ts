@@ -190,12 +190,17 @@ export interface RecordedResponse {
 /** How `jsonError` begins for a body that is JSON but nested too deep to judge (it parsed: it is well-formed). */
 export const TOO_DEEP = 'the JSON body is nested more than';
 
-export type TransportErrorKind = 'timeout' | 'connection' | 'body-too-large' | 'other';
+/**
+ * 'dropped': the server closed the connection without an answer to this request on every attempt (fresh
+ * connections among them) while it answered another request at once: the service's failure on this input (a
+ * handler that crashed), judged as a server error. Every other kind is the network's or the tool's.
+ */
+export type TransportErrorKind = 'timeout' | 'connection' | 'dropped' | 'body-too-large' | 'other';
 
 export interface Exchange {
   request: RecordedRequest;
   response?: RecordedResponse;
-  /** Set when no response could be read: a tool or network problem, never the service's fault. */
+  /** Set when no response could be read: a tool or network problem, never the service's fault ('timeout' and 'dropped' excepted). */
   error?: { kind: TransportErrorKind; message: string };
   durationMs: number;
   /** Re-sends before this answer (network errors on idempotent calls, 429 back-off, a refreshed token). */

@@ -1,8 +1,8 @@
 /**
  * The coverage phase on a network that drops connections (a keep-alive socket closed under the client, a busy
  * machine): a broken connection before any answer is sent once more, and it never hides a server error later
- * in the phase; a variation that can never be answered leaves the case errored (the tool's or network's
- * problem), never passed and never failed.
+ * in the phase. A variation whose connection is cut on every attempt, while the server answers another request at
+ * once, broke the server on that input (a handler that crashed): found as a server error naming it, never passed.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { writeFile } from 'node:fs/promises';
@@ -122,11 +122,14 @@ describe('the coverage phase when connections break', () => {
   );
 
   test(
-    'a variation that is never answered, on a server without a fault: the case is errored, not passed, no finding',
+    'a variation whose connection is cut every time while the server answers others: a server error on that input, not passed',
     async () => {
       const { coverage } = await run({ overflows: false, alwaysDrops: true });
-      expect(coverage.outcome).toBe('errored');
-      expect(coverage.findings).toEqual([]);
+      expect(coverage.outcome).toBe('failed');
+      const cut = coverage.findings.filter((f) => f.check === 'not-a-server-error');
+      expect(cut.length).toBeGreaterThan(0);
+      expect(cut[0]!.message).toMatch(/closed the connection without an answer .* while it answered another request/);
+      expect(cut.map((f) => f.varied)).toContain('body.a');
     },
     RUN_TIMEOUT,
   );

@@ -23,6 +23,24 @@ export const notAServerError: Check = {
     }
     return [finding(ctx, 'not-a-server-error', 'error', `The deployment answered ${status}, a server error.`, { expected: '< 500', actual: status })];
   },
+  // A request whose connection the server cut, every time, while it answered others: a server error without a status.
+  unanswered(ctx) {
+    const { exchange, operation } = ctx;
+    if (exchange.error?.kind !== 'dropped') return [];
+    return [
+      {
+        check: 'not-a-server-error',
+        severity: 'error',
+        operationId: operation.operationId,
+        method: operation.method,
+        path: operation.path,
+        message: `No response${ctx.coverage ? ` to ${ctx.coverage.unvaried ? `the operation's valid request, with or without a variation (${ctx.coverage.label} among them)` : ctx.coverage.label}` : ''}: ${exchange.error.message}. The request breaks the deployment (a handler that failed on it, or something in front of the service that cuts such requests).`,
+        expected: 'a response',
+        actual: 'connection closed without an answer',
+        ...(ctx.coverage && !ctx.coverage.unvaried ? { varied: variedPart(ctx.coverage.label) } : {}),
+      },
+    ];
+  },
 };
 
 /** The part a coverage label varies: "body.name" of `body.name = "x" (…)`, "path.id" of `path.id left out (…)`. */

@@ -100,6 +100,8 @@ export interface UnansweredContext {
   exchange: Exchange;
   operation: Operation;
   timeoutMs?: number;
+  /** The coverage or fuzzing variation the request carried (CheckContext.coverage). */
+  coverage?: CheckContext['coverage'];
 }
 
 /** Builds a finding for the context's operation. */

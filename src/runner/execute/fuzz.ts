@@ -46,8 +46,9 @@ export interface FuzzOptions {
   answered?: (request: FuzzRequest, exchange: Exchange, sent: number) => void;
 }
 
+/** A 5xx, or a connection the server cut on this request while it answered others (session.ts: 'dropped'). */
 function isServerError(e: Exchange): boolean {
-  return e.response !== undefined && e.response.status >= 500;
+  return (e.response !== undefined && e.response.status >= 500) || e.error?.kind === 'dropped';
 }
 
 const NOT_SENT_TEXT = JSON.stringify(NOT_SENT).slice(1, -1);
@@ -112,7 +113,7 @@ export async function fuzzOperation(op: Operation, positive: PositiveRequest, op
     if (!exchange) break;
     run.sent++;
     options.answered?.(item.request, exchange, run.sent);
-    if (exchange.response === undefined) {
+    if (exchange.response === undefined && exchange.error?.kind !== 'dropped') {
       if (run.failing) continue;
       run.unanswered = exchange;
       stopped = true;
@@ -142,7 +143,7 @@ export async function fuzzOperation(op: Operation, positive: PositiveRequest, op
     run.sent++;
     shrinkSent++;
     options.answered?.(request, exchange, run.sent);
-    if (exchange.response === undefined) return true;
+    if (exchange.response === undefined && exchange.error?.kind !== 'dropped') return true;
     run.last = exchange;
     const passed = !isServerError(exchange);
     seen.set(key, passed);

@@ -23,6 +23,14 @@ export function answered(e: Exchange): e is Answered {
   return e.response !== undefined;
 }
 
+/**
+ * Whether an exchange without an answer is judged all the same (a request that hung past --timeout, a connection
+ * the server cut on this request alone: the service's doing), rather than leaving its case errored.
+ */
+export function judgedUnanswered(e: Exchange): boolean {
+  return e.response === undefined && (e.error?.kind === 'timeout' || e.error?.kind === 'dropped');
+}
+
 /** What the judge needs to judge one exchange. */
 export interface JudgeInput {
   operation: Operation;
@@ -67,7 +75,7 @@ export function responseLocation(op: Operation, status: number): string {
 export function judge(input: JudgeInput): Judgement {
   const { exchange, operation } = input;
   if (!answered(exchange)) {
-    const { checks, findings } = runUnansweredChecks({ exchange, operation, ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}) });
+    const { checks, findings } = runUnansweredChecks({ exchange, operation, ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}), ...(input.coverage ? { coverage: input.coverage } : {}) });
     // A network failure is the network's (or the tool's), never the service's: nothing was judged.
     if (findings.length === 0) return { outcome: 'errored', checks: [], findings: [], errorMessage: exchange.error?.message ?? 'no response' };
     return { outcome: 'failed', checks, findings };

@@ -51,6 +51,8 @@ const DOWN_CONFIRM_MS = 1000;
 
 /** Requests cut in flight that a report names when a deployment stops answering (at most --concurrency were). */
 const MAX_IN_FLIGHT_SHOWN = 8;
+/** A connection the server cut (reset, closed) rather than refused. */
+const CUT = /ECONNRESET|EPIPE|UND_ERR_SOCKET|other side closed/i;
 
 /** How long before a refusal a request cut in flight counts among the likely causes. */
 const CUT_WINDOW_MS = 10_000;
@@ -233,6 +235,8 @@ export class Session implements CaseHost, PhaseHost {
 
   /** Requests of each operation that got no answer within --timeout (from TIMEOUTS_PER_OPERATION on, none is sent). */
   private readonly timeouts = new Map<string, number>();
+  /** Operations that dropped a request's connection while answering others (a 'dropped' exchange): retried less. */
+  private readonly dropping = new Set<string>();
   /** Operations whose documented transient failure (408, 503) was met again on its retry: not retried again. */
   private readonly persistingTransient = new Set<string>();
   /** Per origin: the last exchange it answered, and since then the first refused and those cut mid-request. */
@@ -267,14 +271,19 @@ export class Session implements CaseHost, PhaseHost {
     // doing: the request is sent again and the retry recorded. Idle sockets the server closed together fail
     // one after another, each leaving the pool as it fails: up to one retry per pooled connection, then one
     // on a connection opened for it.
-    for (let attempt = 1; exchange.error?.kind === 'connection' && attempt <= this.connections + 1; attempt++) {
+    // An operation that dropped a request while answering others drops its like again: one retry shows it.
+    const attempts = this.dropping.has(op.operationId) ? 1 : this.connections + 1;
+    for (let attempt = 1; exchange.error?.kind === 'connection' && attempt <= attempts; attempt++) {
       const failed = exchange.error;
       const again = await send();
       exchange = { ...again, retries: [...(exchange.retries ?? []), { attempt, reason: `connection: ${failed.message}`, waitedMs: 0 }, ...(again.retries ?? [])] };
-      if (again.error?.kind === 'connection' && !/ECONNRESET|EPIPE|UND_ERR_SOCKET|other side closed/i.test(`${again.error.message}`)) break;
+      if (again.error?.kind === 'connection' && !CUT.test(again.error.message)) break;
     }
     if (exchange.error?.kind === 'timeout') this.timeouts.set(op.operationId, (this.timeouts.get(op.operationId) ?? 0) + 1);
     await this.noteAnswer(op, exchange, first);
+    if (exchange.error?.kind === 'connection' && CUT.test(exchange.error.message) && first.error?.kind === 'connection' && CUT.test(first.error.message)) {
+      exchange = await this.droppedOrNot(op, exchange);
+    }
     // A documented transient failure is retried once, after a back-off, before it is judged; once a retry of the
     // operation met the same failure again, its later ones are judged as they come (the wait would show nothing new).
     if (exchange.response && isDocumentedTransient(op, exchange.response, this.profileOf(op)) && !this.persistingTransient.has(op.operationId)) {
@@ -328,6 +337,26 @@ export class Session implements CaseHost, PhaseHost {
     }
     const down = this.down.get(origin);
     if (down) throw new Skip('target-down', `not run: ${down.message}`);
+  }
+
+  /**
+   * A request whose connection was cut without an answer on every attempt: the server's failure on that input
+   * (a handler that crashed: Go's net/http, Rust's hyper close the connection) when it answers another request at
+   * once, else the network's or a deployment going down (left as it is: never the service's fault).
+   */
+  private async droppedOrNot(op: Operation, exchange: Exchange): Promise<Exchange> {
+    const base = this.config.baseUrls[op.service] ?? '';
+    const control = await this.client.send({ method: 'HEAD', url: base, headers: this.builder.headers('valid', false, op) });
+    if (!control.response) return exchange;
+    this.dropping.add(op.operationId);
+    const attempts = 1 + (exchange.retries ?? []).filter((r) => r.reason.startsWith('connection:')).length;
+    return {
+      ...exchange,
+      error: {
+        kind: 'dropped',
+        message: `the server closed the connection without an answer (${exchange.error?.message ?? 'connection cut'}) on ${attempts === 1 ? 'the one attempt' : `each of ${attempts} attempts`}, while it answered another request (HEAD ${base}: ${control.response.status}) at once`,
+      },
+    };
   }
 
   private originOf(op: Operation): string {

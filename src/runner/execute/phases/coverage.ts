@@ -13,7 +13,7 @@ import type { Exchange, Finding, HttpMethod, Operation } from '../../model.ts';
 import { describeVariation, shrinkSteps, type Variation } from '../../plan/coverage.ts';
 import { responseFor } from '../../description/load.ts';
 import type { CaseRun } from '../case-run.ts';
-import type { JudgeInput, Judgement } from '../judge.ts';
+import { judgedUnanswered, type JudgeInput, type Judgement } from '../judge.ts';
 import { alignBodyToPath, type Doubts } from '../references.ts';
 import { accepts } from '../../plan/accepts.ts';
 import { hasBigInt, type CoverageRequest } from '../../plan/coverage-classes.ts';
@@ -146,7 +146,7 @@ export async function runCoverage(
   };
   const judgeItem = (exchange: Exchange, item: CoverageItem, label: string, request: CallRequest, shared = false, doubted?: ReturnType<Doubts>): Judgement => {
     last = exchange;
-    if (exchange.response === undefined && exchange.error?.kind !== 'timeout') {
+    if (exchange.response === undefined && !judgedUnanswered(exchange)) {
       run.unanswered(exchange);
       return { outcome: 'errored', checks: [], findings: [] };
     }

@@ -11,6 +11,7 @@ import type { CaseRun } from '../case-run.ts';
 import type { CallRequest } from '../request-builder.ts';
 import type { PhaseHost } from './host.ts';
 import { Skip } from '../skip.ts';
+import { judgedUnanswered } from '../judge.ts';
 import { replayed } from './replay.ts';
 import { alignBodyToPath, type Doubts } from '../references.ts';
 
@@ -47,7 +48,7 @@ export async function runFuzzingPhase(session: PhaseHost, run: CaseRun, request:
     // Every draw is schema-valid: it must be taken (positive-data-accepted), unless its refusal can depend on
     // stored data (it names a record the run did not get from the service, or it is a 409).
     answered: (r, exchange, sent) => {
-      if (exchange.response === undefined && exchange.error?.kind !== 'timeout') return;
+      if (exchange.response === undefined && !judgedUnanswered(exchange)) return;
       run.judgeIntent(exchange, { intent: 'success', coverage: { label: `fuzzing: ${describeRequest(r, request)}`, sent }, ...doubts({ pathParams: r.pathParams, query: r.query, body: r.body }) });
     },
   });

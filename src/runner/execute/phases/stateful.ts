@@ -16,7 +16,7 @@ import { accepts } from '../../plan/accepts.ts';
 import { factsOf } from '../../plan/keywords.ts';
 import { generate, UNKNOWN, withoutExamples } from '../../plan/values.ts';
 import { createdId, createsItself } from '../../plan/resources.ts';
-import type { Answered } from '../judge.ts';
+import { judgedUnanswered, type Answered } from '../judge.ts';
 import { withAdditionalProperty } from '../../plan/coverage-classes.ts';
 import { alignBodyToPath, withReference, type Doubts } from '../references.ts';
 import type { CaseRun } from '../case-run.ts';
@@ -186,7 +186,7 @@ export async function runSequences(session: PhaseHost, run: CaseRun, request: Ca
     // The call, then the same call again; a request without an answer ends the sequences.
     for (let time = 0; time < 2; time++) {
       const exchange = await run.send(op, call, { intent: true });
-      if (exchange.response === undefined && exchange.error?.kind !== 'timeout') {
+      if (exchange.response === undefined && !judgedUnanswered(exchange)) {
         run.unanswered(exchange);
         return run.result();
       }
