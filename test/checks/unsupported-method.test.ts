@@ -151,12 +151,12 @@ describe('methods the contract does not document for a path', () => {
   );
 
   test(
-    'an Allow that leaves out a documented method, and a TRACE that is served: warnings',
+    "a 405's Allow that leaves out a documented method: an error (a 405 must list the resource's methods); a TRACE that is served: a warning",
     async () => {
       const { results } = await run((req, res) => (req.method === 'TRACE' ? json(res, 200, { echo: true }) : json(res, 405, { detail: 'no' }, { allow: 'GET' })));
       expect(methodFindings(results)).toEqual([
         { operationId: 'getItem', severity: 'warning', method: 'TRACE' },
-        { operationId: 'listItems', severity: 'warning', method: 'OPTIONS' },
+        { operationId: 'listItems', severity: 'error', method: 'OPTIONS' },
         { operationId: 'listItems', severity: 'warning', method: 'TRACE' },
       ]);
       const allowFinding = results.operations.flatMap((o) => o.cases.flatMap((c) => c.findings)).find((f) => f.check === 'unsupported-method' && f.message.startsWith('OPTIONS /items '));

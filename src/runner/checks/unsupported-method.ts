@@ -7,12 +7,12 @@ const BEFORE_ROUTING = new Set([401, 403, 407, 429]);
 /**
  * A request with a method the contract documents for no operation of the path (TRACE, OPTIONS: methods safe
  * to send, RFC 9110 §9.2.1) is answered as HTTP says an unsupported method is (RFC 9110 §15.5.6): 405 with an
- * `Allow` header (a MUST), or 501 for a method the server does not know. An answer without `Allow`, or a server
- * error, is an error; any other answer is a warning, since the contract says nothing of undocumented methods:
+ * `Allow` header listing the methods the resource supports (a MUST), or 501 for a method the server does not
+ * know. A 405 without `Allow`, or whose `Allow` leaves out a method the contract documents there, and a server
+ * error are errors; any other answer is a warning, since the contract says nothing of undocumented methods:
  * another 4xx (a 404 where the path names a record that may not exist says nothing, and is not reported), a
- * 2xx to TRACE (the method is served), or an `Allow` that leaves out a method the contract documents there.
- * An OPTIONS answered with success is how servers announce their methods: only an Allow that leaves out a
- * documented method is reported (a warning).
+ * 2xx to TRACE (the method is served). An OPTIONS answered with success is how servers announce their methods:
+ * only an Allow that leaves out a documented method is reported (a warning: no MUST governs it).
  */
 export const unsupportedMethod: Check = {
   id: 'unsupported-method',
@@ -29,20 +29,20 @@ export const unsupportedMethod: Check = {
     if (status >= 500) return [finding(ctx, 'unsupported-method', 'error', `${where} (a method the contract does not document for the path) answered ${status}, a server error.`, { expected, actual: status })];
     // An Allow header (a 405's, or the one a successful OPTIONS announces the methods with) that leaves out a method
     // the contract documents for the path misleads every client that reads it.
-    const allowLeavesOut = (allow: string) => {
+    const allowLeavesOut = (allow: string, severity: 'error' | 'warning') => {
       const listed = new Set(allow.toUpperCase().split(/[\s,]+/).filter(Boolean));
       const left = probe.documented.filter((m) => !listed.has(m));
       if (left.length === 0) return [];
-      return [finding(ctx, 'unsupported-method', 'warning', `${where} answered ${status} with "Allow: ${allow}", which leaves out ${left.join(', ')}: documented for this path.`, { expected: `Allow listing ${probe.documented.join(', ')}`, actual: allow })];
+      return [finding(ctx, 'unsupported-method', severity, `${where} answered ${status} with "Allow: ${allow}", which leaves out ${left.join(', ')}: documented for this path${severity === 'error' ? ' (a 405 must list the methods the resource supports, RFC 9110 §15.5.6)' : ''}.`, { expected: `Allow listing ${probe.documented.join(', ')}`, actual: allow })];
     };
     if (status === 405) {
       const allow = headers['allow'];
       if (allow === undefined) return [finding(ctx, 'unsupported-method', 'error', `${where} answered 405 without the Allow header a 405 must carry (RFC 9110 §15.5.6).`, { expected, actual: '405 without Allow' })];
-      return allowLeavesOut(allow);
+      return allowLeavesOut(allow, 'error');
     }
     if (BEFORE_ROUTING.has(status)) return [];
     if (status >= 200 && status < 300) {
-      if (method === 'OPTIONS') return headers['allow'] === undefined ? [] : allowLeavesOut(headers['allow']);
+      if (method === 'OPTIONS') return headers['allow'] === undefined ? [] : allowLeavesOut(headers['allow'], 'warning');
       return [finding(ctx, 'unsupported-method', 'warning', `${where} (a method the contract does not document for the path) answered ${status}: the deployment serves it.`, { expected, actual: status })];
     }
     if (status === 404 && probe.recordUnknown) return [];
