@@ -189,7 +189,7 @@ function recordsServer(faults: { acceptAll?: boolean; deleteFails?: boolean; hid
       res.writeHead(204).end();
       return;
     }
-    return json(res, 405, { detail: 'Method Not Allowed' }, { allow: 'GET, DELETE' });
+    return json(res, 405, { detail: 'Method Not Allowed' }, { allow: kind === 'labels' ? 'GET, PUT, DELETE' : 'GET, DELETE' });
   };
   return { store, handler };
 }
