@@ -113,6 +113,21 @@ describe('values sent as text', () => {
     expect(values.some((v) => v > 2n ** 53n || v < -(2n ** 53n))).toBe(true);
   });
 
+  test('a Unicode property pattern draws letters every Unicode version knows: none beyond the BMP, all matching, still varied', () => {
+    const schema = { type: 'string', minLength: 1, maxLength: 30, pattern: "^[\\p{L}]+([ '-][\\p{L}]+){0,2}$" };
+    const values = draw(schema, 300) as string[];
+    const pattern = new RegExp(schema.pattern, 'u');
+    for (const v of values) {
+      expect(v).toMatch(pattern);
+      expect(v).not.toMatch(/[\u{10000}-\u{10FFFF}]/u);
+    }
+    expect(values.some((v) => /[^\x00-\x7f]/.test(v))).toBe(true);
+    expect(new Set(values).size).toBeGreaterThan(100);
+    // Without a property escape, characters beyond the BMP that the pattern names are drawn as they are.
+    const emoji = draw({ type: 'string', minLength: 1, pattern: '^[\\u{1F600}-\\u{1F64F}]+$' }, 50) as string[];
+    expect(emoji.every((v) => /^[\u{1F600}-\u{1F64F}]+$/u.test(v))).toBe(true);
+  });
+
   test('a pattern nothing can draw gives no arbitrary (the caller falls back), never an exception', () => {
     expect(schemaArbitrary({ type: 'string', pattern: '(' }, { random: random() })).toBeUndefined();
     expect(schemaArbitrary({ type: 'string', pattern: '(' }, { random: random() }, 'kept')).toBeDefined();
