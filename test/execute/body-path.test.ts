@@ -1,6 +1,7 @@
 /**
- * A body never contradicts its path: where an update's body names the record (`id`, as the path does), every
- * request meant to be valid sends the path's value there, the "update persisted" chain included (it changes every
+ * A body never contradicts its path: where an update's body names the record (`id`, as the path does, or a bare
+ * `id` where the path's last segment is a parameter of another name: `/things/{thingId}`), every request meant to
+ * be valid sends the path's value there, the "update persisted" chain included (it changes every
  * other field). A server that refuses a body naming another record than its path is correct, and passes.
  */
 import { createServer, type Server } from 'node:http';
@@ -14,18 +15,21 @@ afterAll(removeTemps);
 
 const thing = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer', minimum: 1, examples: [1] }, name: { type: 'string', maxLength: 20, examples: ['first'] } } };
 const json = (schema: unknown) => ({ 'application/json': { schema } });
-const id = [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }];
-const SPEC = {
+const pathParameter = (name: string) => [{ name, in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }];
+const specFor = (param: string) => {
+  const id = pathParameter(param);
+  return {
   openapi: '3.1.0',
   info: { title: 'things', version: '1' },
   servers: [{ url: 'http://127.0.0.1/t' }],
   paths: {
     '/things': { post: { operationId: 'createThing', requestBody: { required: true, content: json({ type: 'object', required: ['name'], properties: { name: thing.properties.name } }) }, responses: { '201': { description: 'made', content: json(thing) }, '400': { description: 'no', content: json({ type: 'object' }) } } } },
-    '/things/{id}': {
+    [`/things/{${param}}`]: {
       get: { operationId: 'getThing', parameters: id, responses: { '200': { description: 'ok', content: json(thing) }, '400': { description: 'no', content: json({ type: 'object' }) }, '404': { description: 'none', content: json({ type: 'object' }) } } },
       put: { operationId: 'putThing', parameters: id, requestBody: { required: true, content: json(thing) }, responses: { '200': { description: 'ok', content: json(thing) }, '400': { description: 'no', content: json({ type: 'object' }) }, '404': { description: 'none', content: json({ type: 'object' }) } } },
     },
   },
+  };
 };
 
 function server(): Server {
@@ -68,12 +72,12 @@ function server(): Server {
   });
 }
 
-test('the update chain sends the path\'s id in the body and changes the rest: a server holding them to agree passes', async () => {
+for (const param of ['id', 'thingId']) test(`the update chain sends the path's id in the body and changes the rest: a server holding them to agree passes (path parameter {${param}})`, async () => {
   const srv = server();
   await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
   try {
     const spec = join(await tempDir(), 'things.json');
-    writeFileSync(spec, JSON.stringify(SPEC));
+    writeFileSync(spec, JSON.stringify(specFor(param)));
     const results = requireResults(await runCli(['--spec', spec, '--base-url', `http://127.0.0.1:${(srv.address() as AddressInfo).port}/t`, '--token', 'things-token', '--quiet', '--seed', '1', '--keep-passed-exchanges']));
     expect(summary(results)).toEqual([]);
     expect(allFindings(results).filter((f) => f.severity === 'error')).toEqual([]);

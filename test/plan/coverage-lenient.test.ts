@@ -153,6 +153,14 @@ describe('what a body says of records', () => {
     expect(alignBodyToPath(put, { id: 5 }, { id: '9223372036854775808' })).toEqual({ id: 5 });
   });
 
+  test('a bare id is the record\'s own: it takes the value of the parameter the path ends in, whatever its name', () => {
+    const named = op({ method: 'PUT', path: '/pettypes/{petTypeId}', ...jsonBody(TODO) });
+    expect(alignBodyToPath(named, { id: 1, title: 'a' }, { petTypeId: '128' })).toEqual({ id: 128, title: 'a' });
+    // A path that ends in a collection names no record of its own: the body's id is left as it is.
+    const nested = op({ method: 'POST', path: '/owners/{ownerId}/pets', ...jsonBody(TODO) });
+    expect(alignBodyToPath(nested, { id: 1, title: 'a' }, { ownerId: '5' })).toEqual({ id: 1, title: 'a' });
+  });
+
   test('a null names no record: it stays where a variation means to send it (keepNull), else takes the path\'s value', () => {
     expect(alignBodyToPath(put, { id: null, title: 'a' }, { id: '13' })).toEqual({ id: 13, title: 'a' });
     expect(alignBodyToPath(put, { id: null, title: 'a' }, { id: '13' }, { keepNull: true })).toEqual({ id: null, title: 'a' });

@@ -10,14 +10,15 @@
 import { LosslessNumber } from 'lossless-json';
 import type { JsonSchema, Operation } from '../model.ts';
 import { factsOf, mergedShape } from '../plan/keywords.ts';
-import { referenceStem } from '../plan/relations.ts';
+import { pathRecordFields, referenceStem } from '../plan/relations.ts';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** The body's properties, those of a top-level allOf merged (`allOf: [Fields, {id}]`). */
 function bodyProperties(op: Operation): Record<string, JsonSchema> {
-  return op.requestBody ? factsOf(op.requestBody.schema).properties : {};
+  return op.requestBody ? factsOf(mergedShape(op.requestBody.schema)).properties : {};
 }
 
 /** A path value as the body field's type: a number where the field is numeric, else the text; undefined if it cannot be. */
@@ -34,11 +35,14 @@ function typed(text: string, schema: JsonSchema | undefined): unknown {
 /**
  * The body with each field named like a path parameter set to the path's value (where the body has the field),
  * also inside a one-member envelope (JSON:API's `{"data": {"id": …, "type": …}}`) when the body's top level names
- * none. With `keepNull`, a `null` stays: it names no record, so it does not contradict the path (a variation of the
- * body may mean to send it).
+ * none. A bare `id` is the record's own: where the path ends in a parameter of another name (`/pettypes/{petTypeId}`),
+ * it names the record that parameter does. With `keepNull`, a `null` stays: it names no record, so it does not
+ * contradict the path (a variation of the body may mean to send it).
  */
 export function alignBodyToPath(op: Operation, body: unknown, pathParams: Record<string, string>, options: { keepNull?: boolean } = {}): unknown {
-  return alignObject(body, bodyProperties(op), pathParams, options.keepNull === true, true);
+  const byField: Record<string, string> = {};
+  for (const [field, param] of pathRecordFields(op)) if (pathParams[param] !== undefined) byField[field] = pathParams[param];
+  return alignObject(body, bodyProperties(op), byField, options.keepNull === true, true);
 }
 
 function alignObject(body: unknown, properties: Record<string, JsonSchema>, pathParams: Record<string, string>, keepNull: boolean, top: boolean): unknown {

@@ -8,6 +8,7 @@ import { boundaryValues } from './coverage.ts';
 import { formatRow } from './formats.ts';
 import { emptyIsAmbiguous, sendsEmpty } from './empty-values.ts';
 import { edges, factsOf, INT64, mergedShape } from './keywords.ts';
+import { pathRecordFields } from './relations.ts';
 import type { Random } from './random.ts';
 import { coercibleValues, generate, isOmitted, patternValue, UNKNOWN, withoutExamples, wrongKindValues } from './values.ts';
 
@@ -449,7 +450,7 @@ function targetsOf(op: Operation, positive: PositiveRequest): Target[] {
     const body = positive.body;
     const positiveOk = accepts(json.schema, body);
     const bodyFacts = factsOf(mergedShape(json.schema));
-    const pathNames = new Set(op.parameters.filter((p) => p.in === 'path').map((p) => p.name));
+    const pathNames = new Set(pathRecordFields(op).keys());
     for (const [name, schema] of Object.entries(bodyFacts.properties)) {
       if (isOmitted(schema)) continue;
       const target = bodyFieldTarget(name, schema, json.schema, json.contentType, body, positiveOk, bodyFacts.required.includes(name));

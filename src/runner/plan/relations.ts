@@ -156,6 +156,19 @@ export function notAcceptedOnUpdate(update: Operation, reader: Operation, curren
 const REFERENCE = /[a-z0-9](?:_id|Id|ID|_uuid|Uuid)$/;
 const SUFFIX = /(?:_id|Id|ID|_uuid|Uuid)$/;
 
+/**
+ * The body fields that name the record the path names, each with the path parameter it takes its value from: a
+ * field named like a path parameter (`PUT /todos/{id}` with `{"id": …}`), and a bare `id`, the record's own, where
+ * the path ends in a parameter of another name (`PUT /pettypes/{petTypeId}` with `{"id": …}`).
+ */
+export function pathRecordFields(op: Pick<Operation, 'path' | 'parameters'>): Map<string, string> {
+  const names = [...op.parameters.filter((p) => p.in === 'path').map((p) => p.name), ...[...op.path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!)];
+  const fields = new Map(names.map((name) => [name, name]));
+  const own = /\{([^{}]+)\}$/.exec(op.path)?.[1];
+  if (own !== undefined && fields.has(own) && !fields.has('id')) fields.set('id', own);
+  return fields;
+}
+
 /** The kind of record a reference field names, lower case without separators (`user_id` -> `user`); else undefined. */
 export function referenceStem(name: string): string | undefined {
   if (!REFERENCE.test(name)) return undefined;
