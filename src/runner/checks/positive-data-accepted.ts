@@ -27,9 +27,14 @@ export const positiveDataAccepted: Check = {
       const what = ctx.coverage ? ` (${ctx.coverage.label})` : '';
       const madeUp = ctx.madeUpReferences ?? [];
       const unshown = ctx.unshown ?? [];
-      if ((madeUp.length > 0 || unshown.length > 0) && !BEFORE_INPUT.has(status)) {
-        const why = [...(madeUp.length > 0 ? [`it names ${madeUp.join(', ')}, a record the run did not get from the service: the refusal may be about that record`] : []), ...unshown.map((u) => `${u}: the refusal may be right`)];
-        return [finding(ctx, 'positive-data-accepted', 'warning', `A ${madeUp.length > 0 ? 'valid request' : 'request valid by the letter of the contract'} was refused with ${status}${what}; ${why.join('; ')}.`, { expected: '2xx', actual: status })];
+      const gone = ctx.gone ?? [];
+      if ((madeUp.length > 0 || unshown.length > 0 || gone.length > 0) && !BEFORE_INPUT.has(status)) {
+        const why = [
+          ...(madeUp.length > 0 ? [`it names ${madeUp.join(', ')}, a record the run did not get from the service: the refusal may be about that record`] : []),
+          ...(gone.length > 0 ? [`it names ${gone.join(', ')}: the refusal is about that record`] : []),
+          ...unshown.map((u) => `${u}: the refusal may be right`),
+        ];
+        return [finding(ctx, 'positive-data-accepted', 'warning', `A ${madeUp.length > 0 || gone.length > 0 ? 'valid request' : 'request valid by the letter of the contract'} was refused with ${status}${what}; ${why.join('; ')}.`, { expected: '2xx', actual: status })];
       }
       if (status === 409) {
         return [finding(ctx, 'positive-data-accepted', 'warning', `A valid request was refused with 409${what}: a conflict with what the deployment holds (it may depend on records the run made).`, { expected: '2xx', actual: status })];

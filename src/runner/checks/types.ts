@@ -42,6 +42,8 @@ export interface CheckContext {
   madeUpReferences?: string[];
   /** The rules of a valid request the contract does not show ("whether a body is required is not shown"). */
   unshown?: string[];
+  /** Records a valid request names that the deployment no longer holds: a read of the same path answered 404 or 410 too. */
+  gone?: string[];
   /** A negative case that any 4xx rejects correctly (e.g. a required parameter left out, under the generic profile). */
   anyClientError?: boolean;
   /** What an invalid request sends that the contract does not describe as valid: its tier (plan/input-tiers.ts). */

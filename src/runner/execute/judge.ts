@@ -50,6 +50,7 @@ export interface JudgeInput {
   unsupportedMethod?: CheckContext['unsupportedMethod'];
   madeUpReferences?: string[];
   unshown?: string[];
+  gone?: string[];
   timeoutMs?: number;
   /** The input class of an invalid request (its tier: plan/input-tiers.ts). */
   inputClass?: string;
@@ -100,6 +101,7 @@ export function judge(input: JudgeInput): Judgement {
       ...(input.anyClientError ? { anyClientError: true } : {}),
       ...(input.unsupportedMethod ? { unsupportedMethod: input.unsupportedMethod } : {}),
       ...(input.madeUpReferences?.length ? { madeUpReferences: input.madeUpReferences } : {}),
+      ...(input.gone?.length ? { gone: input.gone } : {}),
       ...(input.unshown?.length ? { unshown: input.unshown } : {}),
       ...(input.inputClass !== undefined ? { inputClass: input.inputClass } : {}),
       ...(input.bodyCapBytes !== undefined ? { bodyCapBytes: input.bodyCapBytes } : {}),

@@ -11,6 +11,7 @@
  */
 import type { CaseResult } from '../../model.ts';
 import { FUZZ_CASE, pathParamNames, SEQUENCE_CASE } from '../../plan/cases.ts';
+import { onPath } from '../../plan/operation-index.ts';
 import { secretFieldValues } from '../flow-secrets.ts';
 import { judge } from '../judge.ts';
 import { ATTEMPTS, combineAttempts, repeatPolicy } from '../repeat.ts';
@@ -103,7 +104,13 @@ async function runRequests(session: PhaseHost, run: CaseRun, secrets: string[], 
   // The examples phase: one request, judged with what it means.
   const exchange = await run.send(op, request, { intent: true });
   if (presence === 'unverified' && (await session.looksUnknown(op, exchange))) return run.skipped(UNVERIFIED, 'unverified');
-  const references = planned.kind === 'positive' ? doubts(request) : {};
+  const references: ReturnType<Doubts> & { gone?: string[] } = planned.kind === 'positive' ? doubts(request) : {};
+  // A record the run got from the service and that is not found now may have been deleted since (by the run's own
+  // deletes, a cascade among them, or by someone else): a read of the same path tells.
+  if (planned.kind === 'positive' && (exchange.response?.status === 404 || exchange.response?.status === 410) && references.madeUpReferences === undefined) {
+    const gone = await goneRecord(session, run, request.pathParams);
+    if (gone) references.gone = [gone];
+  }
   const judged = run.judgeIntent(exchange, { secrets, caseExchanges: run.exchanges, ...references });
   const first = run.result();
   if (planned.kind !== 'positive') return first;
@@ -120,6 +127,25 @@ async function runRequests(session: PhaseHost, run: CaseRun, secrets: string[], 
     attempts.push({ ...first, outcome: verdict.outcome, checks: verdict.checks, findings: verdict.findings });
   }
   return { ...combineAttempts(attempts, answers), exchanges: run.exchanges };
+}
+
+/**
+ * The path's record as a read of the same path finds it: `{petId} = "1" (GET /pets/{petId} answered 404 too)` where
+ * the deployment no longer holds it; undefined where it does, or where no read of the path is described.
+ */
+async function goneRecord(session: PhaseHost, run: CaseRun, pathParams: Record<string, string>): Promise<string | undefined> {
+  const { op } = run;
+  const names = Object.keys(pathParams);
+  if (op.method === 'GET' || names.length === 0) return undefined;
+  const read = onPath(session.contract, op.service, op.path).find((o) => o.method === 'GET');
+  if (!read) return undefined;
+  const answer = await session.call(read, { pathParams, query: {}, auth: 'valid' }).catch(() => undefined);
+  if (!answer) return undefined;
+  run.keep(answer);
+  const status = answer.response?.status;
+  if (status !== 404 && status !== 410) return undefined;
+  const last = names.at(-1)!;
+  return `{${last}} = ${JSON.stringify(pathParams[last])} (${read.method} ${read.path} answered ${status} too: the deployment no longer holds it)`;
 }
 
 /**
