@@ -327,9 +327,11 @@ function patternArbitrary(pattern: string, min: number, max: number | undefined,
   }
   const ok = (s: string) => regex.test(s) && fits(s);
   // A Unicode property (\p{L}) holds what the newest Unicode assigned (Node 20: Unicode 17), and a server on an older
-  // one refuses those characters (Java 25 knows Unicode 16): beyond the Basic Multilingual Plane, where almost all
-  // recent letters are, a drawn character is replaced by an ASCII letter, kept where the pattern still holds.
-  const recent = /\\[pP]\{/.test(pattern) ? /[\u{10000}-\u{10FFFF}]/gu : undefined;
+  // one refuses those characters (Java 25 knows Unicode 16; CJK Extension J and Latin Extended-D's latest letters are
+  // 17's): a drawn character outside a repertoire every Unicode version since 2.0 holds (the two-byte UTF-8 range,
+  // kana, the CJK ideographs of Unicode 1.1, Hangul syllables) is replaced by an ASCII letter, kept where the pattern
+  // still holds.
+  const recent = /\\[pP]\{/.test(pattern) ? /[^\u0000-\u07FF\u3040-\u30FF\u4E00-\u9FA5\uAC00-\uD7A3]/gu : undefined;
   const settled = (s: string): string => {
     if (!recent) return s;
     const plain = s.replace(recent, 'a');
