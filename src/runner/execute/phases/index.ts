@@ -135,8 +135,9 @@ async function runRequests(session: PhaseHost, run: CaseRun, secrets: string[], 
  */
 async function goneRecord(session: PhaseHost, run: CaseRun, pathParams: Record<string, string>): Promise<string | undefined> {
   const { op } = run;
-  const names = Object.keys(pathParams);
-  if (op.method === 'GET' || names.length === 0) return undefined;
+  // The record the path names: its last parameter's (`/owners/{ownerId}/pets/{petId}`: the pet).
+  const last = /\{([^{}]+)\}$/.exec(op.path)?.[1];
+  if (op.method === 'GET' || last === undefined || pathParams[last] === undefined) return undefined;
   const read = onPath(session.contract, op.service, op.path).find((o) => o.method === 'GET');
   if (!read) return undefined;
   const answer = await session.call(read, { pathParams, query: {}, auth: 'valid' }).catch(() => undefined);
@@ -144,7 +145,6 @@ async function goneRecord(session: PhaseHost, run: CaseRun, pathParams: Record<s
   run.keep(answer);
   const status = answer.response?.status;
   if (status !== 404 && status !== 410) return undefined;
-  const last = names.at(-1)!;
   return `{${last}} = ${JSON.stringify(pathParams[last])} (${read.method} ${read.path} answered ${status} too: the deployment no longer holds it)`;
 }
 
