@@ -6,7 +6,8 @@
 
 export type JsonSchema = Record<string, unknown> | boolean;
 
-export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'PATCH' | 'HEAD' | 'OPTIONS' | 'TRACE';
+/** QUERY (a safe method with a body, draft-ietf-httpbis-safe-method-w-body) is only sent as a method a contract does not document. */
+export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'PATCH' | 'HEAD' | 'OPTIONS' | 'TRACE' | 'QUERY';
 
 export interface ParameterSpec {
   name: string;

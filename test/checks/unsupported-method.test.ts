@@ -1,5 +1,5 @@
 /**
- * Methods the contract does not document for a path (TRACE and OPTIONS, safe to send): a deployment answers
+ * Methods the contract does not document for a path (TRACE, QUERY and OPTIONS, safe to send): a deployment answers
  * them as HTTP says (405 with Allow, or 501). Proven against real HTTP servers: each way of getting it wrong is
  * flagged on the operation that sent the request, with the unsupported-method check and the right severity;
  * the ways of getting it right are flagged with nothing.
@@ -96,7 +96,7 @@ function methodFindings(results: RunResults): Array<Pick<Finding, 'operationId' 
   return results.operations
     .flatMap((o) => o.cases.flatMap((c) => c.findings))
     .filter((f) => f.check === 'unsupported-method')
-    .map((f) => ({ operationId: f.operationId, severity: f.severity, method: /^(TRACE|OPTIONS)/.exec(f.message)?.[1] ?? '?' }))
+    .map((f) => ({ operationId: f.operationId, severity: f.severity, method: /^(TRACE|QUERY|OPTIONS)/.exec(f.message)?.[1] ?? '?' }))
     .sort((a, b) => `${a.operationId}${a.method}`.localeCompare(`${b.operationId}${b.method}`));
 }
 
@@ -112,8 +112,8 @@ describe('methods the contract does not document for a path', () => {
       ]) {
         const { results, probes, code } = await run(answer);
         expect(methodFindings(results)).toEqual([]);
-        // Two paths, TRACE and OPTIONS each: the GET of each path sends them.
-        expect(probes).toBe(4);
+        // Two paths, TRACE, QUERY and OPTIONS each: the GET of each path sends them.
+        expect(probes).toBe(6);
         expect(code).toBe(0);
       }
     },
@@ -121,7 +121,7 @@ describe('methods the contract does not document for a path', () => {
   );
 
   test(
-    'a 405 without Allow is an error, on the operation that probed the path (the GET): one finding seen on both methods',
+    'a 405 without Allow is an error, on the operation that probed the path (the GET): one finding seen on all three methods',
     async () => {
       const { results, code } = await run((_req, res) => json(res, 405, { detail: 'Method Not Allowed' }));
       expect(methodFindings(results)).toEqual([
@@ -129,7 +129,7 @@ describe('methods the contract does not document for a path', () => {
         { operationId: 'listItems', severity: 'error', method: 'TRACE' },
       ]);
       const counts = results.operations.flatMap((o) => o.cases.flatMap((c) => c.findings)).filter((f) => f.check === 'unsupported-method').map((f) => f.count);
-      expect(counts).toEqual([2, 2]);
+      expect(counts).toEqual([3, 3]);
       expect(results.operations.find((o) => o.operationId === 'listItems')?.outcome).toBe('failed');
       expect(code).not.toBe(0);
     },
@@ -156,10 +156,12 @@ describe('methods the contract does not document for a path', () => {
       const { results } = await run((req, res) => (req.method === 'TRACE' ? json(res, 200, { echo: true }) : json(res, 405, { detail: 'no' }, { allow: 'GET' })));
       expect(methodFindings(results)).toEqual([
         { operationId: 'getItem', severity: 'warning', method: 'TRACE' },
-        { operationId: 'listItems', severity: 'error', method: 'OPTIONS' },
+        // QUERY meets the 405 first (OPTIONS after it: the same finding).
+        { operationId: 'listItems', severity: 'error', method: 'QUERY' },
         { operationId: 'listItems', severity: 'warning', method: 'TRACE' },
       ]);
-      const allowFinding = results.operations.flatMap((o) => o.cases.flatMap((c) => c.findings)).find((f) => f.check === 'unsupported-method' && f.message.startsWith('OPTIONS /items '));
+      const allowFinding = results.operations.flatMap((o) => o.cases.flatMap((c) => c.findings)).find((f) => f.check === 'unsupported-method' && f.message.startsWith('QUERY /items '));
+      expect(allowFinding?.count).toBe(2);
       expect(allowFinding?.message).toContain('leaves out POST');
     },
     RUN_TIMEOUT,
@@ -177,6 +179,42 @@ describe('methods the contract does not document for a path', () => {
       ]);
       const messages = results.operations.flatMap((o) => o.cases.flatMap((c) => c.findings)).filter((f) => f.check === 'unsupported-method').map((f) => f.message);
       expect(messages.every((m) => /^OPTIONS \S+ answered 204 with "Allow: [^"]*", which leaves out GET: documented for this path\.$/.test(m))).toBe(true);
+      expect(code).toBe(0);
+    },
+    RUN_TIMEOUT,
+  );
+
+  test(
+    'QUERY refused with 400 (a server that does not route the method: Spring): a warning on each path; a 500 to it: an error',
+    async () => {
+      const refused = await run((req, res, allowed) => (req.method === 'QUERY' ? json(res, 400, { error: 'Bad Request' }) : json(res, 405, { detail: 'no' }, allowHeader(allowed))));
+      expect(methodFindings(refused.results)).toEqual([
+        { operationId: 'getItem', severity: 'warning', method: 'QUERY' },
+        { operationId: 'listItems', severity: 'warning', method: 'QUERY' },
+      ]);
+      expect(refused.code).toBe(0);
+      const crash = await run((req, res, allowed) => (req.method === 'QUERY' ? json(res, 500, { error: 'boom' }) : json(res, 405, { detail: 'no' }, allowHeader(allowed))));
+      expect(methodFindings(crash.results)).toEqual([
+        { operationId: 'getItem', severity: 'error', method: 'QUERY' },
+        { operationId: 'listItems', severity: 'error', method: 'QUERY' },
+      ]);
+      expect(crash.code).not.toBe(0);
+    },
+    RUN_TIMEOUT,
+  );
+
+  test(
+    'QUERY whose connection is cut without an answer (a front or parser that drops the method): a warning of this check, not a server error',
+    async () => {
+      const { results, code } = await run((req, res, allowed) => (req.method === 'QUERY' ? req.socket.destroy() : json(res, 405, { detail: 'no' }, allowHeader(allowed))));
+      expect(methodFindings(results)).toEqual([
+        { operationId: 'getItem', severity: 'warning', method: 'QUERY' },
+        { operationId: 'listItems', severity: 'warning', method: 'QUERY' },
+      ]);
+      const all = results.operations.flatMap((o) => o.cases.flatMap((c) => c.findings));
+      expect(all.filter((f) => f.check !== 'unsupported-method')).toEqual([]);
+      expect(all.find((f) => f.check === 'unsupported-method')?.message).toMatch(/^QUERY \/items\S* \(a method the contract does not document for the path\): the connection was closed without an answer/);
+      expect(results.operations.map((o) => o.outcome)).toEqual(['passed', 'passed', 'passed']);
       expect(code).toBe(0);
     },
     RUN_TIMEOUT,

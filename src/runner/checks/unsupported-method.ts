@@ -1,3 +1,4 @@
+import type { Exchange, Finding, Operation } from '../model.ts';
 import type { Check } from './types.ts';
 import { finding } from './types.ts';
 
@@ -5,8 +6,8 @@ import { finding } from './types.ts';
 const BEFORE_ROUTING = new Set([401, 403, 407, 429]);
 
 /**
- * A request with a method the contract documents for no operation of the path (TRACE, OPTIONS: methods safe
- * to send, RFC 9110 §9.2.1) is answered as HTTP says an unsupported method is (RFC 9110 §15.5.6): 405 with an
+ * A request with a method the contract documents for no operation of the path (TRACE, QUERY, OPTIONS: methods
+ * safe to send) is answered as HTTP says an unsupported method is (RFC 9110 §15.5.6): 405 with an
  * `Allow` header listing the methods the resource supports (a MUST), or 501 for a method the server does not
  * know. A 405 without `Allow`, or whose `Allow` leaves out a method the contract documents there, and a server
  * error are errors; any other answer is a warning, since the contract says nothing of undocumented methods:
@@ -49,3 +50,25 @@ export const unsupportedMethod: Check = {
     return [finding(ctx, 'unsupported-method', 'warning', `${where} (a method the contract does not document for the path) answered ${status}, not 405.`, { expected, actual: status })];
   },
 };
+
+/**
+ * A probe whose connection the server cut without an answer, every time (Exchange error kind 'dropped'): not the
+ * answer HTTP asks for, but no proof of a crash either (a front that drops a method it does not route, a parser
+ * that does not know it): a warning of this check, not a server error.
+ */
+export function cutProbe(exchange: Exchange, operation: Operation): Finding[] {
+  if (exchange.error?.kind !== 'dropped') return [];
+  const method = exchange.request.method.toUpperCase();
+  return [
+    {
+      check: 'unsupported-method',
+      severity: 'warning',
+      operationId: operation.operationId,
+      method: operation.method,
+      path: operation.path,
+      message: `${method} ${operation.path} (a method the contract does not document for the path): the connection was closed without an answer, every time (${exchange.error.message}); HTTP answers 405 with an Allow header, or 501.`,
+      expected: '405 with an Allow header (or 501)',
+      actual: 'connection closed without an answer',
+    },
+  ];
+}

@@ -8,6 +8,7 @@
 import { CHECKS, runChecks, runUnansweredChecks, statusOf } from '../checks/registry.ts';
 import { SchemaCompileError, type SchemaValidator } from '../checks/schema.ts';
 import type { CheckContext, RelatedRead } from '../checks/types.ts';
+import { cutProbe } from '../checks/unsupported-method.ts';
 import { ipDeniedReason } from './diagnose.ts';
 import { unavailableReason } from './repeat.ts';
 import { boundedFinding, RECORDED_BODY_CAP } from '../report/assemble.ts';
@@ -76,6 +77,9 @@ export function responseLocation(op: Operation, status: number): string {
 export function judge(input: JudgeInput): Judgement {
   const { exchange, operation } = input;
   if (!answered(exchange)) {
+    // A method the contract does not document, cut without an answer: the check of that class says what it is.
+    const cut = input.unsupportedMethod ? cutProbe(exchange, operation) : [];
+    if (cut.length > 0) return { outcome: 'passed', checks: [{ id: 'unsupported-method', status: 'warning' }], findings: cut };
     const { checks, findings } = runUnansweredChecks({ exchange, operation, ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}), ...(input.coverage ? { coverage: input.coverage } : {}) });
     // A network failure is the network's (or the tool's), never the service's: nothing was judged.
     if (findings.length === 0) return { outcome: 'errored', checks: [], findings: [], errorMessage: exchange.error?.message ?? 'no response' };

@@ -348,7 +348,8 @@ export class Session implements CaseHost, PhaseHost {
     const base = this.config.baseUrls[op.service] ?? '';
     const control = await this.client.send({ method: 'HEAD', url: base, headers: this.builder.headers('valid', false, op) });
     if (!control.response) return exchange;
-    this.dropping.add(op.operationId);
+    // A method the contract does not document, cut, says nothing of the operation's own requests.
+    if (exchange.request.method.toUpperCase() === op.method) this.dropping.add(op.operationId);
     const attempts = 1 + (exchange.retries ?? []).filter((r) => r.reason.startsWith('connection:')).length;
     return {
       ...exchange,

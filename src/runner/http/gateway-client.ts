@@ -54,7 +54,7 @@ function dispatcherOptions(client: ClientOptions): WorkerSetup['client'] {
   return { clientCert, clientKey, caCert, insecure, httpProxy, httpsProxy, noProxy };
 }
 
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'TRACE']);
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'TRACE', 'QUERY']);
 /** 429 answers are waited out at most this many times per request. */
 const MAX_429_WAITS = 3;
 /** A Retry-After longer than this is not waited for; the 429 is reported. */

@@ -14,8 +14,12 @@ import type { Doubts } from '../references.ts';
 /** Class requests of one operation at most (the generator's round robin touches every parameter first). */
 const CLASS_LIMIT = 100;
 
-/** Methods sent where the contract does not document them: safe ones (RFC 9110 §9.2.1), harmless if served. */
-const UNDOCUMENTED_PROBES: HttpMethod[] = ['TRACE', 'OPTIONS'];
+/**
+ * Methods sent where the contract does not document them: safe ones, harmless if served. TRACE and OPTIONS (RFC
+ * 9110 §9.2.1); QUERY, safe and idempotent by its definition (draft-ietf-httpbis-safe-method-w-body), which
+ * OpenAPI 3.0 and 3.1 cannot document: a server that does not know it answers 501 or 405.
+ */
+const UNDOCUMENTED_PROBES: HttpMethod[] = ['TRACE', 'QUERY', 'OPTIONS'];
 
 /** The path's requests with a method the contract documents for no operation of it (one operation per path sends them). */
 function undocumentedMethodItems(session: PhaseHost, op: Operation): CoverageItem[] {
