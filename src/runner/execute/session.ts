@@ -194,19 +194,19 @@ export class Session implements CaseHost, PhaseHost {
   }
 
   /** Per path (its template, parameter names aside): the documented methods and the operation that probes the others. */
-  private pathMethods: Map<string, { methods: string[]; prober: string }> | undefined;
+  private pathMethods: Map<string, { methods: string[]; prober: string; segments: string[] }> | undefined;
 
   /**
    * The methods the contract documents for the operation's path, and whether this operation's coverage case
    * sends the path's requests with the methods it does not document (one operation per path: a selected GET,
    * else the first selected one; DELETE has no coverage case).
    */
-  methodsOfPath(op: Operation): { methods: string[]; probes: boolean } {
+  methodsOfPath(op: Operation): { methods: string[]; covered: string[]; probes: boolean } {
     if (!this.pathMethods) {
-      const map = new Map<string, { methods: string[]; prober: string }>();
+      const map = new Map<string, { methods: string[]; prober: string; segments: string[] }>();
       const key = (o: Operation) => `${o.service} ${o.path.replace(/\{[^}]*\}/g, '{}')}`;
       for (const o of this.contract.operations) {
-        const entry = map.get(key(o)) ?? map.set(key(o), { methods: [], prober: '' }).get(key(o))!;
+        const entry = map.get(key(o)) ?? map.set(key(o), { methods: [], prober: '', segments: key(o).split('/') }).get(key(o))!;
         if (!entry.methods.includes(o.method)) entry.methods.push(o.method);
       }
       const selected = selectOperations(this.contract.operations, this.config).filter((o) => o.method !== 'DELETE');
@@ -216,8 +216,16 @@ export class Session implements CaseHost, PhaseHost {
       }
       this.pathMethods = map;
     }
-    const entry = this.pathMethods.get(`${op.service} ${op.path.replace(/\{[^}]*\}/g, '{}')}`);
-    return { methods: entry?.methods ?? [op.method], probes: entry?.prober === op.operationId };
+    const own = `${op.service} ${op.path.replace(/\{[^}]*\}/g, '{}')}`;
+    const entry = this.pathMethods.get(own);
+    const methods = entry?.methods ?? [op.method];
+    const probes = entry?.prober === op.operationId;
+    if (!probes) return { methods, covered: methods, probes };
+    // The methods another path documents for this one's URLs too: /user/login is also /user/{username}.
+    const covered = new Set(methods);
+    const segments = own.split('/');
+    for (const [key, other] of this.pathMethods) if (key !== own && generalizes(other.segments, segments)) for (const m of other.methods) covered.add(m);
+    return { methods, covered: [...covered], probes };
   }
 
   operation(operationId: string): Operation {
@@ -874,4 +882,12 @@ export function otpValueOf(json: unknown, body: string | undefined, fields: read
   for (const field of fields) if (record[field] !== undefined) return record[field];
   const strings = Object.values(record).filter((v) => typeof v === 'string');
   return strings.length === 1 ? strings[0] : undefined;
+}
+
+/**
+ * Whether every URL of one path ("service /a/{}/b", parameters as {}) is also a URL of another, more general one
+ * ("service /a/{}/{}"): the same service and number of segments, each segment equal or a parameter in the general.
+ */
+function generalizes(g: string[], s: string[]): boolean {
+  return g.length === s.length && g.every((seg, i) => seg === s[i] || (seg === '{}' && s[i] !== '' && i > 0));
 }

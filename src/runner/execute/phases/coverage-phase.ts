@@ -15,17 +15,25 @@ import type { Doubts } from '../references.ts';
 const CLASS_LIMIT = 100;
 
 /**
- * Methods sent where the contract does not document them: safe ones, harmless if served. TRACE and OPTIONS (RFC
- * 9110 §9.2.1); QUERY, safe and idempotent by its definition (draft-ietf-httpbis-safe-method-w-body), which
+ * Methods sent where the contract does not document them: safe ones, harmless if served. GET, TRACE and OPTIONS
+ * (RFC 9110 §9.2.1); QUERY, safe and idempotent by its definition (draft-ietf-httpbis-safe-method-w-body), which
  * OpenAPI 3.0 and 3.1 cannot document: a server that does not know it answers 501 or 405.
  */
-const UNDOCUMENTED_PROBES: HttpMethod[] = ['TRACE', 'QUERY', 'OPTIONS'];
+const UNDOCUMENTED_PROBES: HttpMethod[] = ['GET', 'TRACE', 'QUERY', 'OPTIONS'];
+
+/**
+ * Unsafe methods sent where the contract does not document them, only with --allow-irreversible (and never under
+ * --read-only): a deployment that serves one anyway may change or delete the record the path names. Last,
+ * DELETE last of all.
+ */
+const UNSAFE_PROBES: HttpMethod[] = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** The path's requests with a method the contract documents for no operation of it (one operation per path sends them). */
 function undocumentedMethodItems(session: PhaseHost, op: Operation): CoverageItem[] {
-  const { methods, probes } = session.methodsOfPath(op);
+  const { methods, covered, probes } = session.methodsOfPath(op);
   if (!probes) return [];
-  return UNDOCUMENTED_PROBES.filter((m) => !methods.includes(m)).map((method) => ({
+  const unsafe = session.config.allowIrreversible && !session.config.readOnly;
+  return [...UNDOCUMENTED_PROBES, ...(unsafe ? UNSAFE_PROBES : [])].filter((m) => !covered.includes(m)).map((method) => ({
     label: `${method} ${op.path} (a method the contract does not document for this path)`,
     valid: false,
     class: 'unsupported-method',

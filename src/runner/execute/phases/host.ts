@@ -46,5 +46,6 @@ export interface PhaseHost {
   scope(steps: Record<string, unknown>, secrets?: string[]): { unique: string; steps: Record<string, unknown>; otp: (transactionId: string) => Promise<string> };
   pathValues(op: Operation, purpose: string): Record<string, string>;
   /** The methods the contract documents for the operation's path, and whether this operation probes the others. */
-  methodsOfPath(op: Operation): { methods: string[]; probes: boolean };
+  /** The methods the contract documents for the operation's path; covered: with those of paths that hold its URLs too. */
+  methodsOfPath(op: Operation): { methods: string[]; covered: string[]; probes: boolean };
 }
