@@ -55,7 +55,7 @@ function server(kind: Kind): Server {
     req.on('data', (c: Buffer) => (text += c.toString()));
     req.on('end', () => {
       const send = (status: number, value: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
-      if (req.method !== 'POST' || req.url !== '/p/people') return req.method === 'GET' || req.url !== '/p/people' ? send(404, { detail: 'not found' }) : res.writeHead(405, { allow: 'POST' }).end();
+      if (req.method !== 'POST' || req.url !== '/p/people') return req.url !== '/p/people' ? send(404, { detail: 'not found' }) : res.writeHead(405, { allow: 'POST' }).end();
       let body: Record<string, unknown>;
       try {
         body = JSON.parse(text) as Record<string, unknown>;
