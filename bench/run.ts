@@ -14,6 +14,7 @@
  * Every goal of the performance section is printed last with what was measured next to it.
  * Peak RSS is the sum over the CLI process and all its descendants, sampled from /proc every 20 ms.
  *   npm run bench     BENCH_RUNS=3 (median of runs)   BENCH_SIZES=80,800,2770   BENCH_ST_MAX_EXAMPLES=10   BENCH_FULL=1
+ *                     BENCH_SECTIONS=deployment,customer   BENCH_CUSTOMER_SHAPES=reference-like   BENCH_KEEP=1
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -31,6 +32,8 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 const BIN = join(root, 'bin/conformance.mjs');
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 3);
 const SIZES = (process.env['BENCH_SIZES'] ?? '80,800,2770').split(',').map(Number);
+/** Only the Customer contract's server shapes whose label holds one of these (e.g. `reference-like`): all by default. */
+const CUSTOMER_SHAPES = process.env['BENCH_CUSTOMER_SHAPES']?.split(',');
 const CONCURRENCY = 8;
 /** The parts of the bench to run (all by default): help, seed, deployment, hostile, synthetic, customer, schemathesis, ceiling. */
 const SECTIONS = new Set((process.env['BENCH_SECTIONS'] ?? 'help,seed,deployment,hostile,synthetic,customer,schemathesis,ceiling').split(','));
@@ -545,6 +548,7 @@ if (SECTIONS.has('customer')) {
     ['stub 200 {}', ok.url, ['--allow-irreversible']],
     ['reference-like (correct) server', like.url, ['--allow-irreversible', '--otp-source-url', `${like.url}/__reference/otp/{transactionId}`]],
   ] as const) {
+    if (CUSTOMER_SHAPES && !CUSTOMER_SHAPES.some((s) => label.includes(s))) continue;
     customer.push(await measure(`customer-like N=${largest}, ${label}`, ['--spec', spec, '--spec', foreignTrade, '--base-url', `${url}/customer-service`, '--foreign-trade-base-url', `${url}/foreign-trade-service`, ...extra], 1));
   }
   await like.close();
@@ -641,5 +645,7 @@ const output = [
 process.stdout.write(`${output}\n`);
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, sections: [...SECTIONS], help: helpRow, rows, hostile, synthetic, shapes, customer, peers: peerRows, peerNotes, ceiling }, null, 2)}\n`);
-rmSync(work, { recursive: true, force: true });
+// BENCH_KEEP=1 keeps the runs' reports and contracts (to look into what a run held).
+if (process.env['BENCH_KEEP']) process.stdout.write(`kept: ${work}\n`);
+else rmSync(work, { recursive: true, force: true });
 process.exit(0);

@@ -12,6 +12,7 @@ import type { Secret } from './redact.ts';
 import { RUN_ID_HEADER, secretValues, type ClientOptions } from './client-options.ts';
 import { buildDispatcher, tlsOptions } from './dispatcher.ts';
 import { WorkerTransport, type WorkerSetup } from './transport.ts';
+import { v8Flags } from '../v8-flags.ts';
 import { randomHex } from './random-hex.ts';
 import { RateLimiter, retryAfterMs, sleep } from './rate-limit.ts';
 import { TokenSource, type IssuedToken } from './token-command.ts';
@@ -100,7 +101,7 @@ export class GatewayClient {
       ...(options.sendOn === 'worker'
         ? {
             // The TLS files are read here first, so that a bad one is named at once.
-            transport: (tlsOptions(client), new WorkerTransport({ client: dispatcherOptions(client), pool })),
+            transport: (tlsOptions(client), new WorkerTransport({ client: dispatcherOptions(client), pool, v8Flags: v8Flags() })),
           }
         : { dispatcher: buildDispatcher(client, pool) }),
     });

@@ -6,6 +6,7 @@
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { setV8Flag } from '../v8-flags.ts';
 
 /** An answer at least this large counts (decoded bytes read plus the text made of them). */
 const LARGE = 128 * 1024;
@@ -77,7 +78,7 @@ export function collectNow(giveBack = false): void {
  */
 export function limitHeapGrowth(): void {
   try {
-    v8.setFlagsFromString('--heap-growing-percent=30');
+    setV8Flag('--heap-growing-percent=30');
   } catch {
     // not settable here: V8's own growth
   }

@@ -2,6 +2,7 @@
  * The worker thread of WorkerTransport (transport.ts): builds the run's dispatcher, sends each request it is given
  * and posts back what came of it. Run as a worker only.
  */
+import { setFlagsFromString } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { DispatcherTransport, type Transfer } from './client.ts';
 import { buildDispatcher } from './dispatcher.ts';
@@ -11,6 +12,8 @@ import { Batch, type FromWorker, type ToWorker, type WorkerSetup } from './trans
 
 const port = parentPort!;
 const setup = workerData as WorkerSetup;
+// A new thread gives V8's flags their start-up values again: the run's are set again (v8-flags.ts).
+for (const flag of setup.v8Flags ?? []) setFlagsFromString(flag);
 const outbox = new Batch<FromWorker>((messages) => port.postMessage(messages));
 /** The same sending as on the main thread (deadlines, aborts, close), here. */
 let sender: DispatcherTransport | undefined;

@@ -24,6 +24,8 @@ import type { PoolOptions } from './dispatcher.ts';
 export interface WorkerSetup {
   client: Pick<ClientOptions, 'clientCert' | 'clientKey' | 'caCert' | 'insecure' | 'httpProxy' | 'httpsProxy' | 'noProxy'>;
   pool: PoolOptions;
+  /** The V8 flags the run set (v8-flags.ts), set again once the thread runs. */
+  v8Flags?: string[];
 }
 
 export type ToWorker =

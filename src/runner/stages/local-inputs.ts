@@ -10,6 +10,7 @@ import { loadExamples, type Examples } from '../description/examples.ts';
 import { describe as describeApi, loadContract, loadDescription } from '../description/load.ts';
 import { loadProfiles, type Profiles } from '../description/profiles.ts';
 import { matchesSelector } from '../execute/select.ts';
+import { sizeYoungGeneration } from '../young-generation.ts';
 import type { Contract, RunResults } from '../model.ts';
 import { fromPacks, packsFor, type Pack } from '../pack.ts';
 import { loadWaivers, type Waiver } from '../report/waivers.ts';
@@ -31,6 +32,7 @@ export interface LocalInputs {
 }
 
 export async function loadLocalInputs(options: RunOptions, notice: (line: string) => void): Promise<LocalInputs> {
+  sizeYoungGeneration(options.specs);
   const contract = await loadContract(options.specs);
   for (const warning of contract.services.flatMap((s) => s.warnings ?? [])) notice(`conformance: warning: ${warning}`);
   const applying = packsFor(options.packs ?? [], contract.services);
