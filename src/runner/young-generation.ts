@@ -5,8 +5,8 @@
  * slack its larger scavenges leave). The maximum can only be set before the heap exists (--max-semi-space-size, a
  * flag each user would have to pass); the growth factor is read each time the space grows. bin/conformance.mjs
  * starts with a factor of 1 (the young generation stays at its initial 1 MiB while the CLI loads), and the run
- * gives V8 its own factor back before its contract is read, unless the contract is large. The Customer contract
- * at 2,770 operations (2.7 MB of YAML) against a correct server: a peak of about 265 MiB instead of 290-320, in
+ * gives V8 its own factor back before its contract is read, unless the contract is large. A contract of 2,770
+ * operations (2.7 MB of YAML) against a correct server: a peak of about 265 MiB instead of 290-320, in
  * the same time. A small contract's run is faster with the larger young generation (the seed contract: about 4 %)
  * and its memory is no concern. A worker thread started after sets the factor again (v8-flags.ts).
  */
