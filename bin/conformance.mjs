@@ -5,11 +5,6 @@
 // run time; an installed package (no .git) runs what it shipped without looking at its sources.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
-
-// V8's young generation stays at its initial size while the CLI loads; a run lets it grow unless its contract is
-// large (src/runner/execute/young-generation.ts).
-setFlagsFromString('--semi-space-growth-factor=1');
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 

@@ -19,11 +19,10 @@ async function youngGenerationAfter(bytes: number, reapply: boolean): Promise<{ 
   writeFileSync(contract, `# ${'x'.repeat(bytes)}\n`);
   const src = (path: string) => JSON.stringify(pathToFileURL(join(process.cwd(), 'src/runner', path)).href);
   const script = `
-    import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+    import { getHeapSpaceStatistics } from 'node:v8';
     const { sizeYoungGeneration } = await import(${src('young-generation.ts')});
     const { v8Flags } = await import(${src('v8-flags.ts')});
     const { WorkerTransport } = await import(${src('http/transport.ts')});
-    setFlagsFromString('--semi-space-growth-factor=1'); // as bin/conformance.mjs starts
     const large = sizeYoungGeneration([${JSON.stringify(contract)}]);
     const transport = new WorkerTransport({ client: {}, pool: { timeoutMs: 1000, connections: 2 }, v8Flags: ${reapply ? 'v8Flags()' : '[]'} });
     await new Promise((resolve) => setTimeout(resolve, 300));
