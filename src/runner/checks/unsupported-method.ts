@@ -6,8 +6,8 @@ import { finding } from './types.ts';
 const BEFORE_ROUTING = new Set([401, 403, 407, 429]);
 
 /**
- * A request with a method the contract documents for no operation of the path (TRACE, QUERY, OPTIONS: methods
- * safe to send) is answered as HTTP says an unsupported method is (RFC 9110 §15.5.6): 405 with an
+ * A request with a method the contract documents for no operation of the path (GET, TRACE, QUERY, OPTIONS; the
+ * unsafe ones with --allow-irreversible: execute/phases/coverage-phase.ts) is answered as HTTP says an unsupported method is (RFC 9110 §15.5.6): 405 with an
  * `Allow` header listing the methods the resource supports (a MUST), or 501 for a method the server does not
  * know. A 405 without `Allow`, or whose `Allow` leaves out a method the contract documents there, and a server
  * error are errors; any other answer is a warning, since the contract says nothing of undocumented methods:
