@@ -58,3 +58,23 @@ test('creates answered without an id are counted per operation and reason, with 
   ]);
   expect(l.size).toBe(504);
 });
+
+test('a record names the older records its create named, by URL or body, so that it is deleted before them', () => {
+  const l = ledger();
+  const create = op('create-address-type');
+  l.note(create, exchange('POST', `${BASE}/address-types`, 200, { id: 'a1' }), {});
+  l.note(create, exchange('POST', `${BASE}/address-types`, 200, { id: 'a2' }), {});
+  const field = op('create-address-type-field');
+  l.note(field, exchange('POST', `${BASE}/address-types/a1/fields`, 200, { id: 'f1' }), { id: 'a1' });
+  const byBody = { ...exchange('POST', `${BASE}/address-types`, 200, { id: 'a3' }), request: { method: 'POST' as const, url: `${BASE}/address-types`, headers: {}, body: '{"name":"x","copyOf":"a2","count":1}' } };
+  l.note(create, byBody, {});
+  l.note(create, exchange('POST', `${BASE}/address-types`, 200, { id: 'a4' }), {});
+  const names = Object.fromEntries(l.pending().map((r) => [r.id, (r.names ?? []).map((n) => n.id)]));
+  expect(names).toEqual({ a4: [], a3: ['a2'], f1: ['a1'], a2: [], a1: [] });
+  // A record the run deleted is named by nothing created after it.
+  l.note(op('delete-address-type'), exchange('DELETE', `${BASE}/address-types/a4`, 200), { id: 'a4' });
+  const after = { ...exchange('POST', `${BASE}/address-types`, 200, { id: 'a5' }), request: { method: 'POST' as const, url: `${BASE}/address-types`, headers: {}, body: '{"copyOf":"a4"}' } };
+  l.note(create, after, {});
+  expect(l.pending()[0]).toMatchObject({ id: 'a5' });
+  expect(l.pending()[0]?.names).toBeUndefined();
+});

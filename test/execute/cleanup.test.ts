@@ -106,6 +106,10 @@ interface Store {
   unsafe: string[];
   /** Records created by a POST whose answer left their id out (faults.hideIdEvery), by collection kind. */
   hidden: Map<string, string[]>;
+  /** The most DELETEs the server was handling at once. */
+  maxDeletesAtOnce: number;
+  /** Each DELETE's path and the status it was answered with, in the order they were answered. */
+  deleteAnswers: Array<{ key: string; status: number }>;
 }
 
 /**
@@ -115,8 +119,21 @@ interface Store {
  * record for any POST body; `faults.deleteFails` answers 500 to every DELETE; `faults.hideIdEvery` n: every n-th
  * record a POST creates is answered without its id (it is created all the same).
  */
-function recordsServer(faults: { acceptAll?: boolean; deleteFails?: boolean; hideIdEvery?: number } = {}) {
-  const store: Store = { live: new Map(), deletes: [], unsafe: [], hidden: new Map() };
+function recordsServer(
+  faults: {
+    acceptAll?: boolean;
+    deleteFails?: boolean;
+    hideIdEvery?: number;
+    /** Deleting a pet leaves its toys (whose DELETE then answers 404: their pet is gone). */
+    noCascade?: boolean;
+    /** DELETEs of these kinds are answered this many milliseconds after they arrive. */
+    slowDeletes?: { kinds: string[]; ms: number };
+    /** A label's DELETE is refused with 409 while any note is live (a tie the contract does not show). */
+    labelsWaitForNotes?: boolean;
+  } = {},
+) {
+  const store: Store = { live: new Map(), deletes: [], unsafe: [], hidden: new Map(), maxDeletesAtOnce: 0, deleteAnswers: [] };
+  let deleting = 0;
   let next = 1;
   let posted = 0;
   const fields: Record<string, { field: string; idName: string; ids: 'integer' | 'string' }> = {
@@ -182,16 +199,32 @@ function recordsServer(faults: { acceptAll?: boolean; deleteFails?: boolean; hid
     if (method === 'DELETE') {
       store.deletes.push(key);
       if (faults.deleteFails) return json(res, 500, { detail: 'cannot delete' });
+      if (faults.labelsWaitForNotes && kind === 'labels' && [...store.live.keys()].some((k) => k.startsWith('/notes/'))) {
+        return json(res, 409, { detail: 'notes still live' });
+      }
       if (!store.live.delete(key)) return json(res, 404, { detail: 'not found' });
       // Deleting a pet deletes its toys.
-      for (const k of [...store.live.keys()]) if (k.startsWith(`${key}/`)) store.live.delete(k);
+      if (!faults.noCascade) for (const k of [...store.live.keys()]) if (k.startsWith(`${key}/`)) store.live.delete(k);
       if (kind === 'notes') return json(res, 200, {});
       res.writeHead(204).end();
       return;
     }
     return json(res, 405, { detail: 'Method Not Allowed' }, { allow: kind === 'labels' ? 'GET, PUT, DELETE' : 'GET, DELETE' });
   };
-  return { store, handler };
+  const answering = (req: IncomingMessage, res: ServerResponse, text: string): void => {
+    if (req.method !== 'DELETE') return handler(req, res, text);
+    deleting++;
+    store.maxDeletesAtOnce = Math.max(store.maxDeletesAtOnce, deleting);
+    const key = new URL(req.url ?? '/', 'http://x').pathname.replace(/^\/svc/, '');
+    res.once('finish', () => {
+      deleting--;
+      store.deleteAnswers.push({ key, status: res.statusCode });
+    });
+    const kind = key.split('/').filter(Boolean).at(-2) ?? '';
+    if (faults.slowDeletes?.kinds.includes(kind)) setTimeout(() => handler(req, res, text), faults.slowDeletes.ms);
+    else handler(req, res, text);
+  };
+  return { store, handler: answering };
 }
 
 async function runAgainst(spec: object, faults: Parameters<typeof recordsServer>[0], extra: string[] = []): Promise<{ run: CliRun; results: RunResults; store: Store }> {
@@ -352,6 +385,54 @@ describe('records that cannot be deleted are reported as left behind, never blam
       expect(left).toHaveLength(store.live.size);
       expect(left.length).toBeGreaterThan(0);
       expect(left.every((r) => r.reason.includes('--read-only'))).toBe(true);
+    },
+    RUN_TIMEOUT,
+  );
+});
+
+describe('the clean-up sends several deletes at a time, never a record before those that name it', () => {
+  test(
+    'a toy is deleted before its pet even when its DELETE is slow, on a server that does not delete a pet\'s toys with it',
+    async () => {
+      // Only the clean-up deletes records: each toy's DELETE waits 80 ms, and a toy whose pet is gone answers 404
+      // while it stays stored. A pet's DELETE sent beside its toy's would leave the toy behind unseen.
+      const { run, results, store } = await runAgainst(INTEGER_SPEC, { noCascade: true, slowDeletes: { kinds: ['toys'], ms: 80 } }, ['--exclude', 'method:DELETE']);
+      expect(run.code, run.stderr + run.stdout).toBe(0);
+      const toys = store.deleteAnswers.filter((d) => /^\/pets\/\d+\/toys\/\d+$/.test(d.key));
+      expect(toys.length).toBeGreaterThan(0);
+      expect([...store.live.keys()]).toEqual([]);
+      expect(toys.every((d) => d.status === 204), JSON.stringify(toys)).toBe(true);
+      expect(results.leftBehind).toBeUndefined();
+      // Several at a time: the server handled more than one DELETE at once.
+      expect(store.maxDeletesAtOnce).toBeGreaterThan(1);
+    },
+    RUN_TIMEOUT,
+  );
+
+  test(
+    'a delete refused while other records were still being deleted is sent again when they are gone',
+    async () => {
+      // A label cannot be deleted while any note is live (nothing in the contract or the calls says so); each
+      // note's DELETE waits 80 ms, so labels' DELETEs sent beside them are refused with 409.
+      const { run, results, store } = await runAgainst(STRING_SPEC, { labelsWaitForNotes: true, slowDeletes: { kinds: ['notes'], ms: 80 } }, ['--exclude', 'method:DELETE']);
+      expect(run.code, run.stderr + run.stdout).toBe(0);
+      const refused = store.deleteAnswers.filter((d) => d.status === 409);
+      expect(refused.length).toBeGreaterThan(0);
+      // Each refused label was deleted afterwards, once, with nothing left.
+      for (const { key } of refused) expect(store.deleteAnswers.filter((d) => d.key === key).at(-1)?.status, key).toBe(204);
+      expect([...store.live.keys()]).toEqual([]);
+      expect(results.leftBehind).toBeUndefined();
+    },
+    RUN_TIMEOUT,
+  );
+
+  test(
+    'a delete that fails whatever else is deleted is sent once, not again',
+    async () => {
+      const { results, store } = await runAgainst(STRING_SPEC, { deleteFails: true }, ['--exclude', 'method:DELETE']);
+      expect(store.deletes.length).toBeGreaterThan(0);
+      expect(new Set(store.deletes).size).toBe(store.deletes.length);
+      expect(results.leftBehind).toHaveLength(store.live.size);
     },
     RUN_TIMEOUT,
   );

@@ -2,8 +2,8 @@
  * The cleanup ledger: every record a call of the run created (whichever case sent it: a fixture, a positive,
  * coverage or negative case a deployment wrongly accepted), and the DELETE that removes it again (see
  * plan/undo.ts). A successful DELETE of the same record during the run ticks it off. At the end the session
- * works the ledger off newest first (children before their parents); what cannot be deleted, or whose delete
- * fails, is reported as left behind: a note for the people running the suite, never a finding against an
+ * works the ledger off newest first, several deletes at a time, but never a record before those that name it
+ * (children before their parents); what cannot be deleted, or whose delete fails, is reported as left behind: a note for the people running the suite, never a finding against an
  * operation. A create whose answer names no id leaves a record nothing can find again: such records are only
  * counted, per operation and reason, with the first call as the example (a server that names no ids would
  * otherwise fill the ledger with one entry per create, tens of thousands at 2,770 operations).
@@ -25,6 +25,11 @@ export interface LedgerRecord {
   reason?: string;
   /** Deleted by a case of the run, or worked off by the cleanup. */
   done: boolean;
+  /**
+   * Older records of the ledger that this one's create named (their id a segment of its URL, or a value of its
+   * body): each is deleted only after this one, as a child goes before its parent.
+   */
+  names?: LedgerRecord[];
 }
 
 /** Records no id names (nothing can delete them): how many one operation's creates left, for one reason. */
@@ -76,6 +81,8 @@ export class CleanupLedger {
   /** The records with a DELETE, by the path that DELETE is sent to (each record's path is worked out once). */
   private readonly byPath = new Map<string, LedgerRecord[]>();
   private readonly urls = new Map<string, string>();
+  /** The records with a DELETE still to work off, by their id: what a later create may name. */
+  private readonly byId = new Map<string, LedgerRecord[]>();
   constructor(
     private readonly contract: Contract,
     private readonly profileOf: (op: Operation) => Profile,
@@ -136,7 +143,8 @@ export class CleanupLedger {
       this.noteUnnamed(op, exchange.request.url, `the answer (${status}) named no id for {${idParam}} of ${del.method} ${del.path}`);
       return;
     }
-    const base = { create: op, createUrl: this.url(exchange.request.url), done: false };
+    const names = this.named(exchange);
+    const base = { create: op, createUrl: this.url(exchange.request.url), done: false, ...(names ? { names } : {}) };
     for (const id of ids) {
       const params = undoPathParams(op, del, idParam, pathParams, id);
       const url = pathKey(this.urlOf(del, params));
@@ -147,7 +155,30 @@ export class CleanupLedger {
       const same = this.byPath.get(url);
       if (same) same.push(record);
       else this.byPath.set(url, [record]);
+      const withId = this.byId.get(id);
+      if (withId) withId.push(record);
+      else this.byId.set(id, [record]);
     }
+  }
+
+  /**
+   * The records still to work off that a create names: their id is a segment or query value of its URL, or a
+   * string or number of its body (a parent's path, a foreign key). A value that only looks like an id (a count
+   * of 1 where a record's id is 1) orders two deletes that could have run together, nothing more.
+   */
+  private named(exchange: Exchange): LedgerRecord[] | undefined {
+    if (this.byId.size === 0) return undefined;
+    const found = new Set<LedgerRecord>();
+    const look = (value: string): void => {
+      for (const r of this.byId.get(value) ?? []) if (!r.done) found.add(r);
+    };
+    const { url, body } = exchange.request;
+    for (const part of url.replace(/^[a-z]+:\/\/[^/]*/i, '').split(/[/?&=#]/)) if (part) look(safeDecode(part));
+    // Strings and numbers of a JSON body as they stand in its text (no parse: creates are many).
+    if (body && exchange.request.bodyEncoding === undefined) {
+      for (const m of body.matchAll(/"((?:[^"\\]|\\.)*)"|-?\d+(?:\.\d+)?/g)) look(m[1] ?? m[0]);
+    }
+    return found.size > 0 ? [...found] : undefined;
   }
 
   /** A create URL held once however many records its creates made (one copy each was 3 MB at 2,770 operations). */
@@ -176,8 +207,17 @@ export class CleanupLedger {
     for (const r of this.byPath.get(key) ?? []) {
       r.done = true;
       this.records.delete(r);
+      this.forget(r);
     }
     this.byPath.delete(key);
+  }
+
+  /** A record deleted: no later create is ordered after it. */
+  private forget(record: LedgerRecord): void {
+    if (record.id === undefined) return;
+    const withId = this.byId.get(record.id)?.filter((r) => r !== record);
+    if (withId?.length) this.byId.set(record.id, withId);
+    else this.byId.delete(record.id);
   }
 
   /** Records still to delete or report, newest first. */

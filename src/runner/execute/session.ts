@@ -25,7 +25,7 @@ import type { Profile } from '../description/profile.ts';
 import { loadProfiles, profileFor, type Profiles } from '../description/profiles.ts';
 import { CaseRun, type CaseHost } from './case-run.ts';
 import { CreatedRecords, withReproduction } from './chain.ts';
-import { CleanupLedger, leftBehind } from './cleanup.ts';
+import { CleanupLedger, leftBehind, type LedgerRecord } from './cleanup.ts';
 import type { RunConfig } from './config.ts';
 import { redactFlowSecrets } from './flow-secrets.ts';
 import { Evidence, judge, type JudgeInput } from './judge.ts';
@@ -441,47 +441,81 @@ export class Session implements CaseHost, PhaseHost {
 
   /**
    * Deletes everything the run created and did not delete itself, newest first, whatever failed before,
-   * through the DELETE of the same resource. What cannot be deleted (no DELETE described, no id in the
-   * answer, --read-only, a delete that fails) is left behind and reported; a 404 or 410 means it is gone.
-   * Records no id names are reported last, one line per operation and reason with their count.
+   * through the DELETE of the same resource: several at a time (the run's concurrency), but a record only once
+   * every later record whose create named it is done (children before their parents). A delete that failed while
+   * others went on is sent once more when all are done: what refused it may have been one of them. What cannot
+   * be deleted (no DELETE described, no id in the answer, --read-only, a delete that fails) is left behind and
+   * reported; a 404 or 410 means it is gone. Records no id names are reported last, one line per operation and
+   * reason with their count.
    */
   async cleanup(): Promise<{ deleted: number; failed: number; leftBehind: LeftBehindRecord[] }> {
     let deleted = 0;
-    let failed = 0;
-    const left: LeftBehindRecord[] = [];
-    for (const entry of this.ledger.pending()) {
+    const pending = this.ledger.pending();
+    /** Why each record is left behind (by its place in the ledger's order), when it is. */
+    const reasons = new Map<number, string>();
+    const toDelete: number[] = [];
+    pending.forEach((entry, i) => {
       entry.done = true;
-      if (!entry.undo) {
-        left.push(leftBehind(entry, entry.reason ?? 'nothing deletes it'));
-        continue;
-      }
-      const undo = entry.undo.operation;
-      if (this.config.readOnly) {
-        left.push(leftBehind(entry, `--read-only sends no ${undo.method} ${undo.path}`));
-        continue;
-      }
+      if (!entry.undo) reasons.set(i, entry.reason ?? 'nothing deletes it');
+      else if (this.config.readOnly) reasons.set(i, `--read-only sends no ${entry.undo.operation.method} ${entry.undo.operation.path}`);
+      else toDelete.push(i);
+    });
+    // How many records still to delete name each one: it waits for them.
+    const namedBy = new Map<LedgerRecord, number>();
+    for (const i of toDelete) for (const named of pending[i]!.names ?? []) namedBy.set(named, (namedBy.get(named) ?? 0) + 1);
+    /** Deletes refused, with how many deletes had succeeded when each was sent. */
+    const refused: Array<{ i: number; before: number }> = [];
+    let succeeded = 0;
+    const deleteOne = async (i: number): Promise<void> => {
+      const entry = pending[i]!;
+      const undo = entry.undo!.operation;
+      const before = succeeded;
       const random = new Random(`${this.config.seed}:${undo.operationId}:cleanup`);
       let exchange: Exchange;
       try {
-        exchange = await this.call(undo, { ...this.declaredParams(undo, random), pathParams: entry.undo.pathParams });
+        exchange = await this.call(undo, { ...this.declaredParams(undo, random), pathParams: entry.undo!.pathParams });
       } catch (error) {
         if (!(error instanceof Skip)) throw error;
-        failed++;
-        left.push(leftBehind(entry, `${undo.method} ${undo.path} ${error.message}`));
-        continue;
+        reasons.set(i, `${undo.method} ${undo.path} ${error.message}`);
+        return;
       }
       this.side(undo, exchange);
       const status = exchange.response?.status;
-      if (status !== undefined && ((status >= 200 && status < 300) || status === 404 || status === 410)) deleted++;
-      else {
-        failed++;
-        left.push(leftBehind(entry, `${undo.method} ${undo.path} answered ${status ?? exchange.error?.message ?? 'nothing'}`));
+      if (status !== undefined && ((status >= 200 && status < 300) || status === 404 || status === 410)) {
+        succeeded++;
+        deleted++;
+        reasons.delete(i);
+      } else {
+        reasons.set(i, `${undo.method} ${undo.path} answered ${status ?? exchange.error?.message ?? 'nothing'}`);
+        if (exchange.response !== undefined) refused.push({ i, before });
       }
+    };
+    const queue = [...toDelete];
+    const running = new Set<Promise<void>>();
+    const limit = Math.max(1, this.config.concurrency);
+    while (queue.length > 0 || running.size > 0) {
+      let at = running.size < limit ? queue.findIndex((i) => !namedBy.get(pending[i]!)) : -1;
+      // Nothing free while nothing runs: an order the names cannot settle (never for records made one after another).
+      if (at < 0 && running.size === 0) at = 0;
+      if (at < 0) {
+        await Promise.race(running);
+        continue;
+      }
+      const [i] = queue.splice(at, 1) as [number];
+      const job: Promise<void> = deleteOne(i).finally(() => {
+        running.delete(job);
+        for (const named of pending[i]!.names ?? []) namedBy.set(named, (namedBy.get(named) ?? 1) - 1);
+      });
+      running.add(job);
     }
+    // Refused while other records went: once more, now that they are gone (one at a time, newest first).
+    const succeededInPass = succeeded;
+    for (const { i, before } of [...refused].sort((a, b) => a.i - b.i)) if (before < succeededInPass) await deleteOne(i);
+    const left: LeftBehindRecord[] = [...reasons].sort(([a], [b]) => a - b).map(([i, reason]) => leftBehind(pending[i]!, reason));
     // What no id names cannot be deleted: counted per operation and reason.
     for (const group of this.ledger.unnamed()) left.push(leftBehind(group, group.reason));
     await this.client.close();
-    return { deleted, failed, leftBehind: left };
+    return { deleted, failed: toDelete.length - deleted, leftBehind: left };
   }
 
   get ledgerSize(): number {
