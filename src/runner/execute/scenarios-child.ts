@@ -6,9 +6,12 @@
 import { parentPort } from 'node:worker_threads';
 import { ownChildrenEnded } from '../cli/children.ts';
 import { runScenariosHere, type ChildAnswer, type ScenarioInput } from './scenarios.ts';
+import { lowerThisThreadPriority } from './thread-priority.ts';
 
 if (parentPort) {
   const port = parentPort;
+  // Beside the run's cases: the suites take the CPU the run leaves (thread-priority.ts).
+  lowerThisThreadPriority();
   port.once('message', (input: ScenarioInput) => {
     const run = runScenariosHere(input);
     port.on('message', (m) => {
