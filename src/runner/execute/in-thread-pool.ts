@@ -6,8 +6,9 @@
  * or process apart from the run's cases, so a second one only added a Node isolate that started, loaded vitest's
  * runtime, Node's built-in modules and the engine again (the seed run against a deployment in its own process:
  * about 70 ms of CPU, and the isolate's memory). vitest's runtime then holds that thread's globals as it holds a
- * worker's (its console goes to the suites' output, its error listeners are the suites'): the thread or process
- * does nothing after the suites but answer their results through its port.
+ * worker's (its console goes to the suites' output, its error listeners are the suites', process.exit throws):
+ * the thread or process does nothing after the suites but answer their results, and a process ends through the
+ * process.exit it had before (scenarios-child.ts).
  */
 import { EventEmitter } from 'node:events';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';

@@ -4,7 +4,7 @@
  * group) cancels the suites; what they recorded until then is still answered.
  */
 import { parentPort } from 'node:worker_threads';
-import { ownChildrenEnded } from '../cli/children.ts';
+import { endChildProcesses, ownChildrenEnded } from '../cli/children.ts';
 import { runScenariosHere, type ChildAnswer, type ScenarioInput } from './scenarios.ts';
 import { lowerThisThreadPriority } from './thread-priority.ts';
 
@@ -25,6 +25,9 @@ if (parentPort) {
     );
   });
 } else {
+  // vitest's runtime runs the suites in this process (in-thread-pool.ts) and makes process.exit throw for them:
+  // the process ends through the function it had before.
+  const exit = process.exit.bind(process);
   process.once('message', (input: ScenarioInput) => {
     const run = runScenariosHere(input);
     const cancel = (): void => run.cancel();
@@ -34,8 +37,10 @@ if (parentPort) {
     process.on('message', (m) => {
       if (m === 'cancel') cancel();
     });
+    // Answered once the transform service the suites started (esbuild's) has ended and been reaped here: a child
+    // that ends after this process is left a zombie nothing waits for.
     const answer = (a: ChildAnswer): void => {
-      process.send!(a, () => process.exit(0));
+      void endChildProcesses().finally(() => process.send!(a, () => exit(0)));
     };
     run.done.then(
       (outcome) => answer({ outcome }),

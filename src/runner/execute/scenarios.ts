@@ -15,7 +15,7 @@ import { inThreadPool } from './in-thread-pool.ts';
 export interface ScenarioRun {
   /** Cancel the scenarios (an interrupted run). */
   cancel(): void;
-  readonly done: Promise<{ cases: Map<string, CaseResult[]>; errors: string[]; interrupted: boolean }>;
+  readonly done: Promise<{ cases: Map<string, CaseResult[]>; errors: string[]; interrupted: boolean; notes?: string[] }>;
 }
 
 const nothing = (): void => undefined;
@@ -51,6 +51,9 @@ export function runScenarios(input: { root: string; config: RunConfig; contract:
   return ownProcess ? inProcess(message) : onThread(message);
 }
 
+/** How long the suites' process may take to end once it has answered. */
+const ANSWERED_EXIT_MS = 5_000;
+
 function inProcess(message: ScenarioInput): ScenarioRun {
   const child = fork(CHILD, [], {
     // A young generation of 2 MB (V8's default grows to 16): the suites' process starts while the run's own holds the
@@ -62,10 +65,22 @@ function inProcess(message: ScenarioInput): ScenarioRun {
   });
   const done = new Promise<Awaited<ScenarioRun['done']>>((resolve, reject) => {
     let answer: ChildAnswer | undefined;
-    child.on('message', (m: ChildAnswer) => (answer = m));
+    let stuck: NodeJS.Timeout | undefined;
+    let ended = false;
+    child.on('message', (m: ChildAnswer) => {
+      answer = m;
+      // Answered, the process ends: one that does not within a few seconds is ended, never waited for.
+      stuck = setTimeout(() => {
+        ended = true;
+        child.kill('SIGKILL');
+      }, ANSWERED_EXIT_MS);
+      stuck.unref();
+    });
     child.on('error', (e) => reject(e));
     child.on('exit', (code, signal) => {
-      if (answer && 'outcome' in answer) resolve(answer.outcome);
+      clearTimeout(stuck);
+      const note = `conformance: warning: the scenario suites' process had not ended ${ANSWERED_EXIT_MS / 1000} s after it answered; it was stopped (its results stand)`;
+      if (answer && 'outcome' in answer) resolve(ended ? { ...answer.outcome, notes: [note] } : answer.outcome);
       else reject(new Error(answer?.error ?? `their process ended without results (${signal ?? `exit ${code}`})`));
     });
   });

@@ -134,7 +134,8 @@ export async function executeRun(options: RunOptions, local: LocalInputs, target
     scheduler = startCases(session);
     if (interrupted) scheduler.interrupt();
     const [scheduled, fromScenarios] = await Promise.all([scheduler.done, suitesDone]);
-    const scenarioOutcome = fromScenarios ?? { cases: new Map(), errors: [], interrupted: false };
+    const scenarioOutcome: Awaited<ScenarioRun['done']> = fromScenarios ?? { cases: new Map(), errors: [], interrupted: false };
+    for (const note of scenarioOutcome.notes ?? []) for (const r of reporters) r.notice?.(note);
     return {
       interrupted: interrupted || scheduled.interrupted || scenarioOutcome.interrupted,
       generated,
