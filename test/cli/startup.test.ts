@@ -87,7 +87,11 @@ describe('start-up', () => {
     const target = await startReferenceService({ token: TOKEN });
     try {
       const out = await tempDir();
-      const run = await loadedSources(['--include', 'address-types', '--base-url', target.customerBaseUrl, '--quiet', '--out', out], { CONFORMANCE_TOKEN: TOKEN, NO_COLOR: '1' });
+      const args = ['--include', 'address-types', '--base-url', target.customerBaseUrl, '--quiet', '--out', out];
+      // The inputs known valid (a first run reads a waiver file with the YAML reader that names lines): the
+      // cache holds a few hundred verdicts, and the other tests of a full run may have pushed these out.
+      await loadedSources(args, { CONFORMANCE_TOKEN: TOKEN, NO_COLOR: '1' });
+      const run = await loadedSources(args, { CONFORMANCE_TOKEN: TOKEN, NO_COLOR: '1' });
       expect(run.status, run.stderr).toBe(0);
       expect(run.sources).toContain('src/runner/execute/scheduler.ts');
       expect(run.sources).toContain('src/runner/description/load.ts');
