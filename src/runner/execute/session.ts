@@ -7,7 +7,7 @@ import { authorization } from '../http/auth-variants.ts';
 import { defaultClientOptions } from '../http/client-options.ts';
 import { GatewayClient } from '../http/gateway-client.ts';
 import { randomHex } from '../http/random-hex.ts';
-import type { CaseResult, Contract, Exchange, Finding, LeftBehindRecord, Operation, TargetDown } from '../model.ts';
+import type { CaseResult, Contract, Exchange, Finding, JsonSchema, LeftBehindRecord, Operation, TargetDown } from '../model.ts';
 import { toCurl } from '../report/curl.ts';
 import { jsonRequestType } from '../plan/accept-header.ts';
 import { isSafe, listedValue, neededSetup, pathExample, pathParamNames, planOperation, positiveBody, requiredOnly, type OperationPlan, type PlannedCase } from '../plan/cases.ts';
@@ -97,6 +97,21 @@ function is2xx(e: Exchange): boolean {
  * the thread and back is time added to every one (the seed's 22 operations: 3.0 s instead of 2.9).
  */
 export const WORKER_FROM_OPERATIONS = 50;
+
+/** Path values of other shapes tried where a free string's made-up value met an unknown-route answer: letters, then digits, short first. */
+const OTHER_SHAPES = ['a', 'ab', 'abc', 'abcd', '1', '12', '123'];
+
+/** A path parameter's schema that any string satisfies, but for its length: no format, pattern or listed values. */
+function freeString(schema: JsonSchema | undefined): boolean {
+  if (schema === undefined || typeof schema === 'boolean') return false;
+  const s = schema as Record<string, unknown>;
+  return s['type'] === 'string' && s['format'] === undefined && s['pattern'] === undefined && s['enum'] === undefined && s['const'] === undefined;
+}
+
+function fitsLength(schema: JsonSchema | undefined, value: string): boolean {
+  const s = (schema ?? {}) as Record<string, unknown>;
+  return (typeof s['minLength'] !== 'number' || value.length >= s['minLength']) && (typeof s['maxLength'] !== 'number' || value.length <= s['maxLength']);
+}
 
 
 export type { Presence } from './phases/host.ts';
@@ -615,6 +630,7 @@ export class Session implements CaseHost, PhaseHost {
         known = await this.fixture(op, false, run);
       } catch (error) {
         if (!(error instanceof Skip)) throw error;
+        if (await this.servedForOtherValues(op)) return { state: 'present' };
         return { state: 'unverified', why: `${op.method} ${op.path} answered like an unknown route, and no record known to exist could be had (${error.message})` };
       }
     }
@@ -625,6 +641,30 @@ export class Session implements CaseHost, PhaseHost {
       return { state: 'unverified', why: `${op.method} ${op.path} answered its documented ${again.response?.status} for a record known to exist, as an unknown route is answered` };
     }
     return { state: 'missing' };
+  }
+
+  /**
+   * Where no record known to exist could be had: values of other shapes for the path's free strings (typed string,
+   * with no format, pattern or listed values: any one is as valid as another). A route may take only some of them
+   * (a segment of two characters, of digits) where its contract allows any: an answer to one of them not like the
+   * unknown route's proves the route served, and what it answers to the other values the contract allows is then
+   * judged as any answer is. Only where the call cannot act on a record: a safe method, or a body (sent malformed).
+   */
+  private async servedForOtherValues(op: Operation): Promise<boolean> {
+    if (!isSafe(op) && !op.requestBody) return false;
+    const names = pathParamNames(op);
+    const schemaOf = (name: string) => op.parameters.find((p) => p.in === 'path' && p.name === name)?.schema;
+    const free = names.filter((name) => freeString(schemaOf(name)));
+    if (free.length === 0) return false;
+    const random = new Random(`${this.config.seed}:${op.operationId}:presence-shapes`);
+    const others = Object.fromEntries(names.map((name) => [name, this.idValue(op, name, random)]));
+    for (const value of OTHER_SHAPES) {
+      if (!free.every((name) => fitsLength(schemaOf(name), value))) continue;
+      const pathParams = { ...others, ...Object.fromEntries(free.map((name) => [name, value])) };
+      const answer = await this.call(op, { ...this.declaredParams(op, random), pathParams, rawBody: '{"conformance-probe":', contentType: jsonRequestType(op) });
+      if (answer.response !== undefined && !(await this.looksUnknown(op, answer))) return true;
+    }
+    return false;
   }
 
   // ------------------------------------------------------------------------------------------------------
