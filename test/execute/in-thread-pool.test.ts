@@ -29,12 +29,14 @@ async function runSuites(pool: 'in-thread' | 'threads'): Promise<{ starter: numb
 import { threadId } from 'node:worker_threads';
 import { writeFileSync } from 'node:fs';
 const { createVitest } = await import(${JSON.stringify(pathToFileURL(require.resolve('vitest/node')).href)});
-const { inThreadPool } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'src/runner/execute/in-thread-pool.ts')).href)});
+const { suitePoolOptions } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'src/runner/execute/in-thread-pool.ts')).href)});
 const tests = {};
 const collect = { onTestRunEnd(modules) { for (const m of modules) for (const t of m.children.allTests()) tests[t.name] = t.result().state; } };
-const pool = ${pool === 'in-thread' ? 'await inThreadPool()' : "'threads'"};
-if (!pool) throw new Error('no in-thread pool');
-const vitest = await createVitest('test', { config: false, root: ${JSON.stringify(dir)}, watch: false, include: ['*.test.mjs'], globals: true, isolate: false, pool, reporters: [collect] }, { logLevel: 'silent', server: { watch: null } });
+// The options the run gives vitest (a single worker with this pool), or vitest's own thread pool; four workers
+// otherwise, as a machine of five cores gets (two in one thread would run two files at once in it).
+const options = ${pool === 'in-thread' ? 'await suitePoolOptions()' : "{ pool: 'threads' }"};
+if (options.pool === 'threads' && ${pool === 'in-thread'}) throw new Error('no in-thread pool');
+const vitest = await createVitest('test', { config: false, root: ${JSON.stringify(dir)}, watch: false, include: ['*.test.mjs'], globals: true, isolate: false, maxWorkers: 4, ...options, reporters: [collect] }, { logLevel: 'silent', server: { watch: null } });
 await vitest.start();
 await vitest.close();
 // vitest's runtime took this thread's console for the suites' output: the answer goes to a file.

@@ -96,10 +96,20 @@ class InThreadWorker {
 }
 
 /**
+ * vitest's options for the suites: this pool with a single worker (two would run two files in one thread, and
+ * vitest's runtime holds one file's state in that thread's globals: "Task instance was not found"), or vitest's
+ * `threads` pool where the installed vitest has no such worker API.
+ */
+export async function suitePoolOptions(): Promise<{ pool: PoolRunnerInitializer; maxWorkers: 1 } | { pool: 'threads' }> {
+  const pool = await inThreadPool();
+  return pool ? { pool, maxWorkers: 1 } : { pool: 'threads' };
+}
+
+/**
  * The pool, or undefined when the installed vitest has no such worker API (then vitest's `threads` pool runs the
  * suites, as before).
  */
-export async function inThreadPool(): Promise<PoolRunnerInitializer | undefined> {
+async function inThreadPool(): Promise<PoolRunnerInitializer | undefined> {
   let api: Partial<WorkerApi>;
   try {
     api = (await import('vitest/worker')) as Partial<WorkerApi>;

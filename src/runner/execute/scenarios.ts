@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { CaseResult, Contract } from '../model.ts';
 import type { RunConfig } from './config.ts';
-import { inThreadPool } from './in-thread-pool.ts';
+import { suitePoolOptions } from './in-thread-pool.ts';
 
 export interface ScenarioRun {
   /** Cancel the scenarios (an interrupted run). */
@@ -131,7 +131,7 @@ export function runScenariosHere(input: ScenarioInput): ScenarioRun {
   let cancelled = false;
   let cancel: () => void = () => undefined;
   const done = (async () => {
-    const [{ createVitest }, { ConformanceCollector }, pool] = await Promise.all([import('vitest/node'), import('../report/vitest-reporter.ts'), inThreadPool()]);
+    const [{ createVitest }, { ConformanceCollector }, pool] = await Promise.all([import('vitest/node'), import('../report/vitest-reporter.ts'), suitePoolOptions()]);
     let gathered: { cases: Map<string, CaseResult[]>; errors: string[]; interrupted: boolean } = { cases: new Map(), errors: [], interrupted: false };
     const collector = new ConformanceCollector({
       operations: [],
@@ -166,8 +166,8 @@ export function runScenariosHere(input: ScenarioInput): ScenarioRun {
         testTimeout: input.config.timeoutMs * 8 + 5_000,
         hookTimeout: input.config.timeoutMs * 40 + 10_000,
         passWithNoTests: true,
-        // The suites run in this thread or process (in-thread-pool.ts), else on a thread of vitest's.
-        pool: pool ?? 'threads',
+        // The suites run in this thread or process, one file after another (in-thread-pool.ts), else on vitest's threads.
+        ...pool,
         // The suite files of a worker share one module graph: the engine (and its session: one per worker,
         // testing/index.ts) is imported once, not once per file (about 0.5 s of a default run's 2 s).
         isolate: false,
