@@ -3,8 +3,8 @@
  * coverage or negative case a deployment wrongly accepted), and the DELETE that removes it again (see
  * plan/undo.ts). A successful DELETE of the same record during the run ticks it off. At the end the session
  * works the ledger off newest first, several deletes at a time, but never a record before those that name it
- * (children before their parents); what cannot be deleted, or whose delete fails, is reported as left behind: a note for the people running the suite, never a finding against an
- * operation. A create whose answer names no id leaves a record nothing can find again: such records are only
+ * (children before their parents); what cannot be deleted, or whose delete fails, is reported as left behind: a
+ * note for the people running the suite, never a finding against an operation. A create whose answer names no id leaves a record nothing can find again: such records are only
  * counted, per operation and reason, with the first call as the example (a server that names no ids would
  * otherwise fill the ledger with one entry per create, tens of thousands at 2,770 operations).
  */

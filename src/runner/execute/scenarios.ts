@@ -79,8 +79,8 @@ function inProcess(message: ScenarioInput): ScenarioRun {
     child.on('error', (e) => reject(e));
     child.on('exit', (code, signal) => {
       clearTimeout(stuck);
-      const note = `conformance: warning: the scenario suites' process had not ended ${ANSWERED_EXIT_MS / 1000} s after it answered; it was stopped (its results stand)`;
-      if (answer && 'outcome' in answer) resolve(ended ? { ...answer.outcome, notes: [note] } : answer.outcome);
+      const stopped = `conformance: warning: the scenario suites' process had not ended ${ANSWERED_EXIT_MS / 1000} s after it answered; it was stopped (its results stand)`;
+      if (answer && 'outcome' in answer) resolve(ended ? { ...answer.outcome, notes: [stopped] } : answer.outcome);
       else reject(new Error(answer?.error ?? `their process ended without results (${signal ?? `exit ${code}`})`));
     });
   });
