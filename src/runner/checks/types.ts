@@ -79,6 +79,8 @@ export interface RelatedRead {
   parentIds: Record<string, string>;
   /** What was sent to create or update the record (its comparable fields must read back equal). */
   sent?: unknown;
+  /** Fields that read back different, but as sent in a create with only the fields it requires: derived from the others. */
+  derived?: string[];
   /** Ownership reads: the record's owner field and the parent it must name. */
   owner?: { field: string; value: string };
   /** A list must hold exactly these of the run's records (ids), and none of `foreign`. */

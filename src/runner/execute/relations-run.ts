@@ -7,6 +7,8 @@ import type { Exchange, Operation, RecordedResponse } from '../model.ts';
 import { createOf, ownerField, readersOfCreated, recordSchema } from '../plan/relations.ts';
 import { createdIds } from './created.ts';
 import { createdId } from '../plan/resources.ts';
+import { differences } from '../checks/created-resource-readable.ts';
+import { factsOf, mergedShape } from '../plan/keywords.ts';
 
 type Answered = Exchange & { response: RecordedResponse };
 
@@ -54,7 +56,43 @@ export async function readCreated(
     trail.push(exchange);
     if (answered(exchange)) reads.push({ operation: reader.operation, role: reader.role, exchange, id, parentIds, sent });
   }
+  const item = reads.find((r) => r.role === 'item' && Object.keys(differing(r)).length > 0);
+  const param = item ? readers.find((r) => r.operation === item.operation)?.param : undefined;
+  if (item && param) {
+    const derived = await derivedFields(host, create, parentIds, sent, item, param, trail);
+    if (derived.length > 0) for (const read of reads) read.derived = derived;
+  }
   return reads;
+}
+
+/** The fields a read shows different from what was sent, as differences() has them. */
+function differing(read: RelatedRead): Record<string, [unknown, unknown]> {
+  const json = read.exchange.response.json;
+  return typeof json === 'object' && json !== null && !Array.isArray(json) ? differences(read.sent, json as Record<string, unknown>, read) : {};
+}
+
+/**
+ * Fields of a created record that read back different from what was sent beside optional fields: sent again in a
+ * create with only the fields it requires, a field that now reads back as sent is one the service derives from
+ * the others it was sent (an address geocoded into coordinates), not one it stores wrongly. One more create and
+ * read, only where a field read back different; the record goes into the clean-up like every create.
+ */
+async function derivedFields(host: RelationsHost, create: Operation, parentIds: Record<string, string>, sent: unknown, item: RelatedRead, param: string, trail: Exchange[]): Promise<string[]> {
+  if (typeof sent !== 'object' || sent === null || Array.isArray(sent)) return [];
+  const fields = Object.keys(differing(item));
+  const schema = create.requestBody?.schema;
+  const required = new Set(schema !== undefined && typeof schema === 'object' ? factsOf(mergedShape(schema) as Record<string, unknown>).required : []);
+  const alone = Object.fromEntries(Object.entries(sent).filter(([k]) => required.has(k) || fields.includes(k)));
+  if (Object.keys(alone).length === Object.keys(sent).length) return [];
+  const again = await host.call(create, { pathParams: parentIds, body: alone });
+  trail.push(again);
+  const id = ok(again) ? (createdId(again.response.json, param) ?? createdIds(again.response.json)[0]) : undefined;
+  if (!id) return [];
+  const read = await host.call(item.operation, { pathParams: { ...parentIds, [param]: id } });
+  trail.push(read);
+  if (!ok(read)) return [];
+  const still = differing({ ...item, exchange: read, sent: alone });
+  return fields.filter((f) => !(f in still));
 }
 
 /** Two parents, two children under the first and one under the second; then the reader's reads of them. */
