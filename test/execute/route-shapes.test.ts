@@ -26,6 +26,11 @@ const SPEC = {
         operationId: 'getLanguage',
         responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', required: ['code'], properties: { code: { type: 'string' } } } } } } },
       },
+      post: {
+        operationId: 'describeLanguage',
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } } } } },
+        responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', required: ['code'], properties: { code: { type: 'string' } } } } } }, '400': { description: 'bad body' } },
+      },
       delete: { operationId: 'forgetLanguage', responses: { '204': { description: 'gone' } } },
     },
   },
@@ -33,12 +38,15 @@ const SPEC = {
 
 type Variant = 'two-letters' | 'any' | 'none';
 
-async function run(variant: Variant): Promise<{ results: RunResults; seen: string[] }> {
+async function run(variant: Variant, args: string[] = []): Promise<{ results: RunResults; seen: string[]; bodies: string[] }> {
   const seen: string[] = [];
+  const bodies: string[] = [];
   const server: Server = createServer((req, res) => {
-    req.resume();
+    let text = '';
+    req.on('data', (c: Buffer) => (text += c.toString()));
     req.on('end', () => {
       seen.push(`${req.method} ${req.url}`);
+      if (req.method === 'POST') bodies.push(`${req.url} ${text}`);
       const path = new URL(req.url ?? '/', 'http://localhost').pathname;
       const code = /^\/svc\/languages\/([^/]+)$/.exec(path)?.[1];
       // What a web framework answers to a path no route matches: the same page whatever the path.
@@ -47,6 +55,16 @@ async function run(variant: Variant): Promise<{ results: RunResults; seen: strin
       if (!served) return unknown();
       if (req.method === 'GET') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ code }));
       if (req.method === 'DELETE') return res.writeHead(204).end();
+      if (req.method === 'POST') {
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          return res.writeHead(400).end();
+        }
+        if (typeof (body as { text?: unknown } | null)?.text !== 'string') return res.writeHead(400).end();
+        return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ code }));
+      }
       res.writeHead(405, { allow: 'GET, DELETE', 'content-type': 'text/html' }).end('<h1>Method Not Allowed</h1>');
     });
   });
@@ -56,15 +74,15 @@ async function run(variant: Variant): Promise<{ results: RunResults; seen: strin
   try {
     const spec = join(await tempDir(), 'languages.openapi.json');
     await writeFile(spec, JSON.stringify(SPEC));
-    const cli = await runCli(['--spec', spec, '--base-url', url, '--quiet', '--seed', '1', '--fuzz-examples', '10']);
-    return { results: requireResults(cli), seen };
+    const cli = await runCli(['--spec', spec, '--base-url', url, '--quiet', '--seed', '1', '--fuzz-examples', '10', ...args]);
+    return { results: requireResults(cli), seen, bodies };
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 }
 
 test('a route that takes only two letters where the contract allows any string: present, and its 404 to other strings a finding', async () => {
-  const { results, seen } = await run('two-letters');
+  const { results, seen, bodies } = await run('two-letters');
   const get = operation(results, 'getLanguage');
   expect(get.outcome).toBe('failed');
   const found = allFindings(results).filter((f) => f.operationId === 'getLanguage');
@@ -73,12 +91,26 @@ test('a route that takes only two letters where the contract allows any string: 
   expect(seen).toContain('GET /svc/languages/ab');
   // The DELETE is never asked with values of other shapes: it could remove a record the run did not make.
   expect(seen.filter((s) => /^DELETE \/svc\/languages\/(a|ab|abc|abcd|1|12|123)$/.test(s))).toEqual([]);
+  // The value the route took names the record of the read's cases: its positive case passes on it.
+  expect(get.cases.find((c) => c.kind === 'positive')?.skipReason).toBe(undefined);
+  expect(get.cases.find((c) => c.kind === 'positive')?.outcome).toBe('passed');
+  // A write is sent it only where the user allows what cannot be undone: here its body only ever went malformed.
+  expect(bodies.filter((b) => b.startsWith('/svc/languages/ab ') && b.includes('"text"'))).toEqual([]);
+  expect(operation(results, 'describeLanguage').cases.find((c) => c.kind === 'positive')?.outcome).toBe('skipped');
+});
+
+test('with --allow-irreversible, a write names the value the route took', async () => {
+  const { results, bodies } = await run('two-letters', ['--allow-irreversible']);
+  const positive = operation(results, 'describeLanguage').cases.find((c) => c.kind === 'positive');
+  expect(positive?.skipReason).toBe(undefined);
+  expect(positive?.outcome).toBe('passed');
+  expect(bodies.some((b) => b.startsWith('/svc/languages/ab ') && b.includes('"text"'))).toBe(true);
 });
 
 test('a correct deployment (any string): nothing found, no other shape asked', async () => {
   const { results, seen } = await run('any');
   // Its read names a language no operation creates: untested as before, with nothing found.
-  expect(summary(results).filter((s) => !s.startsWith('forgetLanguage:'))).toEqual(['getLanguage: untested []']);
+  expect(summary(results).filter((s) => !s.startsWith('forgetLanguage:'))).toEqual(['describeLanguage: untested []', 'getLanguage: untested []']);
   expect(allFindings(results)).toEqual([]);
   expect(seen.filter((s) => /^GET \/svc\/languages\/(a|ab|abc|abcd|1|12|123)$/.test(s))).toEqual([]);
 });

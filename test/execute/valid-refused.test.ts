@@ -30,16 +30,16 @@ function spec(unshown: boolean, withParent = false) {
     info: { title: 'things', version: '1' },
     servers: [{ url: 'http://127.0.0.1/v' }],
     paths: {
-      '/things': { post: { operationId: 'createThing', requestBody: body, responses: { '201': { description: 'made', content: json({ type: 'object', properties: { id: { type: 'integer' } } }) }, '400': problem } } },
+      '/things': { post: { operationId: 'createThing', requestBody: body, responses: { '201': { description: 'made', content: json({ type: 'object', properties: { id: { type: 'integer' } } }) }, '400': problem, '403': problem } } },
       '/things/{id}': {
         get: { operationId: 'getThing', parameters: id, responses: { '200': { description: 'ok', content: json({ type: 'object' }) }, '404': problem } },
-        put: { operationId: 'putThing', parameters: id, requestBody: body, responses: { '200': { description: 'ok', content: json({ type: 'object' }) }, '400': problem, '404': problem } },
+        put: { operationId: 'putThing', parameters: id, requestBody: body, responses: { '200': { description: 'ok', content: json({ type: 'object' }) }, '400': problem, '403': problem, '404': problem } },
       },
     },
   };
 }
 
-type Kind = 'correct' | 'refuses-size' | 'owner-must-exist' | 'requires-size';
+type Kind = 'correct' | 'refuses-size' | 'owner-must-exist' | 'requires-size' | 'forbids-size' | 'owner-forbidden';
 
 /** `refuses-size`: a PUT with a size is refused (a rule no contract states); `owner-must-exist`: an owner_id names a record; `requires-size`: a size is required, though the contract does not say. */
 function server(kind: Kind, parent = false): Server {
@@ -69,6 +69,7 @@ function server(kind: Kind, parent = false): Server {
       const write = req.method === 'POST' || req.method === 'PUT';
       if (write && invalid) return send(400, { message: 'invalid' });
       if (write && kind === 'owner-must-exist' && 'owner_id' in body && !things.has(body['owner_id'] as number)) return send(400, { message: 'no such owner' });
+      if (write && kind === 'owner-forbidden' && 'owner_id' in body && !things.has(body['owner_id'] as number)) return send(403, { message: 'not your owner' });
       if (write && kind === 'requires-size' && !('size' in body)) return send(400, { message: 'size is required' });
       if (m[1] === undefined) {
         if (req.method !== 'POST') return res.writeHead(405, { allow: 'POST' }).end();
@@ -81,6 +82,7 @@ function server(kind: Kind, parent = false): Server {
       if (!/^\d+$/.test(m[1]) || !things.has(key)) return send(404, { message: 'none' });
       if (req.method === 'PUT') {
         if (kind === 'refuses-size' && 'size' in body) return send(400, { message: 'size cannot change' });
+        if (kind === 'forbids-size' && 'size' in body) return send(403, { message: 'size cannot change' });
         things.set(key, body);
       }
       return send(200, things.get(key));
@@ -124,6 +126,16 @@ describe.concurrent('a valid request refused', () => {
     const warnings = accepted(results);
     expect(warnings.length).toBeGreaterThan(0);
     expect(warnings.every((f) => f.severity === 'warning' && /owner_id = \d+.*a record the run did not get from the service/.test(f.message))).toBe(true);
+  });
+
+  test('a 403 to a body naming a record the run made up: a warning (the record may not be the caller\'s); a 403 to a valid update of its own record: an error', async () => {
+    const madeUp = await run('owner-forbidden');
+    expect(summary(madeUp), JSON.stringify(accepted(madeUp), null, 1)).toEqual([]);
+    expect(accepted(madeUp).length).toBeGreaterThan(0);
+    expect(accepted(madeUp).every((f) => f.severity === 'warning' && /refused with 403.*owner_id = \d+.*a record the run did not get from the service/.test(f.message))).toBe(true);
+    const own = await run('forbids-size');
+    expect(summary(own)).toEqual(['putThing: failed [positive-data-accepted]']);
+    expect(accepted(own).filter((f) => f.severity === 'error').every((f) => /^A valid request was rejected with 403/.test(f.message))).toBe(true);
   });
 
   test('a rule the contract says it does not show (x-required: not shown): a warning; the same refusal where it shows them: an error', async () => {

@@ -28,11 +28,13 @@ export const positiveDataAccepted: Check = {
       const madeUp = ctx.madeUpReferences ?? [];
       const unshown = ctx.unshown ?? [];
       const gone = ctx.gone ?? [];
-      if ((madeUp.length > 0 || unshown.length > 0 || gone.length > 0) && !BEFORE_INPUT.has(status)) {
+      // A 403 may be about the record a request names (not the caller's to act on), never about a rule of the input.
+      const aboutRecord = (madeUp.length > 0 || gone.length > 0) && status === 403;
+      if ((madeUp.length > 0 || unshown.length > 0 || gone.length > 0) && (!BEFORE_INPUT.has(status) || aboutRecord)) {
         const why = [
           ...(madeUp.length > 0 ? [`it names ${madeUp.join(', ')}, a record the run did not get from the service: the refusal may be about that record`] : []),
           ...(gone.length > 0 ? [`it names ${gone.join(', ')}: the refusal is about that record`] : []),
-          ...unshown.map((u) => `${u}: the refusal may be right`),
+          ...(aboutRecord ? [] : unshown.map((u) => `${u}: the refusal may be right`)),
         ];
         return [finding(ctx, 'positive-data-accepted', 'warning', `A ${madeUp.length > 0 || gone.length > 0 ? 'valid request' : 'request valid by the letter of the contract'} was refused with ${status}${what}; ${why.join('; ')}.`, { expected: '2xx', actual: status })];
       }

@@ -125,6 +125,8 @@ export class Session implements CaseHost, PhaseHost {
   private readonly client: GatewayClient;
   private readonly presence = new Map<string, Promise<Exchange>>();
   private readonly presenceProof = new Map<string, Promise<Presence>>();
+  /** Path values of other shapes a route took where no record could be had, by path (servedForOtherValues). */
+  private readonly routeValues = new Map<string, Record<string, string>>();
   private readonly unknownRoutes = new Map<string, Promise<{ path: string; response: UnknownRouteAnswer } | undefined>>();
   private readonly fixtures = new Map<string, Promise<Record<string, string>>>();
   private readonly ledger: CleanupLedger;
@@ -627,7 +629,14 @@ export class Session implements CaseHost, PhaseHost {
         known = await this.fixture(op, false, run);
       } catch (error) {
         if (!(error instanceof Skip)) throw error;
-        if (await this.servedForOtherValues(op)) return { state: 'present' };
+        const taken = await this.servedForOtherValues(op);
+        if (taken) {
+          // The route's values are the path's: its other operations' cases may name them as a record seen served.
+          this.routeValues.set(op.path, taken);
+          // Records asked for before, and refused for want of a value, are asked for again.
+          for (const other of this.contract.operations) if (other.path === op.path) this.fixtures.delete(other.operationId);
+          return { state: 'present' };
+        }
         return { state: 'unverified', why: `${op.method} ${op.path} answered like an unknown route, and no record known to exist could be had (${error.message})` };
       }
     }
@@ -647,25 +656,29 @@ export class Session implements CaseHost, PhaseHost {
    * unknown route's proves the route served, and what it answers to the other values the contract allows is then
    * judged as any answer is. Only where the call cannot act on a record: a safe method, or a body (sent malformed).
    */
-  private async servedForOtherValues(op: Operation): Promise<boolean> {
-    if (!isSafe(op) && !op.requestBody) return false;
+  private async servedForOtherValues(op: Operation): Promise<Record<string, string> | undefined> {
+    if (!isSafe(op) && !op.requestBody) return undefined;
     const names = pathParamNames(op);
     const schemaOf = (name: string) => op.parameters.find((p) => p.in === 'path' && p.name === name)?.schema;
     const free = names.filter((name) => freeString(schemaOf(name)));
-    if (free.length === 0) return false;
+    if (free.length === 0) return undefined;
     const random = new Random(`${this.config.seed}:${op.operationId}:presence-shapes`);
     const others = Object.fromEntries(names.map((name) => [name, this.idValue(op, name, random)]));
     for (const value of OTHER_SHAPES) {
       if (!free.every((name) => accepts(schemaOf(name) ?? true, value) === true)) continue;
       const pathParams = { ...others, ...Object.fromEntries(free.map((name) => [name, value])) };
       const answer = await this.call(op, { ...this.declaredParams(op, random), pathParams, rawBody: '{"conformance-probe":', contentType: jsonRequestType(op) });
-      if (answer.response !== undefined && !(await this.looksUnknown(op, answer))) return true;
+      if (answer.response !== undefined && !(await this.looksUnknown(op, answer))) return Object.fromEntries(free.map((name) => [name, value]));
     }
-    return false;
+    return undefined;
   }
 
   // ------------------------------------------------------------------------------------------------------
   // Records a case needs
+
+  routeTaken(op: Operation): Record<string, string> | undefined {
+    return this.routeValues.get(op.path);
+  }
 
   /** Creates (through the API) the records an operation's path ids name; `fresh` makes new ones. */
   async fixture(op: Operation, fresh: boolean, run: CaseRun): Promise<Record<string, string>> {
@@ -696,6 +709,13 @@ export class Session implements CaseHost, PhaseHost {
         const pooled = isSafe(op) ? this.pool.values(op, param).at(-1) : undefined;
         if (pooled !== undefined) {
           ids[param] = pooled;
+          continue;
+        }
+        // A value of another shape the route took (presence, servedForOtherValues): served as a record seen in an
+        // answer is, for a read, or for a write where the user allows what cannot be undone.
+        const taken = !fresh && (isSafe(op) || this.config.allowIrreversible) ? this.routeValues.get(op.path)?.[param] : undefined;
+        if (taken !== undefined) {
+          ids[param] = taken;
           continue;
         }
         const example = fresh ? undefined : pathExample(this.contract, op, param);
@@ -856,7 +876,7 @@ export class Session implements CaseHost, PhaseHost {
     const run = new CaseRun(this, planned, this.operation(planned.operationId));
     let result: CaseResult;
     try {
-      result = planned.skip ? run.skipped(planned.skip, planned.skipKind) : await runPhase(this, run, secrets);
+      result = planned.skip && !(await this.runsOnRouteValues(planned)) ? run.skipped(planned.skip, planned.skipKind) : await runPhase(this, run, secrets);
     } catch (error) {
       if (!(error instanceof Skip)) throw error;
       result = run.skipped(error.message, error.kind);
@@ -868,6 +888,25 @@ export class Session implements CaseHost, PhaseHost {
     // The case waits for the rest of its operation's cases (scheduler): its answers are kept only as far as a
     // report shows them (the requests whole, for the curl lines).
     return { ...reproduced, exchanges: reproduced.exchanges.map((e) => (e.response && capResponse(e.response) !== e.response ? { ...e, response: capResponse(e.response) } : e)) };
+  }
+
+  /**
+   * A case planned as skipped for want of a record its path names, where the route took values of another shape for
+   * every such parameter (presence, servedForOtherValues): it runs on them, by the rule buildFixture keeps (a read;
+   * a write where the user allows what cannot be undone; never a case that consumes its record).
+   */
+  private async runsOnRouteValues(planned: PlannedCase): Promise<boolean> {
+    if (planned.skipKind !== 'no-producer' || planned.fixture !== 'shared') return false;
+    if (!planned.request.setup.every((step) => this.contract.operations.some((o) => o.operationId === step.operation))) return false;
+    const op = this.operation(planned.operationId);
+    if (!isSafe(op) && !this.config.allowIrreversible) return false;
+    const names = pathParamNames(op).filter((name) => !(name in planned.request.pathParams));
+    const schemaOf = (name: string) => op.parameters.find((p) => p.in === 'path' && p.name === name)?.schema;
+    if (names.length === 0 || !names.every((name) => freeString(schemaOf(name)))) return false;
+    const probe = await this.probe(op, planned);
+    if (probe.response) await this.presenceOf(op, probe);
+    const taken = this.routeValues.get(op.path);
+    return taken !== undefined && names.every((name) => name in taken);
   }
 
   /**

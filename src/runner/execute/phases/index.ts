@@ -83,7 +83,9 @@ async function runRequests(session: PhaseHost, run: CaseRun, secrets: string[], 
   };
   // What the run got from the service (the records it made, the values answers held): a valid request that names
   // anything else may be refused for that record alone.
-  const fromService = new Set(Object.values(ids));
+  // A value of another shape the route took is served, but made up: nothing shows that a record holds it.
+  const taken = session.routeTaken(op);
+  const fromService = new Set(Object.entries(ids).filter(([name, value]) => taken?.[name] !== value).map(([, value]) => value));
   const known = {
     path: (name: string, value: string) => fromService.has(value) || session.pool.values(op, name).includes(value),
     // A nested object's bare `id` names no collection: any answer that held the value will do.
