@@ -31,6 +31,8 @@ const SPEC = {
             },
             content: { 'application/json': { schema: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } } },
           },
+          '201': { description: 'any JSON or XML', content: { 'application/json': { schema: {} }, 'application/xml': { schema: {} } } },
+          '202': { description: 'any text, or any JSON', content: { 'text/plain': { schema: { type: 'string' } }, 'application/json': { schema: {} } } },
           '400': { description: 'text', content: { 'text/plain': { schema: { type: 'string', maxLength: 20 } } } },
           '404': { description: 'not found', content: { 'application/json': { schema: ERROR } } },
           '409': { description: 'any body', content: { 'application/json': { schema: {} } } },
@@ -95,6 +97,9 @@ describe('a declared body is there', () => {
     ['an empty 404 where a JSON error body is declared', { status: 404, body: '' }, ['response-schema-conformance:error']],
     ['an empty 404 with a JSON content type', { status: 404, body: '', headers: { 'content-type': 'application/json' } }, ['response-schema-conformance:error']],
     ['an empty 409 where the schema takes any value', { status: 409, body: '' }, []],
+    ['an empty 201 where only JSON and XML are declared, of any value: no document', { status: 201, body: '' }, ['response-schema-conformance:error']],
+    ['the same with a JSON content type', { status: 201, body: '', headers: { 'content-type': 'application/json' } }, ['response-schema-conformance:error']],
+    ['an empty 202 where text is declared too: the empty string', { status: 202, body: '' }, []],
     ['an empty 410 where no content is declared', { status: 410, body: '' }, []],
     ['an empty 400 where a string schema takes ""', { status: 400, body: '' }, []],
   ] as const)('%s', (_name, response, want) => {

@@ -16,7 +16,8 @@ const NO_BODY_STATUSES = new Set([204, 205, 304]);
  * `+json`) body is parsed and validated against its media type's schema (ajv 2020-12 with formats; integers
  * beyond 2^53 judged on their exact digits); a `text/*` body against a schema that admits strings, as a string;
  * any other body for its media type only (content-type-conformance; response-body-readable for XML). An empty
- * body where the response declares content with a schema an empty value does not meet is an error. A schema the
+ * success body where the response declares only JSON or XML is an error, as is any empty body where the response
+ * declares content with a schema an empty value does not meet. A schema the
  * tool cannot compile throws SchemaCompileError: the case errors (a tool problem), it never fails the service.
  */
 export const responseSchemaConformance: Check = {
@@ -85,6 +86,12 @@ function specFor(spec: ResponseSpec, entry: Entry): ResponseSpec {
   return { ...rest, schema: entry.schema, pointer: `${spec.pointer}/content/${entry.type.replace(/~/g, '~0').replace(/\//g, '~1')}`, ...(entry.schemaRef !== undefined ? { schemaRef: entry.schemaRef } : {}) };
 }
 
+/** A media type whose documents are never empty: JSON (and `+json`), XML (and `+xml`). */
+function emptyIsNoDocument(type: string): boolean {
+  const base = type.split(';')[0]!.trim().toLowerCase();
+  return isJsonMediaType(base) || /^[a-z]+\/(?:[^;]*\+)?xml$/.test(base);
+}
+
 function admitsString(schema: unknown): boolean {
   if (typeof schema !== 'object' || schema === null) return schema !== false;
   const types = factsOf(schema as Record<string, unknown>).types;
@@ -98,6 +105,18 @@ function admitsString(schema: unknown): boolean {
 function emptyBody(ctx: CheckContext, spec: ResponseSpec, entries: Entry[]) {
   const { request, response } = ctx.exchange;
   if (entries.length === 0 || request.method === 'HEAD' || NO_BODY_STATUSES.has(response.status) || response.status < 200) return [];
+  // A success whose declared media types are all JSON or XML owes a document: an empty body is none, whatever value
+  // the schema admits (a 200 with `schema: {}` and nothing sent; Schemathesis reports it too, ST109). An error
+  // answer's empty body is judged by its schema: a body the contract does not show may be empty.
+  if (response.status < 300 && entries.every((e) => emptyIsNoDocument(e.type))) {
+    return [
+      finding(ctx, 'response-schema-conformance', 'error', `Response ${response.status} has no body; the contract declares ${entries.map((e) => e.type).join(', ')}, and an empty body is no ${entries.length > 1 ? 'document of either' : 'such document'}.`, {
+        specLocation: `${ctx.operation.specFile}#${spec.pointer}/content`,
+        expected: `a ${entries[0]!.type} body`,
+        actual: '(empty body)',
+      }),
+    ];
+  }
   const actual = mediaType(response.headers);
   const entry = (actual ? chooseEntry(entries, actual, ctx) : undefined) ?? entries[0];
   if (entry?.schema === undefined) return [];
