@@ -169,8 +169,9 @@ describe('methods the contract does not document for a path', () => {
     async () => {
       const { results } = await run((req, res) => (req.method === 'TRACE' ? json(res, 200, { echo: true }) : json(res, 405, { detail: 'no' }, { allow: 'GET' })));
       expect(methodFindings(results)).toEqual([
-        // A GET refused with "Allow: GET" on a path that serves POST only.
+        // A GET refused with "Allow: GET" on a path that serves POST only (and lists GET, which it does not document).
         { operationId: 'archiveItem', severity: 'error', method: 'GET' },
+        { operationId: 'archiveItem', severity: 'warning', method: 'GET' },
         { operationId: 'archiveItem', severity: 'warning', method: 'TRACE' },
         { operationId: 'getItem', severity: 'warning', method: 'TRACE' },
         // QUERY meets the 405 first (OPTIONS after it: the same finding).
@@ -196,6 +197,22 @@ describe('methods the contract does not document for a path', () => {
       ]);
       const messages = results.operations.flatMap((o) => o.cases.flatMap((c) => c.findings)).filter((f) => f.check === 'unsupported-method').map((f) => f.message);
       expect(messages.every((m) => /^OPTIONS \S+ answered 204 with "Allow: [^"]*", which leaves out GET: documented for this path\.$/.test(m))).toBe(true);
+      expect(code).toBe(0);
+    },
+    RUN_TIMEOUT,
+  );
+
+  test(
+    'an Allow that lists a method the contract does not document there (a handler left out of the description): a warning; HEAD and OPTIONS are never such',
+    async () => {
+      const { results, code } = await run((req, res, allowed) =>
+        req.method === 'OPTIONS' ? (res.writeHead(200, allowHeader([...allowed, 'HEAD', 'OPTIONS', ...(allowed.includes('POST') ? [] : ['DELETE'])])), res.end()) : json(res, 405, { detail: 'no' }, allowHeader(allowed)),
+      );
+      const messages = results.operations.flatMap((o) => o.cases.flatMap((c) => c.findings)).filter((f) => f.check === 'unsupported-method').map((f) => `${f.severity} ${f.message}`);
+      expect(messages.length).toBeGreaterThan(0);
+      expect(messages.every((m) => /^warning OPTIONS \S+ answered 200 with "Allow: [^"]*", which lists DELETE: not documented for this path \(the deployment says it serves it\)\.$/.test(m)), messages.join('\n')).toBe(true);
+      // /items documents GET and POST and advertises no DELETE: nothing there.
+      expect(messages.some((m) => m.includes('OPTIONS /items '))).toBe(false);
       expect(code).toBe(0);
     },
     RUN_TIMEOUT,

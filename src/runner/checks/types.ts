@@ -35,9 +35,10 @@ export interface CheckContext {
   coverage?: { label: string; sent: number; unvaried?: boolean };
   /**
    * A request with a method the contract documents for no operation of the path: the methods it documents
-   * there, and whether the path names a record the run does not know to exist (then a 404 says nothing).
+   * there (covered: with those of paths that hold its URLs too), and whether the path names a record the run
+   * does not know to exist (then a 404 says nothing).
    */
-  unsupportedMethod?: { documented: string[]; recordUnknown: boolean };
+  unsupportedMethod?: { documented: string[]; covered?: string[]; recordUnknown: boolean };
   /** What a valid request names that the run did not get from the service ("{id} = 5", "user_id = 245"). */
   madeUpReferences?: string[];
   /** The rules of a valid request the contract does not show ("whether a body is required is not shown"). */

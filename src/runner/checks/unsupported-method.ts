@@ -13,7 +13,8 @@ const BEFORE_ROUTING = new Set([401, 403, 407, 429]);
  * error are errors; any other answer is a warning, since the contract says nothing of undocumented methods:
  * another 4xx (a 404 where the path names a record that may not exist says nothing, and is not reported), a
  * 2xx to TRACE (the method is served). An OPTIONS answered with success is how servers announce their methods:
- * only an Allow that leaves out a documented method is reported (a warning: no MUST governs it).
+ * only an Allow that leaves out a documented method, or lists one the contract does not document, is reported (a
+ * warning: no MUST governs it).
  */
 export const unsupportedMethod: Check = {
   id: 'unsupported-method',
@@ -30,11 +31,17 @@ export const unsupportedMethod: Check = {
     if (status >= 500) return [finding(ctx, 'unsupported-method', 'error', `${where} (a method the contract does not document for the path) answered ${status}, a server error.`, { expected, actual: status })];
     // An Allow header (a 405's, or the one a successful OPTIONS announces the methods with) that leaves out a method
     // the contract documents for the path misleads every client that reads it.
+    // One that lists a method the contract does not document there says the deployment serves it: a warning (the
+    // contract says nothing of undocumented methods). HEAD and OPTIONS are HTTP's own, on every resource.
     const allowLeavesOut = (allow: string, severity: 'error' | 'warning') => {
       const listed = new Set(allow.toUpperCase().split(/[\s,]+/).filter(Boolean));
       const left = probe.documented.filter((m) => !listed.has(m));
-      if (left.length === 0) return [];
-      return [finding(ctx, 'unsupported-method', severity, `${where} answered ${status} with "Allow: ${allow}", which leaves out ${left.join(', ')}: documented for this path${severity === 'error' ? ' (a 405 must list the methods the resource supports, RFC 9110 §15.5.6)' : ''}.`, { expected: `Allow listing ${probe.documented.join(', ')}`, actual: allow })];
+      const known = new Set([...probe.documented, ...(probe.covered ?? []), 'OPTIONS', 'HEAD']);
+      const more = [...listed].filter((m) => !known.has(m));
+      const out = [];
+      if (left.length > 0) out.push(finding(ctx, 'unsupported-method', severity, `${where} answered ${status} with "Allow: ${allow}", which leaves out ${left.join(', ')}: documented for this path${severity === 'error' ? ' (a 405 must list the methods the resource supports, RFC 9110 §15.5.6)' : ''}.`, { expected: `Allow listing ${probe.documented.join(', ')}`, actual: allow }));
+      if (more.length > 0) out.push(finding(ctx, 'unsupported-method', 'warning', `${where} answered ${status} with "Allow: ${allow}", which lists ${more.join(', ')}: not documented for this path (the deployment says it serves ${more.length > 1 ? 'them' : 'it'}).`, { expected: `Allow listing ${probe.documented.join(', ')}`, actual: allow }));
+      return out;
     };
     if (status === 405) {
       const allow = headers['allow'];

@@ -40,7 +40,7 @@ function undocumentedMethodItems(session: PhaseHost, op: Operation): CoverageIte
     method,
     noBody: true,
     query: {},
-    unsupportedMethod: { documented: methods, recordUnknown: /\{[^}]+\}/.test(op.path) },
+    unsupportedMethod: { documented: methods, covered, recordUnknown: /\{[^}]+\}/.test(op.path) },
   }));
 }
 
