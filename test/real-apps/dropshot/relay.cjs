@@ -63,3 +63,10 @@ function stop() {
 }
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
+// A relay that fails on its own (its port taken, no description printed) takes its example with it.
+process.on('uncaughtException', (error) => {
+  process.stderr.write(`relay: ${error.message}\n`);
+  example.removeAllListeners('exit');
+  example.kill('SIGTERM');
+  process.exit(1);
+});
