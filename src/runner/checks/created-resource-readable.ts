@@ -47,12 +47,13 @@ export function isRecordOf(record: Record<string, unknown>, id: unknown): boolea
 }
 
 /**
- * The read's own failures are its operation's, not the writer's: a 5xx, an unknown route, a status the
- * reader does not document, or a success body that does not conform to the reader's own schema.
+ * The read's own failures are its operation's, not the writer's: a 5xx, an unknown route (unless the reader is
+ * proven served: then it is the reader's answer about the record, as many frameworks word every 404 alike), a
+ * status the reader does not document, or a success body that does not conform to the reader's own schema.
  */
 export function readerAtFault(read: RelatedRead, profile: Profile, validator?: SchemaValidator): boolean {
   const { response } = read.exchange;
-  if (response.status >= 500 || answersAsUnknownRoute(response, profile)) return true;
+  if (response.status >= 500 || (!read.readerPresent && answersAsUnknownRoute(response, profile))) return true;
   const spec = responseFor(read.operation, response.status);
   if (!spec) return true;
   if (validator && response.status < 300 && spec.schema !== undefined && response.json !== undefined) {

@@ -80,6 +80,8 @@ export interface RelatedRead {
   parentIds: Record<string, string>;
   /** What was sent to create or update the record (its comparable fields must read back equal). */
   sent?: unknown;
+  /** The reader is proven served (presence): an answer like an unknown route's is its answer about the record. */
+  readerPresent?: boolean;
   /** Fields that read back different, but as sent in a create with only the fields it requires: derived from the others. */
   derived?: string[];
   /** Ownership reads: the record's owner field and the parent it must name. */

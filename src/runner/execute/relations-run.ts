@@ -19,6 +19,8 @@ export interface RelationsHost {
   freshIds(op: Operation, trail: Exchange[]): Promise<Record<string, string>>;
   /** The positive body of an operation, templates resolved. */
   positiveBody(op: Operation): Promise<unknown>;
+  /** Whether the operation is proven served (its presence: a record known to exist answered), so its 4xx is about the record. */
+  present?(op: Operation): Promise<boolean>;
 }
 
 export class RelationUnmet extends Error {}
@@ -54,7 +56,10 @@ export async function readCreated(
     const pathParams = reader.param ? { ...parentIds, [reader.param]: id } : { ...parentIds };
     const exchange = await host.call(reader.operation, { pathParams });
     trail.push(exchange);
-    if (answered(exchange)) reads.push({ operation: reader.operation, role: reader.role, exchange, id, parentIds, sent });
+    if (!answered(exchange)) continue;
+    // A refusal by a reader proven served is about the record, however like an unknown route's it looks.
+    const present = exchange.response.status >= 400 && exchange.response.status < 500 && (await host.present?.(reader.operation)) === true;
+    reads.push({ operation: reader.operation, role: reader.role, exchange, id, parentIds, sent, ...(present ? { readerPresent: true } : {}) });
   }
   const item = reads.find((r) => r.role === 'item' && Object.keys(differing(r)).length > 0);
   const param = item ? readers.find((r) => r.operation === item.operation)?.param : undefined;

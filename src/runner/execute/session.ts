@@ -624,7 +624,8 @@ export class Session implements CaseHost, PhaseHost {
     if (op.method === 'DELETE') return { state: 'unverified', why: `${op.method} ${op.path} answered like an unknown route for ids no record has` };
     const run = new CaseRun(this, { operationId: op.operationId, name: 'presence', kind: 'presence', expectation: 'presence', request: { pathParams: {}, query: {}, auth: 'valid', setup: [] }, fixture: 'none', expect: [] }, op);
     let known = isSafe(op) ? this.pool.pathValues(op, names) : {};
-    if (Object.keys(known).length < names.length) {
+    const pooled = Object.keys(known).length === names.length;
+    if (!pooled) {
       try {
         known = await this.fixture(op, false, run);
       } catch (error) {
@@ -641,8 +642,16 @@ export class Session implements CaseHost, PhaseHost {
       }
     }
     const random = new Random(`${this.config.seed}:${op.operationId}:presence`);
-    const again = await this.call(op, { ...this.declaredParams(op, random), pathParams: known, rawBody: '{"conformance-probe":', contentType: jsonRequestType(op) });
+    const declared = this.declaredParams(op, random);
+    let again = await this.call(op, { ...declared, pathParams: known, rawBody: '{"conformance-probe":', contentType: jsonRequestType(op) });
     if (!(await this.looksUnknown(op, again))) return { state: 'present' };
+    // The newest value seen may name a record the run made that the deployment does not serve (what a read-back
+    // reports): the oldest, seen before the run created anything (a list read first), is asked too.
+    const oldest = pooled ? Object.fromEntries(names.map((name) => [name, this.pool.values(op, name)[0] ?? known[name]!])) : known;
+    if (names.some((name) => oldest[name] !== known[name])) {
+      again = await this.call(op, { ...declared, pathParams: oldest, rawBody: '{"conformance-probe":', contentType: jsonRequestType(op) });
+      if (!(await this.looksUnknown(op, again))) return { state: 'present' };
+    }
     if (documented(again.response?.status)) {
       return { state: 'unverified', why: `${op.method} ${op.path} answered its documented ${again.response?.status} for a record known to exist, as an unknown route is answered` };
     }
@@ -675,6 +684,14 @@ export class Session implements CaseHost, PhaseHost {
 
   // ------------------------------------------------------------------------------------------------------
   // Records a case needs
+
+  async provenPresent(op: Operation): Promise<boolean> {
+    const state = this.presenceState.get(op.operationId);
+    if (state !== undefined) return state === 'present';
+    const plan: PlannedCase = { operationId: op.operationId, name: 'presence', kind: 'presence', expectation: 'presence', request: { pathParams: {}, query: {}, auth: 'valid', setup: [] }, fixture: 'none', expect: [] };
+    const probe = await this.probe(op, plan);
+    return probe.response !== undefined && (await this.presenceOf(op, probe)).state === 'present';
+  }
 
   routeTaken(op: Operation): Record<string, string> | undefined {
     return this.routeValues.get(op.path);

@@ -37,6 +37,8 @@ export interface PhaseHost {
   judgeInput(op: Operation): Pick<JudgeInput, 'profile' | 'validator' | 'timeoutMs' | 'bodyCapBytes'>;
   /** Notes what an operation answered to a call another operation's case made. */
   side(op: Operation, exchange: Exchange, more?: Finding[]): void;
+  /** Whether the operation is proven served (its presence proof, started now if its own cases have not yet). */
+  provenPresent(op: Operation): Promise<boolean>;
   /** Path values of other shapes the operation's route took (presence): served, but no record the service gave. */
   routeTaken(op: Operation): Record<string, string> | undefined;
   /** Path values of a record the run made for the operation (shared, or fresh). */

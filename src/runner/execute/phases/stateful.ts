@@ -21,6 +21,7 @@ import { withAdditionalProperty } from '../../plan/coverage-classes.ts';
 import { alignBodyToPath, withReference, type Doubts } from '../references.ts';
 import type { CaseRun } from '../case-run.ts';
 import { readCreated, readOwnership, RelationUnmet, type RelationsHost } from '../relations-run.ts';
+import { readerAtFault } from '../../checks/created-resource-readable.ts';
 import type { CallRequest } from '../request-builder.ts';
 import type { PhaseHost } from './host.ts';
 import { Skip } from '../skip.ts';
@@ -37,6 +38,7 @@ function relationsHost(session: PhaseHost, run: CaseRun): RelationsHost {
     call: (op, request) => run.send(op, request),
     freshIds: (op) => session.fixture(op, true, run),
     positiveBody: (op) => session.recordBody(op, new Random(`${session.config.seed}:${op.operationId}:related`), run),
+    present: (op) => session.provenPresent(op),
   };
 }
 
@@ -59,6 +61,13 @@ export async function runOwnership(session: PhaseHost, run: CaseRun): Promise<Ca
 export async function runCreatedReadable(session: PhaseHost, run: CaseRun, request: CallRequest & { pathParams: Record<string, string> }): Promise<CaseResult> {
   const action = await run.send(run.op, request, { intent: true });
   const reads = await related(() => readCreated(relationsHost(session, run), run.op, request.pathParams, request.body, action, []));
+  // No read that can show the record (each one's answer is its reader's own failure): the case shows nothing.
+  const { profile, validator } = session.judgeInput(run.op);
+  if (reads.length > 0 && reads.every((read) => readerAtFault(read, profile, validator))) {
+    run.judgeResponse(action);
+    const answers = reads.map((read) => `${read.operation.operationId} answered ${read.exchange.response.status}`).join(', ');
+    return run.skipped(`no reader could show the created record (${answers}: their own failures; see their cases)`, 'setup-failed');
+  }
   run.judgeIntent(action, { reads });
   return run.result();
 }
