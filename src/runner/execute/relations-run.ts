@@ -7,14 +7,16 @@ import type { Exchange, Operation, RecordedResponse } from '../model.ts';
 import { createOf, ownerField, readersOfCreated, recordSchema } from '../plan/relations.ts';
 import { createdIds } from './created.ts';
 import { createdId } from '../plan/resources.ts';
-import { differences } from '../checks/created-resource-readable.ts';
+import { isDeepStrictEqual } from 'node:util';
+import { differences, isRecordOf } from '../checks/created-resource-readable.ts';
 import { factsOf, mergedShape } from '../plan/keywords.ts';
 
 type Answered = Exchange & { response: RecordedResponse };
 
 export interface RelationsHost {
   contract: import('../model.ts').Contract;
-  call(op: Operation, request: { pathParams?: Record<string, string>; body?: unknown }): Promise<Exchange>;
+  /** A call of the chain, judged as an answer of its operation; `refusalUnjudged`: a 4xx is not (the run may have caused it). */
+  call(op: Operation, request: { pathParams?: Record<string, string>; body?: unknown }, options?: { refusalUnjudged?: boolean }): Promise<Exchange>;
   /** Records for the path ids of an operation, new ones each time. */
   freshIds(op: Operation, trail: Exchange[]): Promise<Record<string, string>>;
   /** The positive body of an operation, templates resolved. */
@@ -58,7 +60,7 @@ export async function readCreated(
     trail.push(exchange);
     if (!answered(exchange)) continue;
     // A refusal by a reader proven served is about the record, however like an unknown route's it looks.
-    const present = exchange.response.status >= 400 && exchange.response.status < 500 && (await host.present?.(reader.operation)) === true;
+    const present = reader.role === 'item' && exchange.response.status >= 400 && exchange.response.status < 500 && (await host.present?.(reader.operation)) === true;
     reads.push({ operation: reader.operation, role: reader.role, exchange, id, parentIds, sent, ...(present ? { readerPresent: true } : {}) });
   }
   const item = reads.find((r) => r.role === 'item' && Object.keys(differing(r)).length > 0);
@@ -89,15 +91,17 @@ async function derivedFields(host: RelationsHost, create: Operation, parentIds: 
   const required = new Set(schema !== undefined && typeof schema === 'object' ? factsOf(mergedShape(schema) as Record<string, unknown>).required : []);
   const alone = Object.fromEntries(Object.entries(sent).filter(([k]) => required.has(k) || fields.includes(k)));
   if (Object.keys(alone).length === Object.keys(sent).length) return [];
-  const again = await host.call(create, { pathParams: parentIds, body: alone });
+  // The same values again: a refusal (a unique field taken by the first create) is the run's doing, not judged.
+  const again = await host.call(create, { pathParams: parentIds, body: alone }, { refusalUnjudged: true });
   trail.push(again);
   const id = ok(again) ? (createdId(again.response.json, param) ?? createdIds(again.response.json)[0]) : undefined;
   if (!id) return [];
   const read = await host.call(item.operation, { pathParams: { ...parentIds, [param]: id } });
   trail.push(read);
-  if (!ok(read)) return [];
-  const still = differing({ ...item, exchange: read, sent: alone });
-  return fields.filter((f) => !(f in still));
+  const record = ok(read) && typeof read.response.json === 'object' && read.response.json !== null && !Array.isArray(read.response.json) ? (read.response.json as Record<string, unknown>) : undefined;
+  if (!record || ('id' in record && !isRecordOf(record, id))) return [];
+  // Derived: read back, this time, exactly as sent (a field the read leaves out shows nothing).
+  return fields.filter((f) => f in record && isDeepStrictEqual(record[f], alone[f]));
 }
 
 /** Two parents, two children under the first and one under the second; then the reader's reads of them. */

@@ -102,6 +102,9 @@ export const WORKER_FROM_OPERATIONS = 50;
 const OTHER_SHAPES = ['a', 'ab', 'abc', 'abcd', '1', '12', '123'];
 
 /** A path parameter's schema that any string satisfies, but for its length: no format, pattern or listed values. */
+/** The kinds of case a path value the route took may run (runsOnRouteValues). */
+const ROUTE_VALUE_KINDS = new Set(['positive', 'negative', 'auth', 'coverage']);
+
 function freeString(schema: JsonSchema | undefined): boolean {
   if (schema === undefined || typeof schema === 'boolean') return false;
   const s = schema as Record<string, unknown>;
@@ -633,9 +636,10 @@ export class Session implements CaseHost, PhaseHost {
         const taken = await this.servedForOtherValues(op);
         if (taken) {
           // The route's values are the path's: its other operations' cases may name them as a record seen served.
-          this.routeValues.set(op.path, taken);
+          const key = `${op.service} ${op.path}`;
+          if (!this.routeValues.has(key)) this.routeValues.set(key, taken);
           // Records asked for before, and refused for want of a value, are asked for again.
-          for (const other of this.contract.operations) if (other.path === op.path) this.fixtures.delete(other.operationId);
+          for (const other of this.contract.operations) if (other.path === op.path && other.service === op.service) this.fixtures.delete(other.operationId);
           return { state: 'present' };
         }
         return { state: 'unverified', why: `${op.method} ${op.path} answered like an unknown route, and no record known to exist could be had (${error.message})` };
@@ -643,14 +647,14 @@ export class Session implements CaseHost, PhaseHost {
     }
     const random = new Random(`${this.config.seed}:${op.operationId}:presence`);
     const declared = this.declaredParams(op, random);
-    let again = await this.call(op, { ...declared, pathParams: known, rawBody: '{"conformance-probe":', contentType: jsonRequestType(op) });
+    const again = await this.call(op, { ...declared, pathParams: known, rawBody: '{"conformance-probe":', contentType: jsonRequestType(op) });
     if (!(await this.looksUnknown(op, again))) return { state: 'present' };
     // The newest value seen may name a record the run made that the deployment does not serve (what a read-back
     // reports): the oldest, seen before the run created anything (a list read first), is asked too.
     const oldest = pooled ? Object.fromEntries(names.map((name) => [name, this.pool.values(op, name)[0] ?? known[name]!])) : known;
     if (names.some((name) => oldest[name] !== known[name])) {
-      again = await this.call(op, { ...declared, pathParams: oldest, rawBody: '{"conformance-probe":', contentType: jsonRequestType(op) });
-      if (!(await this.looksUnknown(op, again))) return { state: 'present' };
+      const older = await this.call(op, { ...declared, pathParams: oldest, rawBody: '{"conformance-probe":', contentType: jsonRequestType(op) });
+      if (!(await this.looksUnknown(op, older))) return { state: 'present' };
     }
     if (documented(again.response?.status)) {
       return { state: 'unverified', why: `${op.method} ${op.path} answered its documented ${again.response?.status} for a record known to exist, as an unknown route is answered` };
@@ -688,13 +692,16 @@ export class Session implements CaseHost, PhaseHost {
   async provenPresent(op: Operation): Promise<boolean> {
     const state = this.presenceState.get(op.operationId);
     if (state !== undefined) return state === 'present';
+    // An operation the run does not test is not probed for it (nothing would release what it keeps).
+    this.selectedIds ??= new Set(selectOperations(this.contract.operations, this.config).map((o) => o.operationId));
+    if (!this.selectedIds.has(op.operationId)) return false;
     const plan: PlannedCase = { operationId: op.operationId, name: 'presence', kind: 'presence', expectation: 'presence', request: { pathParams: {}, query: {}, auth: 'valid', setup: [] }, fixture: 'none', expect: [] };
     const probe = await this.probe(op, plan);
     return probe.response !== undefined && (await this.presenceOf(op, probe)).state === 'present';
   }
 
   routeTaken(op: Operation): Record<string, string> | undefined {
-    return this.routeValues.get(op.path);
+    return this.routeValues.get(`${op.service} ${op.path}`);
   }
 
   /** Creates (through the API) the records an operation's path ids name; `fresh` makes new ones. */
@@ -728,17 +735,19 @@ export class Session implements CaseHost, PhaseHost {
           ids[param] = pooled;
           continue;
         }
-        // A value of another shape the route took (presence, servedForOtherValues): served as a record seen in an
-        // answer is, for a read, or for a write where the user allows what cannot be undone.
-        const taken = !fresh && (isSafe(op) || this.config.allowIrreversible) ? this.routeValues.get(op.path)?.[param] : undefined;
-        if (taken !== undefined) {
-          ids[param] = taken;
-          continue;
-        }
         const example = fresh ? undefined : pathExample(this.contract, op, param);
         if (example) {
           ids[param] = examples[param] = example.value;
           exampleReader = example.reader;
+          continue;
+        }
+        // A value of another shape the route took (presence, servedForOtherValues): served as a record seen in an
+        // answer is, for a read, or for a write where the user allows what cannot be undone; one this operation's
+        // parameter takes.
+        const taken = !fresh && (isSafe(op) || this.config.allowIrreversible) ? this.routeTaken(op)?.[param] : undefined;
+        const schema = op.parameters.find((p) => p.in === 'path' && p.name === param)?.schema;
+        if (taken !== undefined && accepts(schema ?? true, taken) === true) {
+          ids[param] = taken;
           continue;
         }
         throw new Skip('no-producer', `no described operation creates the record for {${param}}`);
@@ -914,15 +923,19 @@ export class Session implements CaseHost, PhaseHost {
    */
   private async runsOnRouteValues(planned: PlannedCase): Promise<boolean> {
     if (planned.skipKind !== 'no-producer' || planned.fixture !== 'shared') return false;
+    // Cases that judge a request on a record (not the access cases: they need a record an identity made).
+    if (!ROUTE_VALUE_KINDS.has(planned.kind) || planned.expectation === 'object-access' || planned.expectation === 'function-access') return false;
     if (!planned.request.setup.every((step) => this.contract.operations.some((o) => o.operationId === step.operation))) return false;
     const op = this.operation(planned.operationId);
     if (!isSafe(op) && !this.config.allowIrreversible) return false;
     const names = pathParamNames(op).filter((name) => !(name in planned.request.pathParams));
     const schemaOf = (name: string) => op.parameters.find((p) => p.in === 'path' && p.name === name)?.schema;
     if (names.length === 0 || !names.every((name) => freeString(schemaOf(name)))) return false;
+    // Every one of them without a producer (the plan stopped at the first; a later one's may be irreversible).
+    if (names.some((name) => producerFor(this.contract, op, name))) return false;
     const probe = await this.probe(op, planned);
     if (probe.response) await this.presenceOf(op, probe);
-    const taken = this.routeValues.get(op.path);
+    const taken = this.routeTaken(op);
     return taken !== undefined && names.every((name) => name in taken);
   }
 

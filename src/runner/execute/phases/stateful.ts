@@ -35,7 +35,13 @@ function is2xx(e: Exchange): boolean {
 function relationsHost(session: PhaseHost, run: CaseRun): RelationsHost {
   return {
     contract: session.contract,
-    call: (op, request) => run.send(op, request),
+    call: async (op, request, options) => {
+      if (options?.refusalUnjudged !== true || op.operationId !== run.op.operationId) return run.send(op, request);
+      const exchange = await run.send(op, request, { intent: true });
+      const status = exchange.response?.status;
+      if (status === undefined || status < 400 || status >= 500) run.judgeResponse(exchange);
+      return exchange;
+    },
     freshIds: (op) => session.fixture(op, true, run),
     positiveBody: (op) => session.recordBody(op, new Random(`${session.config.seed}:${op.operationId}:related`), run),
     present: (op) => session.provenPresent(op),
@@ -63,7 +69,11 @@ export async function runCreatedReadable(session: PhaseHost, run: CaseRun, reque
   const reads = await related(() => readCreated(relationsHost(session, run), run.op, request.pathParams, request.body, action, []));
   // No read that can show the record (each one's answer is its reader's own failure): the case shows nothing.
   const { profile, validator } = session.judgeInput(run.op);
-  if (reads.length > 0 && reads.every((read) => readerAtFault(read, profile, validator))) {
+  if (reads.length === 0) {
+    run.judgeResponse(action);
+    return run.skipped('no reader of the created record answered (see their cases)', 'setup-failed');
+  }
+  if (reads.every((read) => readerAtFault(read, profile, validator))) {
     run.judgeResponse(action);
     const answers = reads.map((read) => `${read.operation.operationId} answered ${read.exchange.response.status}`).join(', ');
     return run.skipped(`no reader could show the created record (${answers}: their own failures; see their cases)`, 'setup-failed');
