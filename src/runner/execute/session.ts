@@ -101,10 +101,15 @@ export const WORKER_FROM_OPERATIONS = 50;
 /** Path values of other shapes tried where a free string's made-up value met an unknown-route answer: letters, then digits, short first. */
 const OTHER_SHAPES = ['a', 'ab', 'abc', 'abcd', '1', '12', '123'];
 
-/** A path parameter's schema that any string satisfies, but for its length: no format, pattern or listed values. */
 /** The kinds of case a path value the route took may run (runsOnRouteValues). */
 const ROUTE_VALUE_KINDS = new Set(['positive', 'negative', 'auth', 'coverage']);
 
+/** The schema of an operation's path parameter. */
+function pathSchema(op: Operation, name: string): JsonSchema | undefined {
+  return op.parameters.find((p) => p.in === 'path' && p.name === name)?.schema;
+}
+
+/** A path parameter's schema that any string satisfies, but for its length: no format, pattern or listed values. */
 function freeString(schema: JsonSchema | undefined): boolean {
   if (schema === undefined || typeof schema === 'boolean') return false;
   const s = schema as Record<string, unknown>;
@@ -672,13 +677,12 @@ export class Session implements CaseHost, PhaseHost {
   private async servedForOtherValues(op: Operation): Promise<Record<string, string> | undefined> {
     if (!isSafe(op) && !op.requestBody) return undefined;
     const names = pathParamNames(op);
-    const schemaOf = (name: string) => op.parameters.find((p) => p.in === 'path' && p.name === name)?.schema;
-    const free = names.filter((name) => freeString(schemaOf(name)));
+    const free = names.filter((name) => freeString(pathSchema(op, name)));
     if (free.length === 0) return undefined;
     const random = new Random(`${this.config.seed}:${op.operationId}:presence-shapes`);
     const others = Object.fromEntries(names.map((name) => [name, this.idValue(op, name, random)]));
     for (const value of OTHER_SHAPES) {
-      if (!free.every((name) => accepts(schemaOf(name) ?? true, value) === true)) continue;
+      if (!free.every((name) => accepts(pathSchema(op, name) ?? true, value) === true)) continue;
       const pathParams = { ...others, ...Object.fromEntries(free.map((name) => [name, value])) };
       const answer = await this.call(op, { ...this.declaredParams(op, random), pathParams, rawBody: '{"conformance-probe":', contentType: jsonRequestType(op) });
       if (answer.response !== undefined && !(await this.looksUnknown(op, answer))) return Object.fromEntries(free.map((name) => [name, value]));
@@ -745,8 +749,7 @@ export class Session implements CaseHost, PhaseHost {
         // answer is, for a read, or for a write where the user allows what cannot be undone; one this operation's
         // parameter takes.
         const taken = !fresh && (isSafe(op) || this.config.allowIrreversible) ? this.routeTaken(op)?.[param] : undefined;
-        const schema = op.parameters.find((p) => p.in === 'path' && p.name === param)?.schema;
-        if (taken !== undefined && accepts(schema ?? true, taken) === true) {
+        if (taken !== undefined && accepts(pathSchema(op, param) ?? true, taken) === true) {
           ids[param] = taken;
           continue;
         }
@@ -929,8 +932,7 @@ export class Session implements CaseHost, PhaseHost {
     const op = this.operation(planned.operationId);
     if (!isSafe(op) && !this.config.allowIrreversible) return false;
     const names = pathParamNames(op).filter((name) => !(name in planned.request.pathParams));
-    const schemaOf = (name: string) => op.parameters.find((p) => p.in === 'path' && p.name === name)?.schema;
-    if (names.length === 0 || !names.every((name) => freeString(schemaOf(name)))) return false;
+    if (names.length === 0 || !names.every((name) => freeString(pathSchema(op, name)))) return false;
     // Every one of them without a producer (the plan stopped at the first; a later one's may be irreversible).
     if (names.some((name) => producerFor(this.contract, op, name))) return false;
     const probe = await this.probe(op, planned);
