@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { Exchange, Operation } from '../model.ts';
-import { bigintText, describeRequest, NOT_SENT, requestArbitrary, type FuzzRequest, type PositiveRequest } from '../plan/arbitraries.ts';
+import { bigintText, describeRequest, NOT_SENT, requestArbitrary, type FuzzRequest, type PositiveRequest, type SmallSweep } from '../plan/arbitraries.ts';
 import { Random } from '../plan/random.ts';
 import { Slots } from './slots.ts';
 
@@ -13,7 +13,16 @@ import { Slots } from './slots.ts';
  * parts left out, numbers towards 0, strings and arrays shorter) while it still fails, one request at a time
  * within a budget. Identical requests are sent once. A 4xx is the service's own answer to a value that may be
  * semantically impossible: never a finding here.
+ *
+ * Before the random requests, the small-value sweep (plan/arbitraries.ts SmallSweep): up to SMALL_SWEEP requests,
+ * the k-th with every integer it carries at the k-th small value of its range (0, 1, 2...) and the rest drawn. A
+ * rule about one small number (a value refused, a value that breaks the service) is then met under every seed,
+ * where random draws over a wide range meet it by chance. They take a quarter of the budget at most, and none
+ * where the request carries no integer; the random requests are the first of the seed's draws either way.
  */
+
+/** Requests of the small-value sweep at most: 0 to 15 where 0 is allowed. */
+export const SMALL_SWEEP = 16;
 
 /** Requests the shrinking of one failure may send. */
 export const SHRINK_BUDGET = 100;
@@ -63,7 +72,8 @@ export async function fuzzOperation(op: Operation, positive: PositiveRequest, op
   } catch (error) {
     return { ...run, error: `requests could not be drawn from the schema: ${(error as Error).message}` };
   }
-  const parameters = { seed: seedOf(options.seed), numRuns: Math.max(1, options.numRuns), verbose: 0 } as const;
+  const small = smallSweep(op, positive, options);
+  const parameters = { seed: seedOf(options.seed), numRuns: Math.max(1, options.numRuns - small.length), verbose: 0 } as const;
   const checked = async (property: fc.IAsyncPropertyWithHooks<[FuzzRequest]>): Promise<string | undefined> => {
     try {
       const details = await fc.check(property, parameters);
@@ -75,7 +85,7 @@ export async function fuzzOperation(op: Operation, positive: PositiveRequest, op
   };
 
   // 1. Draw: the requests fast-check's run would try, in its order (a property that holds sees them all).
-  const drawn: Array<{ request: FuzzRequest; key: string }> = [];
+  const drawn: Array<{ request: FuzzRequest; key: string }> = small.map((request) => ({ request, key: JSON.stringify(request, bigintText) }));
   const drawError = await checked(fc.asyncProperty(arbitrary, async (request) => {
     drawn.push({ request, key: JSON.stringify(request, bigintText) });
     return true;
@@ -152,6 +162,25 @@ export async function fuzzOperation(op: Operation, positive: PositiveRequest, op
   }));
   if (shrinkError) return { ...run, error: shrinkError };
   return run;
+}
+
+/** The small-value sweep's requests (none where the request carries no integer or the budget is under 4). */
+function smallSweep(op: Operation, positive: PositiveRequest, options: FuzzOptions): FuzzRequest[] {
+  const requests: FuzzRequest[] = [];
+  const count = Math.min(SMALL_SWEEP, Math.floor(options.numRuns / 4));
+  for (let index = 0; index < count; index++) {
+    const sweep: SmallSweep = { index, used: false };
+    const seed = `${options.seed}:small:${index}`;
+    try {
+      const arbitrary = requestArbitrary(op, positive, new Random(seed), options.varyPath, sweep);
+      if (!sweep.used) break;
+      requests.push(...fc.sample(arbitrary, { seed: seedOf(seed), numRuns: 1 }));
+    } catch {
+      // A request the sweep cannot draw leaves the budget to the random ones.
+      break;
+    }
+  }
+  return requests;
 }
 
 /** fast-check's seed (a 32-bit integer) from the run seed and the operation. */

@@ -32,6 +32,19 @@ export interface ArbitraryOptions {
   int64Digits?: boolean;
   /** A cache shared by the arbitraries of one request (see Ctx.built). */
   built?: WeakMap<object, Map<string, Arb | undefined>>;
+  /** The small-value sweep's request `index` (see SmallSweep); undefined: values drawn at random. */
+  small?: SmallSweep;
+}
+
+/**
+ * One request of the small-value sweep: every integer it carries is the `index`-th integer of its range counted
+ * from the one nearest 0 upwards (0, 1, 2... where 0 is allowed; lo, lo + step... else), and every optional part
+ * is present so each integer field takes the value. `used` is set when some integer took one: a request without
+ * integers has no sweep.
+ */
+export interface SmallSweep {
+  index: number;
+  used: boolean;
 }
 
 interface Ctx {
@@ -44,6 +57,7 @@ interface Ctx {
   nesting: number;
   /** Arbitraries built so far, by schema object and where they are drawn (shared schemas are built once). */
   built: WeakMap<object, Map<string, Arb | undefined>>;
+  small: SmallSweep | undefined;
 }
 
 export const FUZZ_MAX_DEPTH = 3;
@@ -63,6 +77,7 @@ export function schemaArbitrary(schema: JsonSchema, options: ArbitraryOptions, f
     depth: 0,
     nesting: 0,
     built: options.built ?? new WeakMap(),
+    small: options.small,
   }, fallback);
 }
 
@@ -77,7 +92,7 @@ function withFallback(schema: JsonSchema, ctx: Ctx, fallback: unknown): Arb | un
 /** build() once per schema object, depth and text room; a value to fall back on makes its own. */
 function cached(schema: JsonSchema, ctx: Ctx, fallback: unknown): Arb | undefined {
   if (typeof schema !== 'object' || schema === null || fallback !== undefined) return build(schema, ctx, fallback);
-  const key = `${ctx.depth}:${ctx.nesting}:${ctx.text}:${ctx.int64Digits}`;
+  const key = `${ctx.depth}:${ctx.nesting}:${ctx.text}:${ctx.int64Digits}:${ctx.small?.index ?? ''}`;
   let byKey = ctx.built.get(schema);
   if (!byKey) ctx.built.set(schema, (byKey = new Map()));
   if (byKey.has(key)) return byKey.get(key);
@@ -206,9 +221,30 @@ function integerArbitrary(schema: Record<string, unknown>, ctx: Ctx): Arb | unde
   const m = facts.multipleOf;
   const step = m !== undefined && Number.isInteger(m) && m > 1 ? m : 1;
   // int64 sent as text (query, header, path): the whole range, exact digits beyond 2^53.
-  if (ctx.int64Digits && facts.format === 'int64' && step === 1) return facts.int64 ? fc.bigInt({ min: facts.int64.lo, max: facts.int64.hi }) : undefined;
+  if (ctx.int64Digits && facts.format === 'int64' && step === 1) {
+    const exact = facts.int64;
+    if (!exact) return undefined;
+    if (ctx.small) {
+      const from = exact.lo > 0n ? exact.lo : exact.hi < 0n ? exact.hi : 0n;
+      const value = from + BigInt(ctx.small.index);
+      if (value <= exact.hi) {
+        ctx.small.used = true;
+        return fc.constant(value);
+      }
+    }
+    return fc.bigInt({ min: exact.lo, max: exact.hi });
+  }
   const range = facts.integer;
   if (!range) return undefined;
+  if (ctx.small) {
+    const lo = range.lo / range.step;
+    const hi = range.hi / range.step;
+    const unit = Math.min(Math.max(0, lo), hi) + ctx.small.index;
+    if (unit <= hi) {
+      ctx.small.used = true;
+      return fc.constant(unit * range.step);
+    }
+  }
   if (range.step === 1) return intBetween(range.lo, range.hi);
   return intBetween(range.lo / range.step, range.hi / range.step).map((k) => k * range.step);
 }
@@ -379,7 +415,8 @@ function arrayArbitrary(schema: Record<string, unknown>, ctx: Ctx, fallback: unk
   if (maxItems !== undefined && maxItems < minItems) return undefined;
   if (ctx.depth >= ctx.maxDepth) return minItems === 0 ? fc.constant([]) : undefined;
   const items = facts.items;
-  const inner = { ...ctx, depth: ctx.depth + 1, nesting: 0 };
+  // Distinct items cannot all be one small value: they are drawn.
+  const inner = { ...ctx, depth: ctx.depth + 1, nesting: 0, small: facts.uniqueItems ? undefined : ctx.small };
   const itemArb = withFallback(items, inner, Array.isArray(fallback) ? fallback[0] : undefined);
   if (!itemArb) return minItems === 0 ? fc.constant([]) : undefined;
   const maxLength = Math.min(maxItems ?? minItems + EXTRA_ITEMS, minItems + EXTRA_ITEMS);
@@ -405,13 +442,13 @@ function objectArbitrary(schema: Record<string, unknown>, ctx: Ctx, fallback: un
     const isRequired = required.has(name);
     // Past the depth bound only what is required is built, so recursive schemas end.
     if (ctx.depth >= ctx.maxDepth && !isRequired) continue;
-    const arb = withFallback(prop, inner, known[name]);
+    const arb = withFallback(prop, names(name) ? { ...inner, small: undefined } : inner, known[name]);
     if (!arb) {
       if (isRequired) return undefined;
       continue;
     }
     model[name] = arb;
-    if (isRequired) requiredKeys.push(name);
+    if (isRequired || ctx.small) requiredKeys.push(name);
   }
   // A required property the schema does not describe keeps the positive request's value.
   for (const name of required) {
@@ -420,6 +457,14 @@ function objectArbitrary(schema: Record<string, unknown>, ctx: Ctx, fallback: un
     requiredKeys.push(name);
   }
   return fc.record(model, { requiredKeys, noNullPrototype: true });
+}
+
+/**
+ * A field or parameter named as an identifier (`id`, `pk`, `author_id`, `tagIds`): the small-value sweep leaves it
+ * drawn, since small ids name records that exist (someone else's, moved by a relationship write).
+ */
+function names(name: string): boolean {
+  return /^(ids?|pks?|uuids?|keys?)$/i.test(name) || /(?:_ids?|_pks?|Ids?|IDs?|_uuids?|Uuids?)$/.test(name);
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -460,7 +505,7 @@ export interface PositiveRequest {
  * body in each media type it declares. Path parameters keep the positive request's values (records the run
  * created, or example values) except those named in `varyPath`, which are drawn as non-empty path segments.
  */
-export function requestArbitrary(op: Operation, positive: PositiveRequest, random: Random, varyPath: ReadonlySet<string> = new Set()): fc.Arbitrary<FuzzRequest> {
+export function requestArbitrary(op: Operation, positive: PositiveRequest, random: Random, varyPath: ReadonlySet<string> = new Set(), small?: SmallSweep): fc.Arbitrary<FuzzRequest> {
   const location = (where: 'query' | 'header' | 'cookie' | 'path', known: Record<string, unknown>, text: TextRoom) => {
     const model: Record<string, Arb> = {};
     const requiredKeys: string[] = [];
@@ -470,12 +515,12 @@ export function requestArbitrary(op: Operation, positive: PositiveRequest, rando
       declared.add(param.name);
       if (where === 'header' && RESERVED_HEADERS.has(param.name.toLowerCase())) continue;
       if (where === 'path' && !varyPath.has(param.name)) continue;
-      let arb = schemaArbitrary(param.schema, { random, text, int64Digits: true }, known[param.name]);
+      let arb = schemaArbitrary(param.schema, { random, text, int64Digits: true, ...(names(param.name) ? {} : { small }) }, known[param.name]);
       if (!arb) continue;
       // Never an empty value the server may read as the parameter left out (plan/empty-values.ts).
       if (emptyIsAmbiguous(param) && hasNonEmptyValues(param.schema, param)) arb = arb.filter((v) => !sendsEmpty(v, param));
       model[param.name] = where === 'query' ? arb : arb.map(asText);
-      if (param.required || where === 'path') requiredKeys.push(param.name);
+      if (param.required || where === 'path' || small) requiredKeys.push(param.name);
     }
     // Path values not drawn (records the run created, examples) and values the positive request sends that the
     // operation does not declare stay as they are.
@@ -489,7 +534,7 @@ export function requestArbitrary(op: Operation, positive: PositiveRequest, rando
   const bodies = op.requestBodies && op.requestBodies.length > 0 ? op.requestBodies : op.requestBody ? [op.requestBody] : [];
   const bodyArbs: Array<fc.Arbitrary<{ body?: unknown; contentType?: string }>> = [];
   bodies.forEach((media, i) => {
-    const arb = schemaArbitrary(media.schema, { random }, i === 0 ? positive.body : undefined);
+    const arb = schemaArbitrary(media.schema, { random, small }, i === 0 ? positive.body : undefined);
     if (!arb) return;
     bodyArbs.push(arb.map((body) => (i === 0 ? { body } : { body, contentType: media.contentType })));
   });
