@@ -48,7 +48,10 @@ export const INPUT_CLASSES = {
   'wrong-type': 'must-reject',
   /** A scalar mainstream parsers coerce: a number for a string, a numeric string for a number, 1 or "true" for a boolean. */
   'coercible-type': 'lenient',
-  /** An integer written with a fraction of zero (`2.0`): JSON Schema's integer, refused by .NET and Go. */
+  /**
+   * An integer written with a fraction of zero (`2.0`): refused by .NET and Go. No integer in OpenAPI 3.0's dialect
+   * (this row); JSON Schema 2020-12's integer, so valid, in a 3.1 description (execute/phases/coverage-phase.ts).
+   */
   'integer-as-decimal': 'lenient',
   bound: 'must-reject',
   'invalid-format': 'must-reject',

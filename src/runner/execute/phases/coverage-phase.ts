@@ -63,6 +63,18 @@ function mustBeRefused(item: CoverageRequest): boolean {
   return !item.valid && item.judgeAs === undefined && tierOf(item.class) === 'must-reject';
 }
 
+/**
+ * An integer written with a fraction of zero (`2.0`) is an integer under JSON Schema 2020-12, the dialect of OpenAPI
+ * 3.1 (since draft 6); under OpenAPI 3.0's dialect an integer has no fraction part. In a 3.1 description it is a
+ * valid value: taking it is right, and a refusal is a warning (the decoders of .NET and Go refuse that spelling).
+ */
+const DECIMAL_INTEGER = 'an integer written with a fraction of zero is an integer under JSON Schema 2020-12 (OpenAPI 3.1), a spelling the JSON decoders of .NET and Go refuse';
+
+function decimalIntegersValid(session: PhaseHost, op: Operation): boolean {
+  const version = session.contract.services.find((s) => s.id === op.service)?.openapi ?? '';
+  return /^3\.(?:[1-9]|\d{2,})\./.test(version);
+}
+
 /** The coverage case of one operation: its planned items sent and judged (phases/coverage.ts), then replayed. */
 export async function runCoveragePhase(session: PhaseHost, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }, doubts: Doubts): Promise<CaseResult> {
   const { op } = run;
@@ -71,7 +83,10 @@ export async function runCoveragePhase(session: PhaseHost, run: CaseRun, request
   // Every class of input that breaks servers is sent (up to CLASS_LIMIT); --max-examples is the phase's budget
   // per operation, filled with random variation after the classes.
   const max = session.config.maxExamples ?? DEFAULT_MAX_EXAMPLES;
-  const all = coverageRequests(op, positive, random, CLASS_LIMIT + max);
+  const dialect = decimalIntegersValid(session, op);
+  const all: Array<CoverageRequest & { refusalMayBeRight?: string }> = coverageRequests(op, positive, random, CLASS_LIMIT + max).map((i) =>
+    dialect && i.class === 'integer-as-decimal' ? { ...i, valid: true, refusalMayBeRight: DECIMAL_INTEGER } : i,
+  );
   const mustRefuseOnly = run.planned.mustRefuseOnly === true;
   const classes = all.filter((i) => i.class !== 'random').slice(0, CLASS_LIMIT);
   const sendable = session.config.allowIrreversible || isSafe(op) ? classes : classes.filter((i) => !namesAnotherRecord(i));

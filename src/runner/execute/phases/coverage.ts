@@ -28,6 +28,8 @@ export type CoverageItem = Omit<CoverageRequest, 'class'> & {
   /** Sent with another method than the operation's: judged by the unsupported-method check alone. */
   method?: HttpMethod;
   unsupportedMethod?: JudgeInput['unsupportedMethod'];
+  /** A valid item whose refusal is a warning, for this reason (a spelling the contract admits and decoders differ on). */
+  refusalMayBeRight?: string;
 };
 
 /**
@@ -83,6 +85,11 @@ export function itemRequest(op: Operation, base: CallRequest, item: CoverageItem
   if (item.contentType !== undefined) out.contentType = item.contentType;
   if (item.method !== undefined) out.method = item.method;
   return out;
+}
+
+/** The doubts of a valid request with one more reason its refusal may be right. */
+function withReason(doubted: ReturnType<Doubts>, reason: string | undefined): ReturnType<Doubts> {
+  return reason === undefined ? doubted : { ...doubted, unshown: [...(doubted.unshown ?? []), reason] };
 }
 
 /**
@@ -163,7 +170,7 @@ export async function runCoverage(
       : item.judgeAs === 'response'
       ? run.judgeResponse(exchange, { coverage }, adjust)
       : item.valid
-      ? run.judgeIntent(exchange, { intent: 'success', coverage, ...(doubted ?? doubts(sentBody(request))) }, adjust)
+      ? run.judgeIntent(exchange, { intent: 'success', coverage, ...withReason(doubted ?? doubts(sentBody(request)), item.refusalMayBeRight) }, adjust)
       : run.judgeIntent(exchange, { intent: 'rejected', coverage, anyClientError: !documentsRefusal(op), ...(item.class !== undefined ? { inputClass: item.class } : {}) }, adjust);
     if (judgement.findings.some((f) => f.severity === 'error')) failing.push(run.kept(exchange));
     return judgement;
