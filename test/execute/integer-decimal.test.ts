@@ -9,17 +9,12 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { RunResults } from '../../src/runner/model.ts';
-import { removeTemps, requireResults, runCli, tempDir, TOKEN } from '../support/runs.ts';
+import { bearerContract, listening, removeTemps, requireResults, runCli, tempDir, TOKEN } from '../support/runs.ts';
 
 afterAll(removeTemps);
 
-const spec = (openapi: string) => ({
-  openapi,
-  info: { title: 'Reviews', version: '1' },
-  servers: [{ url: 'http://localhost/svc' }],
-  security: [{ bearer: [] }],
-  components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-  paths: {
+const spec = (openapi: string) =>
+  bearerContract(openapi, 'Reviews', {
     '/reviews': {
       post: {
         operationId: 'postReview',
@@ -30,8 +25,7 @@ const spec = (openapi: string) => ({
         responses: { '201': { description: 'created' }, '422': { description: 'refused', content: { 'application/json': { schema: { type: 'object' } } } } },
       },
     },
-  },
-});
+  });
 
 /** `decoder: 'go'` refuses a number written with a fraction for the integer (encoding/json does); 'js' takes it. */
 async function startServer(decoder: 'go' | 'js'): Promise<{ url: string; close: () => Promise<void> }> {
@@ -61,10 +55,7 @@ async function startServer(decoder: 'go' | 'js'): Promise<{ url: string; close: 
       reply(201);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return { url: `http://127.0.0.1:${port}/svc`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return listening(server);
 }
 
 async function run(openapi: string, decoder: 'go' | 'js'): Promise<RunResults> {

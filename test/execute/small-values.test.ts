@@ -12,18 +12,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { fuzzOperation, SMALL_SWEEP } from '../../src/runner/execute/fuzz.ts';
 import type { Exchange, Operation, RunResults } from '../../src/runner/model.ts';
-import { removeTemps, requireResults, runCli, tempDir, TOKEN } from '../support/runs.ts';
+import { bearerContract, listening, removeTemps, requireResults, runCli, tempDir, TOKEN } from '../support/runs.ts';
 
 afterAll(removeTemps);
 
 const error = { description: 'refused', content: { 'application/json': { schema: { type: 'object', required: ['message'], properties: { message: { type: 'string' } } } } } };
-const SPEC = {
-  openapi: '3.1.0',
-  info: { title: 'Small values', version: '1' },
-  servers: [{ url: 'http://localhost/svc' }],
-  security: [{ bearer: [] }],
-  components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-  paths: {
+const SPEC = bearerContract('3.1.0', 'Small values', {
     '/counter': {
       put: {
         operationId: 'setCounter',
@@ -38,8 +32,7 @@ const SPEC = {
         responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'array', items: { type: 'integer' } } } } }, '400': error },
       },
     },
-  },
-};
+});
 
 /** faulty: the counter refuses 7 (400, documented) and a page size of 13 breaks the listing (500). */
 async function startServer(faulty: boolean): Promise<{ url: string; close: () => Promise<void> }> {
@@ -76,10 +69,7 @@ async function startServer(faulty: boolean): Promise<{ url: string; close: () =>
       return reply(404, { message: 'Not Found' });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return { url: `http://127.0.0.1:${port}/svc`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return listening(server);
 }
 
 async function run(url: string, seed: string): Promise<RunResults> {

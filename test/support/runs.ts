@@ -8,6 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Server } from 'node:http';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -18,6 +19,26 @@ import { expandResults } from '../../src/runner/report/results-format.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BIN = join(ROOT, 'bin/conformance.mjs');
+
+/** A server listening on 127.0.0.1 at a free port: its base URL under `prefix`, and a close that waits for it. */
+export async function listening(server: Server, prefix = '/svc'): Promise<{ url: string; close: () => Promise<void> }> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}${prefix}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** A description of one service at http://localhost/svc whose operations all take the bearer token. */
+export function bearerContract(openapi: string, title: string, paths: Record<string, unknown>): Record<string, unknown> {
+  return {
+    openapi,
+    info: { title, version: '1' },
+    servers: [{ url: 'http://localhost/svc' }],
+    security: [{ bearer: [] }],
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    paths,
+  };
+}
 
 /** A token long enough to be searched for in every report (redaction ignores secrets under 4 characters). */
 export const TOKEN = 'engine-test-token-5f2c9a7e1b';
