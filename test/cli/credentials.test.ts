@@ -226,3 +226,30 @@ describe('a description with an odd component name', () => {
     expect(bad.stderr).toMatch(/odd\.json#\/info: invalid OpenAPI/);
   });
 });
+
+describe('a description with keys OpenAPI does not allow in its descriptive objects', () => {
+  test("loads with a warning per key (springdoc's info.license.extensions, a tag's extra key); a run tests it; such a key elsewhere is still refused", async () => {
+    const extra = spec('none') as Record<string, unknown> & { info: Record<string, unknown>; paths: Record<string, Record<string, Record<string, unknown>>> };
+    extra.info['license'] = { name: 'Apache 2.0', url: 'http://www.apache.org/licenses/LICENSE-2.0', extensions: {} };
+    extra.tags = [{ name: 'pets', extensions: {} }];
+    const file = join(dir, 'extra-metadata.json');
+    await writeFile(file, JSON.stringify(extra));
+    const open = server(false);
+    await new Promise<void>((resolve) => open.listen(0, '127.0.0.1', resolve));
+    try {
+      const run = await runCli(['--spec', file, '--base-url', `http://127.0.0.1:${(open.address() as AddressInfo).port}/p`, '--include', 'listPets', '--quiet'], { env: { CONFORMANCE_NO_CACHE: '1' } });
+      expect(run.stderr).toContain(`conformance: warning: ${file}: #/info/license/extensions: a key OpenAPI does not allow there; left out`);
+      expect(run.stderr).toContain(`conformance: warning: ${file}: #/tags/0/extensions: a key OpenAPI does not allow there; left out`);
+      // The run went on: the operation was tested.
+      expect(requireResults(run).operations.find((o) => o.operationId === 'listPets')?.cases.length).toBeGreaterThan(0);
+    } finally {
+      await new Promise((resolve) => open.close(resolve));
+    }
+    // The same key on an operation is a broken description: refused, naming its place.
+    extra.paths['/pets']!['get']!['extensions'] = {};
+    await writeFile(file, JSON.stringify(extra));
+    const bad = await runCli(['--spec', file, '--base-url', 'http://127.0.0.1:9/p'], { env: { CONFORMANCE_NO_CACHE: '1' } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/extra-metadata\.json#\/paths\/~1pets\/get: invalid OpenAPI/);
+  });
+});

@@ -86,14 +86,17 @@ async function validateOrDereference(bundled: Obj, files: DescriptionFiles | und
   const dereference = () => new SwaggerParser().dereference(structuredClone(bundled) as never, { resolve: { external: false } } as never);
   if (known && isKnownValid(known)) return dereference();
   const odd = oddComponentNames(bundled);
-  if (odd.length === 0) {
+  const metadata = oddMetadataKeys(bundled);
+  if (odd.length === 0 && metadata.length === 0) {
     const api = await SwaggerParser.validate(structuredClone(bundled) as never);
     if (known) rememberValid(known);
     return api;
   }
-  // Component names outside OpenAPI's ^[a-zA-Z0-9.\-_]+$ (a generic type's `Page[Pet]`): the rest of the
-  // description is validated with those keys renamed (and every reference to them), then loaded as it is.
-  await SwaggerParser.validate(renamedComponents(bundled, odd) as never);
+  // Component names outside OpenAPI's ^[a-zA-Z0-9.\-_]+$ (a generic type's `Page[Pet]`) and keys OpenAPI does not
+  // allow in the descriptive objects (springdoc's `info.license.extensions`): the rest of the description is
+  // validated with those names renamed (and every reference to them) and those keys left out, then loaded.
+  const renamed = odd.length > 0 ? renamedComponents(bundled, odd) : bundled;
+  await SwaggerParser.validate(withoutOddMetadata(renamed, metadata) as never);
   if (known) rememberValid(known);
   return dereference();
 }
@@ -117,6 +120,62 @@ export function oddComponentWarnings(description: Obj, source: string): string[]
   return oddComponentNames(description).map(
     ([kind, key]) => `${source}: #/components/${kind}/${pointerToken(key)}: the name "${key}" breaks OpenAPI's rule for component names (^[a-zA-Z0-9.\\-_]+$); loaded as it is, references to it resolve`,
   );
+}
+
+/** The keys OpenAPI allows (besides `x-` extensions) in the objects that only describe the document. */
+const METADATA_KEYS = {
+  info: ['title', 'summary', 'description', 'termsOfService', 'contact', 'license', 'version'],
+  contact: ['name', 'url', 'email'],
+  license: ['name', 'identifier', 'url'],
+  tag: ['name', 'description', 'externalDocs'],
+  externalDocs: ['description', 'url'],
+} as const;
+
+/**
+ * Keys OpenAPI does not allow in the objects that only describe the document (info, its contact and license, the
+ * tags, external docs), as JSON pointers: what generators add there (springdoc's `info.license.extensions`). No
+ * test reads them.
+ */
+export function oddMetadataKeys(description: Obj): string[] {
+  const out: string[] = [];
+  const check = (node: unknown, kind: keyof typeof METADATA_KEYS, at: string) => {
+    if (!isObj(node)) return;
+    const allowed: readonly string[] = METADATA_KEYS[kind];
+    for (const key of Object.keys(node)) if (!key.startsWith('x-') && !allowed.includes(key)) out.push(`${at}/${pointerToken(key)}`);
+  };
+  const info = description['info'];
+  check(info, 'info', '/info');
+  if (isObj(info)) {
+    check(info['contact'], 'contact', '/info/contact');
+    check(info['license'], 'license', '/info/license');
+  }
+  check(description['externalDocs'], 'externalDocs', '/externalDocs');
+  const tags = description['tags'];
+  if (Array.isArray(tags)) {
+    tags.forEach((tag, i) => {
+      check(tag, 'tag', `/tags/${i}`);
+      if (isObj(tag)) check(tag['externalDocs'], 'externalDocs', `/tags/${i}/externalDocs`);
+    });
+  }
+  return out;
+}
+
+/** The warning each key OpenAPI does not allow in the document's descriptive objects gets when its description loads. */
+export function oddMetadataWarnings(description: Obj, source: string): string[] {
+  return oddMetadataKeys(description).map((pointer) => `${source}: #${pointer}: a key OpenAPI does not allow there; left out (it only describes the document)`);
+}
+
+/** A copy of the description without those keys. */
+function withoutOddMetadata(description: Obj, pointers: string[]): Obj {
+  const copy = structuredClone(description);
+  for (const pointer of pointers) {
+    const tokens = pointer.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const key = tokens.pop()!;
+    let node: unknown = copy;
+    for (const t of tokens) node = Array.isArray(node) ? node[Number(t)] : isObj(node) ? node[t] : undefined;
+    if (isObj(node)) delete node[key];
+  }
+  return copy;
 }
 
 /** A copy of the description with the odd component keys renamed to valid unique names, references included. */
@@ -406,7 +465,7 @@ export async function loadContract(sources: string[]): Promise<Contract> {
     if (contract.services.some((s) => s.id === service.id)) {
       throw new ContractError(source, '', `service id "${service.id}" is also used by another description`);
     }
-    const warnings = oddComponentWarnings(bundled, source);
+    const warnings = [...oddComponentWarnings(bundled, source), ...oddMetadataWarnings(bundled, source)];
     contract.services.push(warnings.length > 0 ? { ...service, warnings } : service);
     for (const op of operations) {
       const other = seen.get(op.operationId);
