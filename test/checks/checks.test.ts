@@ -193,6 +193,8 @@ describe('checks', () => {
 
     // Status and content type
     ['status 418 is not documented', { given: { operation: 'customer-get-cache-key-list', expectation: 'success', status: 418, body: [] }, want: ['positive-data-accepted:error', 'status-code-conformance:error'] }],
+    // A redirect is no refusal: only its status is judged.
+    ['an undocumented redirect to a valid request', { given: { operation: 'customer-get-cache-key-list', expectation: 'success', status: 302, body: '' }, want: ['status-code-conformance:error'] }],
     ['status 201 is not documented', { given: { operation: 'create-address-type', expectation: 'success', status: 201, body: addressType }, want: ['status-code-conformance:error'] }],
     [
       '404 with the envelope is not documented',

@@ -7,7 +7,7 @@ import { variedPart } from './not-a-server-error.ts';
 const BEFORE_INPUT = new Set([401, 403, 405, 406, 415, 429]);
 
 /**
- * A valid request must succeed (2xx), and carry the values the examples expect. A refusal is an error, in every
+ * A valid request must not be refused (4xx), and its success carries the values the examples expect. A refusal is an error, in every
  * phase that sends valid requests (the positive case, the coverage and fuzzing phases' valid ones), unless it can
  * depend on stored data: the request names a record the run did not get from the service (a path value, a
  * reference field: the record may not exist), the contract does not show a rule it may break (`x-required: not
@@ -21,6 +21,9 @@ export const positiveDataAccepted: Check = {
     const { status, json } = ctx.exchange.response;
     if (status < 200 || status > 299) {
       if (status >= 500) return []; // not-a-server-error reports it
+      // A redirect (3xx) or an interim answer is no refusal: whether the contract documents it is
+      // status-code-conformance's to judge.
+      if (status < 400) return [];
       // Among many generated requests, one naming a record that is not there (any more) is answered 404 or 410 as
       // it should be: the positive case, on the record made for it, says whether the operation serves one.
       if (ctx.coverage && (status === 404 || status === 410)) return [];
