@@ -719,6 +719,9 @@ export class Session implements CaseHost, PhaseHost {
     return shared;
   }
 
+  /** Creates whose parent records are being made (a nested create's fixture): a cycle among them ends. */
+  private readonly parentsBuilding = new Set<string>();
+
   private async buildFixture(op: Operation, run: CaseRun, fresh: boolean): Promise<Record<string, string>> {
     const ids: Record<string, string> = {};
     const examples: Record<string, string> = {};
@@ -762,7 +765,27 @@ export class Session implements CaseHost, PhaseHost {
       // PUT-to-create: the client names the record; its id is the value sent in the path.
       // Each fixture names a record of its own (two cases must not share, and delete, one record).
       const chosen = found.via === 'put' ? this.idValue(producer, param, new Random(`${this.config.seed}:${op.operationId}:${param}:put:${this.fixtureCount++}`)) : undefined;
-      const pathParams = { ...this.idValues(producer, random), ...ids, ...(chosen ? { [param]: chosen } : {}) };
+      // A create nested under a parent record the operation does not name (`POST /owners/{ownerId}/pets` for
+      // `/pets/{petId}`): the parent is a record of the create's own fixture.
+      const nestedParent = pathParamNames(producer).some((p) => p !== param && !(p in ids));
+      if (nestedParent && this.parentsBuilding.has(producer.operationId)) throw new Skip('setup-failed', `setup: the records ${producer.operationId} needs lead back to ${op.operationId}`);
+      let parents: Record<string, string> = {};
+      if (nestedParent) {
+        this.parentsBuilding.add(producer.operationId);
+        try {
+          parents = await this.fixture(producer, false, run);
+        } catch (error) {
+          if (!(error instanceof Skip)) throw error;
+          // No parent, no create: a record the deployment serves now does, where it may (as below).
+          const served = !fresh && (isSafe(op) || this.config.allowIrreversible) ? await this.servedRecord(op, param, ids, run) : undefined;
+          if (served === undefined) throw error;
+          ids[param] = served;
+          continue;
+        } finally {
+          this.parentsBuilding.delete(producer.operationId);
+        }
+      }
+      const pathParams = { ...this.idValues(producer, random), ...parents, ...ids, ...(chosen ? { [param]: chosen } : {}) };
       let exchange = await run.send(producer, { ...declared, pathParams, body });
       // Refused: asked once more with only what the body's schema requires (what the run needs is a record; the
       // producer's own cases judge the refusal).
@@ -792,7 +815,7 @@ export class Session implements CaseHost, PhaseHost {
       // A created id that its reader does not serve would fail the dependant, not the producer: skip instead.
       if (reader?.param) {
         // A sanity check only: a reader the run no longer sends to (it timed out twice) checks nothing.
-        const check = await run.send(reader.operation, { pathParams: { ...ids, [reader.param]: id } }).catch((error: unknown) => {
+        const check = await run.send(reader.operation, { pathParams: { ...parents, ...ids, [reader.param]: id } }).catch((error: unknown) => {
           if (error instanceof Skip && error.kind === 'timed-out') return undefined;
           throw error;
         });

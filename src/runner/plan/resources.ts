@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Contract, Operation } from '../model.ts';
 import { operationIndex, pathShape, withShape, type OperationIndex } from './operation-index.ts';
 import { referenceStem } from './relations.ts';
@@ -9,7 +10,10 @@ import { referenceStem } from './relations.ts';
  *     (`$response.body#/id`);
  *  2. path structure: a POST on the collection path before the parameter, trailing slashes normalised
  *     (`POST /heroes/` produces `{hero_id}` of `/heroes/{hero_id}`);
- *  3. PUT-to-create: a PUT on the item path itself, where the client chooses the id.
+ *  3. a create nested under a parent record whose records are served flat: `POST /owners/{ownerId}/pets`
+ *     produces `{petId}` of `/pets/{petId}` where it is the one such create and answers the record the flat item
+ *     read serves (the same schema);
+ *  4. PUT-to-create: a PUT on the item path itself, where the client chooses the id.
  * The created id is read from the create response in any of the three create shapes (record, array, page
  * `{total, data}`): the link's pointer, else `id`, the parameter's own name, or its camelCase/snake_case forms;
  * integer and string ids alike.
@@ -62,12 +66,64 @@ function findProducer(contract: Contract, op: Operation, param: string): Produce
   const collection = shape(segments.slice(0, index).join('/') || '/');
   const post = withShape(contract, op.service, 'POST', collection)[0];
   if (post) return { producer: post, via: 'path' };
+  const nested = nestedCreate(contract, op, collection, shape(segments.slice(0, index + 1).join('/')));
+  if (nested) return { producer: nested, via: 'path' };
   const item = shape(segments.slice(0, index + 1).join('/'));
   const put = withShape(contract, op.service, 'PUT', item).find(
     (o) => normalisePath(o.path).split('/')[index] === `{${param}}` && o.requestBody !== undefined,
   );
   if (put && put !== op) return { producer: put, via: 'put' };
   return undefined;
+}
+
+/**
+ * The one create nested under a parent record (`POST /owners/{}/pets`) of a flat collection (`/pets`) whose item
+ * read (`GET /pets/{}`) serves what the create answers: the same success schema.
+ */
+function nestedCreate(contract: Contract, op: Operation, collection: string, item: string): Operation | undefined {
+  const cut = collection.lastIndexOf('/');
+  const segment = collection.slice(cut + 1);
+  if (segment === '' || segment.includes('{')) return undefined;
+  const base = collection.slice(0, cut);
+  const reader = withShape(contract, op.service, 'GET', item)[0];
+  const served = reader ? recordSchema(reader) : undefined;
+  if (served === undefined) return undefined;
+  const pattern = new RegExp(`^${escapeRegExp(base)}/[^/{}]+/\\{\\}/${escapeRegExp(segment)}$`);
+  const candidates = nestedPosts(contract).filter((o) => o.service === op.service && pattern.test(shape(o.path)));
+  if (candidates.length !== 1) return undefined;
+  const answered = recordSchema(candidates[0]!);
+  return answered !== undefined && (answered === served || isDeepStrictEqual(answered, served)) ? candidates[0] : undefined;
+}
+
+/**
+ * The operation with this method on the flat item path whose records a nested create makes (`DELETE /pets/{petId}`
+ * for `POST /owners/{ownerId}/pets`), where the create is that path's producer.
+ */
+export function flatItemOperation(contract: Contract, create: Operation, method: string): Operation | undefined {
+  const m = /^(.*)\/[^/{}]+\/\{\}\/([^/{}]+)$/.exec(shape(create.path));
+  if (create.method !== 'POST' || !m) return undefined;
+  const target = withShape(contract, create.service, method, `${m[1]}/${m[2]}/{}`)[0];
+  const param = target ? /\{([^{}]+)\}$/.exec(normalisePath(target.path))?.[1] : undefined;
+  return target && param && producerFor(contract, target, param)?.producer === create ? target : undefined;
+}
+
+/** The POSTs on a collection under a parent record (`/owners/{}/pets`), once per contract. */
+const nestedPostsOf = new WeakMap<OperationIndex, Operation[]>();
+function nestedPosts(contract: Contract): Operation[] {
+  const index = operationIndex(contract);
+  let found = nestedPostsOf.get(index);
+  if (!found) nestedPostsOf.set(index, (found = contract.operations.filter((o) => o.method === 'POST' && /\{\}\/[^/{}]+$/.test(shape(o.path)))));
+  return found;
+}
+
+/** The JSON schema of an operation's first success answer (the record it serves or makes). */
+function recordSchema(op: Operation): unknown {
+  const success = op.responses.find((r) => /^2\d\d$/.test(r.status) && r.schema !== undefined);
+  return success?.schema;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function linkProducer(contract: Contract, op: Operation, param: string): Producer | undefined {

@@ -12,7 +12,7 @@
  */
 import type { Contract, Operation } from '../model.ts';
 import { sideEffectOf, type Profile } from '../description/profile.ts';
-import { at, createdRecords, createsItself, idNames, idText, normalisePath } from './resources.ts';
+import { at, createdRecords, createsItself, flatItemOperation, idNames, idText, normalisePath } from './resources.ts';
 
 export interface Undo {
   /** The DELETE that removes the record, when the contract describes one. */
@@ -76,6 +76,9 @@ function findUndo(contract: Contract, profile: Profile, op: Operation): Undo | u
     const itemShape = `${collection === '/' ? '' : collection}/{}`;
     const servesItems = contract.operations.some((o) => o.service === op.service && shape(o.path).startsWith(itemShape));
     const link = linkedItem(contract, op);
+    // A create nested under a parent whose records are deleted on their flat path (`DELETE /pets/{petId}`).
+    const flat = servesItems && deleteOn(contract, op.service, itemShape) ? undefined : flatItemOperation(contract, op, 'DELETE');
+    if (flat) return { delete: flat, idParam: params(flat.path).at(-1)! };
     if (!servesItems && !link) return undefined;
     const byPath = servesItems ? deleteOn(contract, op.service, itemShape) : undefined;
     if (byPath) return { delete: byPath, idParam: params(byPath.path).at(-1)! };
