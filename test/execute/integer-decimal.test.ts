@@ -4,12 +4,11 @@
  * decoders of .NET and Go do) gets a warning naming it, and one that takes it nothing; under OpenAPI 3.0 an integer
  * has no fraction part, so the refusal is right and taking it is accepted leniently (a warning listed apart).
  */
-import { createServer, type Server } from 'node:http';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { RunResults } from '../../src/runner/model.ts';
-import { bearerContract, listening, removeTemps, requireResults, runCli, tempDir, TOKEN } from '../support/runs.ts';
+import { bearerContract, jsonServer, listening, removeTemps, requireResults, runCli, tempDir, TOKEN } from '../support/runs.ts';
 
 afterAll(removeTemps);
 
@@ -29,31 +28,22 @@ const spec = (openapi: string) =>
 
 /** `decoder: 'go'` refuses a number written with a fraction for the integer (encoding/json does); 'js' takes it. */
 async function startServer(decoder: 'go' | 'js'): Promise<{ url: string; close: () => Promise<void> }> {
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (body += c));
-    req.on('end', () => {
-      const reply = (status: number, value?: unknown) => {
-        res.writeHead(status, value === undefined ? {} : { 'content-type': 'application/json' });
-        res.end(value === undefined ? undefined : JSON.stringify(value));
-      };
-      if (req.headers.authorization !== `Bearer ${TOKEN}`) return reply(401, {});
-      if (req.method !== 'POST' || req.url !== '/svc/reviews') return reply(404, {});
-      if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return reply(422, { message: 'media type' });
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(body);
-      } catch {
-        return reply(422, { message: 'not JSON' });
-      }
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return reply(422, { message: 'not an object' });
-      const { author, rating, ...rest } = parsed as Record<string, unknown>;
-      if (Object.keys(rest).length > 0 || typeof author !== 'string' || [...author].length > 10) return reply(422, { message: 'author' });
-      if (!Number.isInteger(rating) || (rating as number) < 1 || (rating as number) > 5) return reply(422, { message: 'rating' });
-      if (decoder === 'go' && /"rating"\s*:\s*-?\d+\.\d/.test(body)) return reply(422, { message: 'cannot unmarshal number 3.0 into Go struct field .rating of type int' });
-      reply(201);
-    });
+  const server = jsonServer((req, body, reply) => {
+    if (req.headers.authorization !== `Bearer ${TOKEN}`) return reply(401, {});
+    if (req.method !== 'POST' || req.url !== '/svc/reviews') return reply(404, {});
+    if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return reply(422, { message: 'media type' });
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return reply(422, { message: 'not JSON' });
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return reply(422, { message: 'not an object' });
+    const { author, rating, ...rest } = parsed as Record<string, unknown>;
+    if (Object.keys(rest).length > 0 || typeof author !== 'string' || [...author].length > 10) return reply(422, { message: 'author' });
+    if (!Number.isInteger(rating) || (rating as number) < 1 || (rating as number) > 5) return reply(422, { message: 'rating' });
+    if (decoder === 'go' && /"rating"\s*:\s*-?\d+\.\d/.test(body)) return reply(422, { message: 'cannot unmarshal number 3.0 into Go struct field .rating of type int' });
+    reply(201);
   });
   return listening(server);
 }

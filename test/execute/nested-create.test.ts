@@ -6,13 +6,12 @@
  * the record it names, and every call named a pet that did not exist. And producerFor itself: the nested create is
  * the producer only where it answers the record the flat read serves, and only where it is the one such create.
  */
-import { createServer, type Server } from 'node:http';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { producerFor } from '../../src/runner/plan/resources.ts';
 import type { Contract, Operation, RunResults } from '../../src/runner/model.ts';
-import { bearerContract, listening, removeTemps, requireResults, runCli, tempDir, TOKEN } from '../support/runs.ts';
+import { bearerContract, jsonServer, listening, removeTemps, requireResults, runCli, tempDir, TOKEN } from '../support/runs.ts';
 
 afterAll(removeTemps);
 
@@ -41,70 +40,61 @@ async function startServer(faulty: boolean): Promise<{ url: string; close: () =>
   const pets = new Map<number, { name: string }>();
   const deleted: number[] = [];
   let next = 1;
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (body += c));
-    req.on('end', () => {
-      const reply = (status: number, value?: unknown) => {
-        res.writeHead(status, value === undefined ? {} : { 'content-type': 'application/json' });
-        res.end(value === undefined ? undefined : JSON.stringify(value));
-      };
-      if (req.headers.authorization !== `Bearer ${TOKEN}`) return reply(401);
-      const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-      const read = (): Record<string, unknown> | undefined => {
-        if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return undefined;
-        try {
-          const value = JSON.parse(body) as unknown;
-          return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-        } catch {
-          return undefined;
-        }
-      };
-      const text = (v: unknown) => typeof v === 'string' && v.length >= 1 && [...v].length <= 30;
-      const idOf = (raw: string | undefined) => (raw !== undefined && /^[1-9]\d{0,9}$/.test(raw) && Number(raw) <= 2147483647 ? Number(raw) : undefined);
-      let m: RegExpExecArray | null;
-      if (path === '/svc/owners' && req.method === 'POST') {
-        const b = read();
-        if (!b || Object.keys(b).some((k) => k !== 'lastName') || !text(b['lastName'])) return reply(400);
-        const owner = next++;
-        owners.set(owner, b['lastName'] as string);
-        return reply(201, { id: owner, lastName: b['lastName'] });
+  const server = jsonServer((req, body, reply) => {
+    if (req.headers.authorization !== `Bearer ${TOKEN}`) return reply(401);
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const read = (): Record<string, unknown> | undefined => {
+      if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return undefined;
+      try {
+        const value = JSON.parse(body) as unknown;
+        return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+      } catch {
+        return undefined;
       }
-      if ((m = /^\/svc\/owners\/([^/]+)$/.exec(path)) && req.method === 'GET') {
-        const owner = idOf(m[1]);
-        if (owner === undefined) return reply(400);
-        return owners.has(owner) ? reply(200, { id: owner, lastName: owners.get(owner) }) : reply(404);
-      }
-      if ((m = /^\/svc\/owners\/([^/]+)\/pets$/.exec(path)) && req.method === 'POST') {
-        const owner = idOf(m[1]);
-        if (owner === undefined) return reply(400);
+    };
+    const text = (v: unknown) => typeof v === 'string' && v.length >= 1 && [...v].length <= 30;
+    const idOf = (raw: string | undefined) => (raw !== undefined && /^[1-9]\d{0,9}$/.test(raw) && Number(raw) <= 2147483647 ? Number(raw) : undefined);
+    let m: RegExpExecArray | null;
+    if (path === '/svc/owners' && req.method === 'POST') {
+      const b = read();
+      if (!b || Object.keys(b).some((k) => k !== 'lastName') || !text(b['lastName'])) return reply(400);
+      const owner = next++;
+      owners.set(owner, b['lastName'] as string);
+      return reply(201, { id: owner, lastName: b['lastName'] });
+    }
+    if ((m = /^\/svc\/owners\/([^/]+)$/.exec(path)) && req.method === 'GET') {
+      const owner = idOf(m[1]);
+      if (owner === undefined) return reply(400);
+      return owners.has(owner) ? reply(200, { id: owner, lastName: owners.get(owner) }) : reply(404);
+    }
+    if ((m = /^\/svc\/owners\/([^/]+)\/pets$/.exec(path)) && req.method === 'POST') {
+      const owner = idOf(m[1]);
+      if (owner === undefined) return reply(400);
+      const b = read();
+      if (!b || Object.keys(b).some((k) => k !== 'name') || !text(b['name'])) return reply(400);
+      if (!owners.has(owner)) return reply(404);
+      const pet = next++;
+      pets.set(pet, { name: b['name'] as string });
+      return reply(201, { id: pet, name: b['name'] });
+    }
+    if ((m = /^\/svc\/pets\/([^/]+)$/.exec(path))) {
+      const pet = idOf(m[1]);
+      if (pet === undefined) return reply(400);
+      if (req.method === 'GET') return pets.has(pet) ? reply(200, { id: pet, ...pets.get(pet) }) : reply(404);
+      if (req.method === 'PUT') {
         const b = read();
         if (!b || Object.keys(b).some((k) => k !== 'name') || !text(b['name'])) return reply(400);
-        if (!owners.has(owner)) return reply(404);
-        const pet = next++;
+        if (!pets.has(pet)) return reply(404);
         pets.set(pet, { name: b['name'] as string });
-        return reply(201, { id: pet, name: b['name'] });
+        return faulty ? reply(204) : reply(200, { id: pet, name: b['name'] });
       }
-      if ((m = /^\/svc\/pets\/([^/]+)$/.exec(path))) {
-        const pet = idOf(m[1]);
-        if (pet === undefined) return reply(400);
-        if (req.method === 'GET') return pets.has(pet) ? reply(200, { id: pet, ...pets.get(pet) }) : reply(404);
-        if (req.method === 'PUT') {
-          const b = read();
-          if (!b || Object.keys(b).some((k) => k !== 'name') || !text(b['name'])) return reply(400);
-          if (!pets.has(pet)) return reply(404);
-          pets.set(pet, { name: b['name'] as string });
-          return faulty ? reply(204) : reply(200, { id: pet, name: b['name'] });
-        }
-        if (req.method === 'DELETE') {
-          if (!pets.delete(pet)) return reply(404);
-          deleted.push(pet);
-          return reply(204);
-        }
+      if (req.method === 'DELETE') {
+        if (!pets.delete(pet)) return reply(404);
+        deleted.push(pet);
+        return reply(204);
       }
-      return reply(404);
-    });
+    }
+    return reply(404);
   });
   return { ...(await listening(server)), pets, deleted };
 }

@@ -6,13 +6,12 @@
  * (optional ones included, int64 text values, steps and bounds honoured), a quarter of the budget at most, none
  * where the request carries no integer.
  */
-import { createServer, type Server } from 'node:http';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { fuzzOperation, SMALL_SWEEP } from '../../src/runner/execute/fuzz.ts';
 import type { Exchange, Operation, RunResults } from '../../src/runner/model.ts';
-import { bearerContract, listening, removeTemps, requireResults, runCli, tempDir, TOKEN } from '../support/runs.ts';
+import { bearerContract, jsonServer, listening, removeTemps, requireResults, runCli, tempDir, TOKEN } from '../support/runs.ts';
 
 afterAll(removeTemps);
 
@@ -36,38 +35,29 @@ const SPEC = bearerContract('3.1.0', 'Small values', {
 
 /** faulty: the counter refuses 7 (400, documented) and a page size of 13 breaks the listing (500). */
 async function startServer(faulty: boolean): Promise<{ url: string; close: () => Promise<void> }> {
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (body += c));
-    req.on('end', () => {
-      const reply = (status: number, value?: unknown) => {
-        res.writeHead(status, value === undefined ? {} : { 'content-type': 'application/json' });
-        res.end(value === undefined ? undefined : JSON.stringify(value));
-      };
-      if (req.headers.authorization !== `Bearer ${TOKEN}`) return reply(401, { message: 'no' });
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      if (url.pathname === '/svc/pages' && req.method === 'GET') {
-        const raw = url.searchParams.get('size');
-        const size = raw === null ? 10 : Number(raw);
-        if (!/^\d+$/.test(raw ?? '10') || size < 1 || size > 1000) return reply(400, { message: 'size' });
-        if (faulty && size === 13) return reply(500, { message: 'unlucky page' });
-        return reply(200, [1, 2, 3].slice(0, Math.min(3, size)));
+  const server = jsonServer((req, body, reply) => {
+    if (req.headers.authorization !== `Bearer ${TOKEN}`) return reply(401, { message: 'no' });
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname === '/svc/pages' && req.method === 'GET') {
+      const raw = url.searchParams.get('size');
+      const size = raw === null ? 10 : Number(raw);
+      if (!/^\d+$/.test(raw ?? '10') || size < 1 || size > 1000) return reply(400, { message: 'size' });
+      if (faulty && size === 13) return reply(500, { message: 'unlucky page' });
+      return reply(200, [1, 2, 3].slice(0, Math.min(3, size)));
+    }
+    if (url.pathname === '/svc/counter' && req.method === 'PUT') {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        return reply(400, { message: 'not JSON' });
       }
-      if (url.pathname === '/svc/counter' && req.method === 'PUT') {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(body);
-        } catch {
-          return reply(400, { message: 'not JSON' });
-        }
-        const counter = (parsed as { counter?: unknown } | null)?.counter;
-        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Number.isInteger(counter) || (counter as number) < 0 || (counter as number) > 1000000) return reply(400, { message: 'counter' });
-        if (faulty && counter === 7) return reply(400, { message: 'do not like the number 7' });
-        return reply(204);
-      }
-      return reply(404, { message: 'Not Found' });
-    });
+      const counter = (parsed as { counter?: unknown } | null)?.counter;
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Number.isInteger(counter) || (counter as number) < 0 || (counter as number) > 1000000) return reply(400, { message: 'counter' });
+      if (faulty && counter === 7) return reply(400, { message: 'do not like the number 7' });
+      return reply(204);
+    }
+    return reply(404, { message: 'Not Found' });
   });
   return listening(server);
 }

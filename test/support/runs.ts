@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -26,6 +26,24 @@ export async function listening(server: Server, prefix = '/svc'): Promise<{ url:
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return { url: `http://127.0.0.1:${port}${prefix}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/**
+ * A server whose handler gets each request with its whole body as text, and a reply that answers a JSON value
+ * (or nothing, when none is given).
+ */
+export function jsonServer(handle: (req: IncomingMessage, body: string, reply: (status: number, value?: unknown) => void) => void): Server {
+  return createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (body += c));
+    req.on('end', () =>
+      handle(req, body, (status, value) => {
+        res.writeHead(status, value === undefined ? {} : { 'content-type': 'application/json' });
+        res.end(value === undefined ? undefined : JSON.stringify(value));
+      }),
+    );
+  });
 }
 
 /** A description of one service at http://localhost/svc whose operations all take the bearer token. */
