@@ -759,6 +759,10 @@ export class Session implements CaseHost, PhaseHost {
         throw new Skip('no-producer', `no described operation creates the record for {${param}}`);
       }
       const producer = found.producer;
+      // Where the run cannot make the record: one the deployment serves now (seen in an answer, read back), for a
+      // case that only reads it, or that writes it where the user allows what cannot be undone; never for a case
+      // that consumes its record (fresh).
+      const servedInstead = async () => (!fresh && (isSafe(op) || this.config.allowIrreversible) ? this.servedRecord(op, param, ids, run) : undefined);
       const random = new Random(`${this.config.seed}:${producer.operationId}:fixture:${run.exchanges.length}`);
       const body = await this.recordBody(producer, random, run);
       const declared = this.declaredParams(producer, random);
@@ -777,7 +781,7 @@ export class Session implements CaseHost, PhaseHost {
         } catch (error) {
           if (!(error instanceof Skip)) throw error;
           // No parent, no create: a record the deployment serves now does, where it may (as below).
-          const served = !fresh && (isSafe(op) || this.config.allowIrreversible) ? await this.servedRecord(op, param, ids, run) : undefined;
+          const served = await servedInstead();
           if (served === undefined) throw error;
           ids[param] = served;
           continue;
@@ -802,10 +806,8 @@ export class Session implements CaseHost, PhaseHost {
         (found.pointer !== undefined ? createdId(json, param) : undefined) ??
         (itemOperation ? idFromLocation(exchange.response?.headers['location'], itemOperation) : undefined);
       if (!is2xx(exchange) || !id) {
-        // The run cannot make the record: a record the deployment serves now (seen in an answer, read back) does
-        // for a case that only reads it, or that writes it where the user allows what cannot be undone; never for
-        // a case that consumes its record (fresh).
-        const served = !fresh && (isSafe(op) || this.config.allowIrreversible) && exchange.response ? await this.servedRecord(op, param, ids, run) : undefined;
+        // The run cannot make the record: one the deployment serves now does, where it may (servedInstead).
+        const served = exchange.response ? await servedInstead() : undefined;
         if (served !== undefined) {
           ids[param] = served;
           continue;

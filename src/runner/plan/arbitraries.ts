@@ -3,6 +3,7 @@ import type { JsonSchema, Operation } from '../model.ts';
 import { formatRow } from './formats.ts';
 import { distinctValues, factsOf, INT32, mergeSchemas } from './keywords.ts';
 import { RESERVED_HEADERS } from './fuzz-inputs.ts';
+import { referenceStem } from './relations.ts';
 import { emptyIsAmbiguous, hasNonEmptyValues, sendsEmpty } from './empty-values.ts';
 import { asText } from './parameters.ts';
 import type { Random } from './random.ts';
@@ -442,7 +443,7 @@ function objectArbitrary(schema: Record<string, unknown>, ctx: Ctx, fallback: un
     const isRequired = required.has(name);
     // Past the depth bound only what is required is built, so recursive schemas end.
     if (ctx.depth >= ctx.maxDepth && !isRequired) continue;
-    const arb = withFallback(prop, names(name) ? { ...inner, small: undefined } : inner, known[name]);
+    const arb = withFallback(prop, namesRecord(name) ? { ...inner, small: undefined } : inner, known[name]);
     if (!arb) {
       if (isRequired) return undefined;
       continue;
@@ -460,11 +461,12 @@ function objectArbitrary(schema: Record<string, unknown>, ctx: Ctx, fallback: un
 }
 
 /**
- * A field or parameter named as an identifier (`id`, `pk`, `author_id`, `tagIds`): the small-value sweep leaves it
- * drawn, since small ids name records that exist (someone else's, moved by a relationship write).
+ * A field or parameter that names records (`id`, `pk`, `author_id`, `tagIds`: a record's own id or a reference, one
+ * or a list): the small-value sweep leaves it drawn, since small ids name records that exist (someone else's, moved
+ * by a relationship write).
  */
-function names(name: string): boolean {
-  return /^(ids?|pks?|uuids?|keys?)$/i.test(name) || /(?:_ids?|_pks?|Ids?|IDs?|_uuids?|Uuids?)$/.test(name);
+function namesRecord(name: string): boolean {
+  return /^(ids?|uuids?|pks?)$/i.test(name) || referenceStem(name.replace(/s$/, '')) !== undefined;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -515,7 +517,7 @@ export function requestArbitrary(op: Operation, positive: PositiveRequest, rando
       declared.add(param.name);
       if (where === 'header' && RESERVED_HEADERS.has(param.name.toLowerCase())) continue;
       if (where === 'path' && !varyPath.has(param.name)) continue;
-      let arb = schemaArbitrary(param.schema, { random, text, int64Digits: true, ...(names(param.name) ? {} : { small }) }, known[param.name]);
+      let arb = schemaArbitrary(param.schema, { random, text, int64Digits: true, ...(namesRecord(param.name) ? {} : { small }) }, known[param.name]);
       if (!arb) continue;
       // Never an empty value the server may read as the parameter left out (plan/empty-values.ts).
       if (emptyIsAmbiguous(param) && hasNonEmptyValues(param.schema, param)) arb = arb.filter((v) => !sendsEmpty(v, param));

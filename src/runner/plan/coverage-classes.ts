@@ -118,6 +118,8 @@ export interface CoverageRequest {
    * conformance is judged (a documented status, its schema, no server error).
    */
   judgeAs?: 'response';
+  /** A valid request whose refusal is a warning, for this reason (a spelling the contract admits and decoders differ on). */
+  refusalMayBeRight?: string;
 }
 
 export type { PositiveRequest };
@@ -143,7 +145,21 @@ interface Candidate {
   asInput?: true;
   /** Only the answer is judged (its status documented, no server error): nothing says how a server must take it. */
   probe?: true;
+  /** Valid by the description's dialect, whatever the validator says; a refusal is a warning for this reason. */
+  validSpelling?: string;
 }
+
+/** What the coverage classes take from the description beyond the operation. */
+export interface CoverageOptions {
+  /**
+   * An integer written with a fraction of zero (`2.0`) is an integer: JSON Schema 2020-12, OpenAPI 3.1's dialect
+   * (since draft 6). Else (OpenAPI 3.0's dialect) an integer has no fraction part and `2.0` is taken leniently.
+   */
+  decimalIntegers?: boolean;
+}
+
+/** Why the refusal of a `2.0` where the dialect makes it an integer is only a warning. */
+const DECIMAL_INTEGER = 'an integer written with a fraction of zero is an integer under JSON Schema 2020-12 (OpenAPI 3.1), a spelling the JSON decoders of .NET and Go refuse';
 
 interface Target {
   where: Where;
@@ -179,7 +195,7 @@ const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 const MAX_BUILT_LENGTH = 10_000;
 
 /** The coverage phase's requests for one operation: its input classes first, then random variations, at most `max`. */
-export function coverageRequests(op: Operation, positive: PositiveRequest, random: Random, max: number): CoverageRequest[] {
+export function coverageRequests(op: Operation, positive: PositiveRequest, random: Random, max: number, options: CoverageOptions = {}): CoverageRequest[] {
   if (max <= 0) return [];
   const out: CoverageRequest[] = [];
   const targets = targetsOf(op, positive);
@@ -198,7 +214,7 @@ export function coverageRequests(op: Operation, positive: PositiveRequest, rando
   // Candidates are judged only when their turn comes (a small max judges few). The other body-level items take
   // their turns after the fields'.
   const queues: Pending[][] = [
-    ...targets.map((t) => pending(t, candidates(t, op, random))),
+    ...targets.map((t) => pending(t, candidates(t, op, random, options))),
     bodyLevel.later.map((item) => ({ class: item.class, key: wholeKey(item), judge: () => item })),
   ];
   const kinds = new Set(out.map((i) => i.class));
@@ -613,7 +629,7 @@ function bodyFieldTarget(name: string, schema: JsonSchema, bodySchema: JsonSchem
 
 /** Judges each candidate on the target and builds its request; drops those whose validity is not shown. */
 function judged(target: Target, c: Candidate, request: Omit<CoverageRequest, 'label' | 'valid' | 'class'>): CoverageRequest | undefined {
-  const verdict = c.asInput ? false : target.verdict(c.value);
+  const verdict = c.validSpelling !== undefined ? true : c.asInput ? false : target.verdict(c.value);
   if (verdict === undefined || (c.intent !== 'either' && c.intent !== verdict)) return undefined;
   // A valid body that names another record than its path contradicts itself: not sent (the invalid ones are). A
   // null names no record.
@@ -621,13 +637,13 @@ function judged(target: Target, c: Candidate, request: Omit<CoverageRequest, 'la
   const note = typeof c.note === 'string' ? c.note : c.note[verdict ? 0 : 1];
   const where = target.name === '' ? target.where : `${target.where}.${target.name}`;
   const label = c.value === ABSENT ? `${where} left out (${note})` : `${where} = ${show(c.value)} (${note})`;
-  return { label, valid: verdict, class: c.class, ...(c.probe ? { judgeAs: 'response' as const } : {}), ...request };
+  return { label, valid: verdict, class: c.class, ...(c.probe ? { judgeAs: 'response' as const } : {}), ...(c.validSpelling !== undefined ? { refusalMayBeRight: c.validSpelling } : {}), ...request };
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // The candidate values of one target, in the order the target offers them
 
-function candidates(t: Target, op: Operation, random: Random): Candidate[] {
+function candidates(t: Target, op: Operation, random: Random, options: CoverageOptions): Candidate[] {
   if (typeof t.schema !== 'object') return [];
   // A nullable written `anyOf: [X, {type: 'null'}]` (3.1, FastAPI, Pydantic) gets the classes of X; each value is
   // still judged by the whole schema.
@@ -658,7 +674,10 @@ function candidates(t: Target, op: Operation, random: Random): Candidate[] {
     for (const v of wrongKindValues(schema, like)) add(v, 'wrong-type', `${kindName(v)}, not ${declared}`, false);
     for (const v of coercibleValues(schema, like)) add(v, 'coercible-type', `${kindName(v)}, not ${declared}`, false);
     const decimal = integerAsDecimal(facts, like);
-    if (decimal && t.where === 'body') add(decimal, 'integer-as-decimal', 'an integer written with a fraction', false, true);
+    if (decimal && t.where === 'body') {
+      if (options.decimalIntegers) list.push({ value: decimal, class: 'integer-as-decimal', note: 'an integer written with a fraction', intent: true, validSpelling: DECIMAL_INTEGER });
+      else add(decimal, 'integer-as-decimal', 'an integer written with a fraction', false, true);
+    }
   }
 
   // A string the format refuses, then values close to valid ones (a date-time for a date, a uuid one digit short),

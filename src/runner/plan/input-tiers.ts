@@ -50,7 +50,7 @@ export const INPUT_CLASSES = {
   'coercible-type': 'lenient',
   /**
    * An integer written with a fraction of zero (`2.0`): refused by .NET and Go. No integer in OpenAPI 3.0's dialect
-   * (this row); JSON Schema 2020-12's integer, so valid, in a 3.1 description (execute/phases/coverage-phase.ts).
+   * (this row); JSON Schema 2020-12's integer, so valid, in a 3.1 description (plan/coverage-classes.ts CoverageOptions).
    */
   'integer-as-decimal': 'lenient',
   bound: 'must-reject',

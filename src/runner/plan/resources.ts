@@ -66,9 +66,9 @@ function findProducer(contract: Contract, op: Operation, param: string): Produce
   const collection = shape(segments.slice(0, index).join('/') || '/');
   const post = withShape(contract, op.service, 'POST', collection)[0];
   if (post) return { producer: post, via: 'path' };
-  const nested = nestedCreate(contract, op, collection, shape(segments.slice(0, index + 1).join('/')));
-  if (nested) return { producer: nested, via: 'path' };
   const item = shape(segments.slice(0, index + 1).join('/'));
+  const nested = nestedCreate(contract, op, collection, item);
+  if (nested) return { producer: nested, via: 'path' };
   const put = withShape(contract, op.service, 'PUT', item).find(
     (o) => normalisePath(o.path).split('/')[index] === `{${param}}` && o.requestBody !== undefined,
   );
@@ -81,18 +81,24 @@ function findProducer(contract: Contract, op: Operation, param: string): Produce
  * read (`GET /pets/{}`) serves what the create answers: the same success schema.
  */
 function nestedCreate(contract: Contract, op: Operation, collection: string, item: string): Operation | undefined {
-  const cut = collection.lastIndexOf('/');
-  const segment = collection.slice(cut + 1);
-  if (segment === '' || segment.includes('{')) return undefined;
-  const base = collection.slice(0, cut);
   const reader = withShape(contract, op.service, 'GET', item)[0];
-  const served = reader ? recordSchema(reader) : undefined;
+  const served = reader ? successSchema(reader) : undefined;
   if (served === undefined) return undefined;
-  const pattern = new RegExp(`^${escapeRegExp(base)}/[^/{}]+/\\{\\}/${escapeRegExp(segment)}$`);
-  const candidates = nestedPosts(contract).filter((o) => o.service === op.service && pattern.test(shape(o.path)));
+  const candidates = nestedPosts(contract).filter((o) => o.service === op.service && flatCollection(o.path) === collection);
   if (candidates.length !== 1) return undefined;
-  const answered = recordSchema(candidates[0]!);
+  const answered = successSchema(candidates[0]!);
   return answered !== undefined && (answered === served || isDeepStrictEqual(answered, served)) ? candidates[0] : undefined;
+}
+
+/**
+ * The flat collection shape of a create nested one level under a parent record: `/api/pets` for
+ * `/api/owners/{ownerId}/pets`; undefined for any other path.
+ */
+function flatCollection(path: string): string | undefined {
+  const parts = shape(path).split('/');
+  const [segment, param, parent] = [parts.at(-1), parts.at(-2), parts.at(-3)];
+  if (parts.length < 4 || param !== '{}' || !segment || !parent || segment.includes('{') || parent.includes('{')) return undefined;
+  return [...parts.slice(0, -3), segment].join('/');
 }
 
 /**
@@ -100,9 +106,8 @@ function nestedCreate(contract: Contract, op: Operation, collection: string, ite
  * for `POST /owners/{ownerId}/pets`), where the create is that path's producer.
  */
 export function flatItemOperation(contract: Contract, create: Operation, method: string): Operation | undefined {
-  const m = /^(.*)\/[^/{}]+\/\{\}\/([^/{}]+)$/.exec(shape(create.path));
-  if (create.method !== 'POST' || !m) return undefined;
-  const target = withShape(contract, create.service, method, `${m[1]}/${m[2]}/{}`)[0];
+  const collection = create.method === 'POST' ? flatCollection(create.path) : undefined;
+  const target = collection !== undefined ? withShape(contract, create.service, method, `${collection}/{}`)[0] : undefined;
   const param = target ? /\{([^{}]+)\}$/.exec(normalisePath(target.path))?.[1] : undefined;
   return target && param && producerFor(contract, target, param)?.producer === create ? target : undefined;
 }
@@ -112,18 +117,13 @@ const nestedPostsOf = new WeakMap<OperationIndex, Operation[]>();
 function nestedPosts(contract: Contract): Operation[] {
   const index = operationIndex(contract);
   let found = nestedPostsOf.get(index);
-  if (!found) nestedPostsOf.set(index, (found = contract.operations.filter((o) => o.method === 'POST' && /\{\}\/[^/{}]+$/.test(shape(o.path)))));
+  if (!found) nestedPostsOf.set(index, (found = contract.operations.filter((o) => o.method === 'POST' && flatCollection(o.path) !== undefined)));
   return found;
 }
 
-/** The JSON schema of an operation's first success answer (the record it serves or makes). */
-function recordSchema(op: Operation): unknown {
-  const success = op.responses.find((r) => /^2\d\d$/.test(r.status) && r.schema !== undefined);
-  return success?.schema;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The JSON schema of an operation's first success answer that declares one (the record it serves or makes). */
+function successSchema(op: Operation): unknown {
+  return op.responses.find((r) => /^2\d\d$/.test(r.status) && r.schema !== undefined)?.schema;
 }
 
 function linkProducer(contract: Contract, op: Operation, param: string): Producer | undefined {

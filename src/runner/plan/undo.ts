@@ -75,13 +75,13 @@ function findUndo(contract: Contract, profile: Profile, op: Operation): Undo | u
     const collection = shape(op.path);
     const itemShape = `${collection === '/' ? '' : collection}/{}`;
     const servesItems = contract.operations.some((o) => o.service === op.service && shape(o.path).startsWith(itemShape));
-    const link = linkedItem(contract, op);
-    // A create nested under a parent whose records are deleted on their flat path (`DELETE /pets/{petId}`).
-    const flat = servesItems && deleteOn(contract, op.service, itemShape) ? undefined : flatItemOperation(contract, op, 'DELETE');
-    if (flat) return { delete: flat, idParam: params(flat.path).at(-1)! };
-    if (!servesItems && !link) return undefined;
     const byPath = servesItems ? deleteOn(contract, op.service, itemShape) : undefined;
     if (byPath) return { delete: byPath, idParam: params(byPath.path).at(-1)! };
+    // A create nested under a parent whose records are deleted on their flat path (`DELETE /pets/{petId}`).
+    const flat = flatItemOperation(contract, op, 'DELETE');
+    if (flat) return { delete: flat, idParam: params(flat.path).at(-1)! };
+    const link = linkedItem(contract, op);
+    if (!servesItems && !link) return undefined;
     if (link) {
       const byLink = deleteOn(contract, op.service, shape(link.target.path));
       if (byLink && params(byLink.path).at(-1) === link.param) return { delete: byLink, idParam: link.param, pointer: link.pointer };

@@ -63,14 +63,8 @@ function mustBeRefused(item: CoverageRequest): boolean {
   return !item.valid && item.judgeAs === undefined && tierOf(item.class) === 'must-reject';
 }
 
-/**
- * An integer written with a fraction of zero (`2.0`) is an integer under JSON Schema 2020-12, the dialect of OpenAPI
- * 3.1 (since draft 6); under OpenAPI 3.0's dialect an integer has no fraction part. In a 3.1 description it is a
- * valid value: taking it is right, and a refusal is a warning (the decoders of .NET and Go refuse that spelling).
- */
-const DECIMAL_INTEGER = 'an integer written with a fraction of zero is an integer under JSON Schema 2020-12 (OpenAPI 3.1), a spelling the JSON decoders of .NET and Go refuse';
-
-function decimalIntegersValid(session: PhaseHost, op: Operation): boolean {
+/** The description's dialect counts `2.0` as an integer: JSON Schema 2020-12, OpenAPI 3.1 and after. */
+function decimalIntegers(session: PhaseHost, op: Operation): boolean {
   const version = session.contract.services.find((s) => s.id === op.service)?.openapi ?? '';
   return /^3\.(?:[1-9]|\d{2,})\./.test(version);
 }
@@ -83,10 +77,7 @@ export async function runCoveragePhase(session: PhaseHost, run: CaseRun, request
   // Every class of input that breaks servers is sent (up to CLASS_LIMIT); --max-examples is the phase's budget
   // per operation, filled with random variation after the classes.
   const max = session.config.maxExamples ?? DEFAULT_MAX_EXAMPLES;
-  const dialect = decimalIntegersValid(session, op);
-  const all: Array<CoverageRequest & { refusalMayBeRight?: string }> = coverageRequests(op, positive, random, CLASS_LIMIT + max).map((i) =>
-    dialect && i.class === 'integer-as-decimal' ? { ...i, valid: true, refusalMayBeRight: DECIMAL_INTEGER } : i,
-  );
+  const all = coverageRequests(op, positive, random, CLASS_LIMIT + max, { decimalIntegers: decimalIntegers(session, op) });
   const mustRefuseOnly = run.planned.mustRefuseOnly === true;
   const classes = all.filter((i) => i.class !== 'random').slice(0, CLASS_LIMIT);
   const sendable = session.config.allowIrreversible || isSafe(op) ? classes : classes.filter((i) => !namesAnotherRecord(i));

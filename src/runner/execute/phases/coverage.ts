@@ -28,8 +28,6 @@ export type CoverageItem = Omit<CoverageRequest, 'class'> & {
   /** Sent with another method than the operation's: judged by the unsupported-method check alone. */
   method?: HttpMethod;
   unsupportedMethod?: JudgeInput['unsupportedMethod'];
-  /** A valid item whose refusal is a warning, for this reason (a spelling the contract admits and decoders differ on). */
-  refusalMayBeRight?: string;
 };
 
 /**
