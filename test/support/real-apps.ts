@@ -1,6 +1,6 @@
 /**
- * Helpers of the real-application tests: the published example apps that test/real-apps/install.sh installs
- * under .venv-real-apps, started as child processes on 127.0.0.1, and the engine run against them.
+ * Helpers of the real-application tests: the published example apps that test/real-apps/install.sh builds
+ * into the test cache and links under .venv-real-apps, started as child processes on 127.0.0.1, and the engine run against them.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFile, writeFile } from 'node:fs/promises';
@@ -16,16 +16,20 @@ export const VENVS = join(ROOT, '.venv-real-apps');
 export const RUN_TIMEOUT = 300_000;
 
 /**
- * Installs the apps when one of `names` is not there yet (every install is idempotent); returns why they
- * cannot be had, or undefined. `tools` are the commands the install needs (python3 is always checked).
+ * Installs the apps `names` (install.sh builds each once into the test cache, keyed by its pins, and links it
+ * under VENVS; a cached build is only linked); returns why they cannot be had, or undefined. `tools` are the
+ * commands a build needs (python3 is always checked), asked only when a build is missing.
  */
 export function ensureInstalled(names: string[], tools: Array<{ command: string[]; why: string }> = []): string | undefined {
-  if (names.every((name) => existsSync(join(VENVS, name, '.complete')))) return undefined;
-  for (const tool of [{ command: ['python3', '-m', 'venv', '--help'], why: 'python3 with venv is not installed (.ci/run installs python3-venv)' }, ...tools]) {
-    const probe = spawnSync(tool.command[0] ?? '', tool.command.slice(1), { stdio: 'ignore' });
-    if (probe.status !== 0) return tool.why;
+  const cached = spawnSync('bash', [join(ROOT, 'test/real-apps/install.sh'), '--check', VENVS, ...names], { stdio: 'pipe' });
+  if (cached.status !== 0) {
+    for (const tool of [{ command: ['python3', '-m', 'venv', '--help'], why: 'python3 with venv is not installed (.ci/run installs python3-venv)' }, ...tools]) {
+      const probe = spawnSync(tool.command[0] ?? '', tool.command.slice(1), { stdio: 'ignore' });
+      if (probe.status !== 0) return tool.why;
+    }
   }
-  const install = spawnSync('bash', [join(ROOT, 'test/real-apps/install.sh'), VENVS], { stdio: 'pipe', timeout: 900_000 });
+  const install = spawnSync('bash', [join(ROOT, 'test/real-apps/install.sh'), VENVS, ...names], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 1_800_000 });
+  process.stderr.write(String(install.stderr));
   return install.status === 0 ? undefined : `could not install the example apps: ${String(install.stderr).trim().split('\n').at(-1)}`;
 }
 

@@ -5,7 +5,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -18,6 +18,14 @@ import type { CheckId, Finding, OperationResult, Outcome, RunResults } from '../
 import { expandResults } from '../../src/runner/report/results-format.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * Where `npm run test:apps` keeps what it builds or downloads (the published applications, the description
+ * corpus), outside the clone so that it outlives it: $CONFORMANCE_TEST_CACHE, else the user's cache directory.
+ * test/real-apps/install.sh reads the same variables.
+ */
+export const TEST_CACHE =
+  process.env['CONFORMANCE_TEST_CACHE'] || join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'customer-service-conformance');
 export const BIN = join(ROOT, 'bin/conformance.mjs');
 
 /** A server listening on 127.0.0.1 at a free port: its base URL under `prefix`, and a close that waits for it. */

@@ -1,6 +1,10 @@
+import { relative } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 
-/** Ends the output with the plain line CI reads: "N passed, N failed, N skipped". */
+/**
+ * Ends the output with the slowest ten test files and the plain line CI reads: "N passed, N failed, N skipped".
+ * A file that failed before any of its tests ran counts as one failure.
+ */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     let passed = 0;
@@ -13,6 +17,14 @@ export default class SummaryReporter implements Reporter {
         if (state === 'passed') passed++;
         else if (state === 'failed') failed++;
         else skipped++;
+      }
+    }
+    const slowest = [...testModules].sort((a, b) => b.diagnostic().duration - a.diagnostic().duration).slice(0, 10);
+    if (slowest.length > 0) {
+      process.stdout.write('\nSlowest test files:\n');
+      for (const mod of slowest) {
+        const seconds = (mod.diagnostic().duration / 1000).toFixed(1).padStart(7);
+        process.stdout.write(`${seconds} s  ${relative(process.cwd(), mod.moduleId)}\n`);
       }
     }
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);

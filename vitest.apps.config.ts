@@ -1,0 +1,5 @@
+import { defineConfig } from 'vitest/config';
+import { APP_TESTS, shared } from './vitest.config.ts';
+
+// npm run test:apps: the tests that build or download (the list and why are in vitest.config.ts).
+export default defineConfig({ test: { ...shared, include: APP_TESTS } });
