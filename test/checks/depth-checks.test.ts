@@ -204,6 +204,11 @@ describe('use-after-delete: gone from get-by-id and from the parent list', () =>
   test('not listed', () => {
     expect(runChecks(ctx([field(F2, A)])).findings).toEqual([]);
   });
+  test('a list of ids (bare, or the one array of a wrapper) that still names the deleted id still lists it', () => {
+    expect(runChecks(ctx({ field_ids: [F2, F1] })).findings.map((f) => f.check)).toEqual(['use-after-delete']);
+    expect(runChecks(ctx([F1])).findings.map((f) => f.check)).toEqual(['use-after-delete']);
+    expect(runChecks(ctx({ field_ids: [F2] })).findings).toEqual([]);
+  });
 });
 
 describe('auth matrix tokens and their redaction', () => {

@@ -8,6 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { SchemaValidator } from '../../src/runner/checks/schema.ts';
 import type { JsonSchema, Operation, ParameterSpec } from '../../src/runner/model.ts';
 import { coverageRequests, type CoverageRequest, type PositiveRequest } from '../../src/runner/plan/coverage-classes.ts';
+import { tierOf } from '../../src/runner/plan/input-tiers.ts';
 import { Random } from '../../src/runner/plan/random.ts';
 
 function op(over: Partial<Operation> & Pick<Operation, 'method' | 'path'>): Operation {
@@ -161,14 +162,45 @@ describe('types, nulls, strings, arrays and enums', () => {
       ['query.mail = "conformance@" (invalid email, close to a valid one)', false],
       ['query.mail = "not-an-email" (invalid email)', false],
     ]);
-    // Another spelling of the path's uuid: input of the lenient tier, whatever the format's letter says of it.
+    // Another spelling of the path's uuid, judged by the validator as every value is: one it refuses is input of
+    // the lenient tier; upper-case is valid (RFC 9562 reads UUIDs case-insensitively), judged as any valid value;
+    // the URN form, which ajv-formats takes beyond the format's definition, is judged for its answer only.
     const respelled = run(operation, { pathParams: { id: '0f8fad5b-d9cb-469f-a165-70867728950e' }, query: {} }).filter((i) => i.class === 'format-respelling');
-    expect(respelled.map((i) => [i.pathParams?.['id'], i.valid])).toEqual([
-      ['0f8fad5bd9cb469fa16570867728950e', false],
-      ['{0f8fad5b-d9cb-469f-a165-70867728950e}', false],
-      ['0F8FAD5B-D9CB-469F-A165-70867728950E', false],
-      ['urn:uuid:0f8fad5b-d9cb-469f-a165-70867728950e', false],
+    expect(respelled.map((i) => [i.pathParams?.['id'], i.valid, i.judgeAs ?? 'intent'])).toEqual([
+      ['0f8fad5bd9cb469fa16570867728950e', false, 'intent'],
+      ['{0f8fad5b-d9cb-469f-a165-70867728950e}', false, 'intent'],
+      ['0F8FAD5B-D9CB-469F-A165-70867728950E', true, 'intent'],
+      ['urn:uuid:0f8fad5b-d9cb-469f-a165-70867728950e', true, 'response'],
     ]);
+  });
+
+  describe('another spelling of a valid value is as valid as the contract\'s own validator says', () => {
+    const UUID = { type: 'string', format: 'uuid' };
+    const id = '0f8fad5b-d9cb-469f-a165-70867728950e';
+    // Where the uuid is: a path parameter, a query parameter, a body field (judged with the whole body).
+    const operations = [
+      ['path', op({ method: 'GET', path: '/items/{id}', parameters: [param('id', 'path', UUID)] }), { pathParams: { id }, query: {} }, (i: CoverageRequest) => i.pathParams?.['id']],
+      ['query', op({ method: 'GET', path: '/items', parameters: [param('ref', 'query', UUID)] }), { pathParams: {}, query: { ref: id } }, (i: CoverageRequest) => i.query?.['ref']],
+      ['body', op({ method: 'POST', path: '/items', ...jsonBody({ type: 'object', required: ['ref'], properties: { ref: UUID } }) }), { pathParams: {}, query: {}, body: { ref: id } }, (i: CoverageRequest) => (i.body as { ref?: unknown } | undefined)?.ref],
+    ] as const;
+    test.each([
+      ['upper-case', id.toUpperCase(), true],
+      ['without hyphens', id.replace(/-/g, ''), false],
+      ['in braces', `{${id}}`, false],
+      ['as a URN', `urn:uuid:${id}`, true],
+    ])('a uuid %s (%s): valid %s by the validator, and so is the item, in the path, the query and the body', (_name, spelling, validByAjv) => {
+      // What the engine's validator (ajv with ajv-formats) says of the spelling.
+      expect(ajvValid(UUID, spelling)).toBe(validByAjv);
+      for (const [where, operation, positive, valueOf] of operations) {
+        const items = run(operation, positive).filter((i) => valueOf(i) === spelling);
+        expect(items.map((i) => i.class), where).toEqual(['format-respelling']);
+        const item = items[0]!;
+        expect(item.valid, where).toBe(validByAjv);
+        // The lenient items are exactly the spellings the validator refuses: no valid value is judged as a negative.
+        const lenient = !item.valid && item.judgeAs === undefined && tierOf(item.class) === 'lenient';
+        expect(lenient, where).toBe(!validByAjv);
+      }
+    });
   });
 
   test('a nullable written anyOf [X, null] gets the classes of X; a date-time for a nullable date is refused', () => {

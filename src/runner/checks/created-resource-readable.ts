@@ -8,13 +8,37 @@ import type { Check, RelatedRead } from './types.ts';
 import type { Operation } from '../model.ts';
 import { finding } from './types.ts';
 
-/** The records of a list answer: a bare array or a page's data. */
-export function listRecords(body: unknown): Array<Record<string, unknown>> {
-  const page = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+/** The entries of a list answer: a bare array, or a page's array (a known name, else its one array property). */
+function listEntries(body: unknown): unknown[] {
+  if (Array.isArray(body)) return body;
+  const page = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : undefined;
   const arrays = page ? Object.keys(page).filter((k) => Array.isArray(page[k])) : [];
   const property = PAGE_RECORDS.find((k) => arrays.includes(k)) ?? (arrays.length === 1 ? arrays[0] : undefined);
-  const items = Array.isArray(body) ? body : page && property !== undefined ? (page[property] as unknown[]) : [];
-  return items.filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null && !Array.isArray(r));
+  return page && property !== undefined ? (page[property] as unknown[]) : [];
+}
+
+/** The records of a list answer: a bare array or a page's data. */
+export function listRecords(body: unknown): Array<Record<string, unknown>> {
+  return listEntries(body).filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null && !Array.isArray(r));
+}
+
+/** An entry of a list that is an id itself, not a record: a string or a finite number. */
+function isIdEntry(entry: unknown): entry is string | number {
+  return typeof entry === 'string' || (typeof entry === 'number' && Number.isFinite(entry));
+}
+
+/**
+ * The ids a list answer lists: each record's id, and each entry that is an id itself (a collection may answer
+ * its members' ids, `["3f…", …]` or `{"pet_ids": [1, 2]}`, as its schema says when its items are strings or
+ * integers).
+ */
+export function listedIds(body: unknown): unknown[] {
+  return listEntries(body).flatMap((e) => (isIdEntry(e) ? [e] : typeof e === 'object' && e !== null && !Array.isArray(e) ? [(e as Record<string, unknown>)['id']] : []));
+}
+
+/** Whether a list answer lists the record of that id: as a record, or as the id itself. */
+export function listsRecord(body: unknown, id: unknown): boolean {
+  return id !== undefined && id !== null && listEntries(body).some((e) => (isIdEntry(e) ? String(e) === String(id) : typeof e === 'object' && e !== null && !Array.isArray(e) && isRecordOf(e as Record<string, unknown>, id)));
 }
 
 /** Query parameters that choose a page of a list. */
@@ -31,7 +55,7 @@ const TOTALS = ['total', 'count', 'totalCount', 'total_count', 'totalItems', 'to
  * first page: a record missing from it proves nothing.
  */
 export function listComplete(body: unknown, list: Pick<Operation, 'parameters'>): boolean {
-  const held = listRecords(body).length;
+  const held = listedIds(body).length;
   const page = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
   const total = page ? TOTALS.map((k) => page[k]).find((v): v is number => typeof v === 'number') : undefined;
   if (total !== undefined) return total <= held;
@@ -95,9 +119,11 @@ export const createdResourceReadable: Check = {
       let record: Record<string, unknown> | undefined;
       if (read.role === 'list') {
         record = listRecords(json).find((r) => isRecordOf(r, read.id));
+        // A list of ids (its entries strings or integers, not records) lists the record by its id: nothing to compare.
+        if (!record && listsRecord(json, read.id)) continue;
         if (!record && !listComplete(json, read.operation)) continue;
         if (!record) {
-          out.push(finding(ctx, 'created-resource-readable', 'error', `The created record ${read.id} is missing from its collection's list (${read.operation.operationId}).`, { expected: read.id, actual: listRecords(json).map((r) => r['id']) }));
+          out.push(finding(ctx, 'created-resource-readable', 'error', `The created record ${read.id} is missing from its collection's list (${read.operation.operationId}).`, { expected: read.id, actual: listedIds(json) }));
           continue;
         }
       } else {

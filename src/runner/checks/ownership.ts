@@ -1,4 +1,4 @@
-import { isRecordOf, listRecords, readerAtFault } from './created-resource-readable.ts';
+import { isRecordOf, listedIds, listRecords, listsRecord, readerAtFault } from './created-resource-readable.ts';
 import type { Check } from './types.ts';
 import { finding } from './types.ts';
 
@@ -29,8 +29,8 @@ export const ownership: Check = {
       if (!ok) continue;
       const records = read.role === 'list' ? listRecords(json) : [json as Record<string, unknown>];
       if (read.role === 'list') {
-        const ids = records.map((r) => r['id']);
-        const strangers = (read.foreign ?? []).filter((id) => records.some((r) => isRecordOf(r, id)));
+        const ids = listedIds(json);
+        const strangers = (read.foreign ?? []).filter((id) => listsRecord(json, id));
         if (strangers.length > 0) out.push(finding(ctx, 'ownership', 'error', `The list under the parent holds children of another parent (${strangers.join(', ')}).`, { expected: read.members, actual: ids }));
       } else if (records[0]?.['id'] !== undefined && !isRecordOf(records[0], read.id)) {
         out.push(finding(ctx, 'ownership', 'error', `${where} answered record ${String(records[0]['id'])}, not the one asked for (${read.id}).`, { expected: read.id, actual: records[0]['id'] }));

@@ -1,4 +1,4 @@
-import { isRecordOf, listRecords, readerAtFault } from './created-resource-readable.ts';
+import { listsRecord, readerAtFault } from './created-resource-readable.ts';
 import type { Check } from './types.ts';
 import { finding } from './types.ts';
 
@@ -24,7 +24,7 @@ export const useAfterDelete: Check = {
     for (const list of (ctx.reads ?? []).filter((r) => r.role === 'list')) {
       const { status, json } = list.exchange.response;
       if (readerAtFault(list, ctx.profile) || status < 200 || status > 299) continue;
-      if (listRecords(json).some((r) => isRecordOf(r, list.id))) {
+      if (listsRecord(json, list.id)) {
         out.push(finding(ctx, 'use-after-delete', 'error', `The deleted record ${list.id} is still listed by ${list.operation.operationId}.`, { expected: 'not listed', actual: list.id }));
       }
     }

@@ -139,12 +139,15 @@ interface Candidate {
   note: string | [string, string];
   intent: Intent;
   /**
-   * Judged as input of its class's tier whatever the schema's letter says: a value JSON Schema takes that parsers
-   * differ on (an integer written 5.0, a uuid upper-case or without hyphens): its acceptance is lenient.
+   * Invalid by the description's dialect whatever the validator (JSON Schema 2020-12) says: an integer written 5.0
+   * in an OpenAPI 3.0 description, where an integer has no fraction part. Judged as input of its class's tier: its
+   * acceptance is lenient. (Every other value is as valid as the validator says: what it takes is no lenient input.)
    */
   asInput?: true;
   /** Only the answer is judged (its status documented, no server error): nothing says how a server must take it. */
   probe?: true;
+  /** Only the answer is judged where the validator takes the value beyond the format's own definition (a uuid's URN form). */
+  probeWhereValid?: true;
   /** Valid by the description's dialect, whatever the validator says; a refusal is a warning for this reason. */
   validSpelling?: string;
 }
@@ -637,7 +640,8 @@ function judged(target: Target, c: Candidate, request: Omit<CoverageRequest, 'la
   const note = typeof c.note === 'string' ? c.note : c.note[verdict ? 0 : 1];
   const where = target.name === '' ? target.where : `${target.where}.${target.name}`;
   const label = c.value === ABSENT ? `${where} left out (${note})` : `${where} = ${show(c.value)} (${note})`;
-  return { label, valid: verdict, class: c.class, ...(c.probe ? { judgeAs: 'response' as const } : {}), ...(c.validSpelling !== undefined ? { refusalMayBeRight: c.validSpelling } : {}), ...request };
+  const probe = c.probe === true || (verdict && c.probeWhereValid === true);
+  return { label, valid: verdict, class: c.class, ...(probe ? { judgeAs: 'response' as const } : {}), ...(c.validSpelling !== undefined ? { refusalMayBeRight: c.validSpelling } : {}), ...request };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -681,14 +685,22 @@ function candidates(t: Target, op: Operation, random: Random, options: CoverageO
   }
 
   // A string the format refuses, then values close to valid ones (a date-time for a date, a uuid one digit short),
-  // then other spellings of a valid value (lenient: a uuid without hyphens, in braces, upper-case).
+  // then other spellings of a valid value, judged by the validator as every value is: one it refuses (a uuid without
+  // hyphens, in braces) is lenient input; one it takes is valid (an upper-case uuid: RFC 9562 reads UUIDs
+  // case-insensitively), its refusal judged as any valid value's; one it takes beyond the format's own definition
+  // (a uuid's URN form) has only its answer judged.
   const format = facts.format;
   const row = types.includes('string') ? formatRow(format) : undefined;
   if (row?.invalid !== undefined) add(row.invalid, 'invalid-format', `invalid ${format}`, false);
   for (const near of row?.near ?? []) add(near, 'invalid-format', `invalid ${format}, close to a valid one`, false);
   if (row?.respell) {
     const valid = typeof t.positiveValue === 'string' && accepts(schema, t.positiveValue) === true ? t.positiveValue : row.value(random);
-    for (const other of row.respell(valid)) if (other !== valid) add(other, 'format-respelling', `another spelling of a ${format}`, false, true);
+    for (const other of row.respell(valid)) {
+      if (other === valid) continue;
+      const beyond = row.beyondDefinition?.(other) === true;
+      const taken = beyond ? `another spelling of a ${format} the validator takes, beyond the format's definition` : `another spelling of a ${format}, valid`;
+      list.push({ value: other, class: 'format-respelling', note: [taken, `another spelling of a ${format}`], intent: 'either', ...(beyond ? { probeWhereValid: true as const } : {}) });
+    }
   }
 
   const bounds = boundCandidates(schema, t.where, random);

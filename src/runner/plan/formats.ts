@@ -17,10 +17,18 @@ export interface FormatRow {
   /** Values close to valid ones that the format refuses (a date-time for a date, a uuid one digit short). */
   near?: string[];
   /**
-   * Other spellings of a valid value (a uuid without hyphens, in braces, upper-case): what lenient parsers take,
-   * sent as input of the lenient tier (plan/input-tiers.ts format-respelling) whatever the format's letter says.
+   * Other spellings of a valid value (a uuid without hyphens, in braces, upper-case, as a URN): what lenient
+   * parsers take. Each is judged by the validator as any value is (plan/coverage-classes.ts): one it refuses is
+   * input of the lenient tier (plan/input-tiers.ts format-respelling), one it takes is a valid value (an upper-case
+   * uuid: RFC 9562 reads UUIDs case-insensitively, and so does ajv-formats).
    */
   respell?(valid: string): string[];
+  /**
+   * Whether the validator takes a spelling beyond the format's own definition: ajv-formats' uuid takes the URN
+   * form (`urn:uuid:…`), which RFC 9562 names a URN of the UUID, not its string representation. Nothing says how a
+   * server must take such a spelling: only its answer is judged.
+   */
+  beyondDefinition?(spelling: string): boolean;
 }
 
 const dates = (fc: typeof fcModule) => fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2999-12-31T23:59:59Z'), noInvalidDate: true });
@@ -40,6 +48,7 @@ const FORMATS: Record<string, FormatRow> = {
     invalid: 'not-a-uuid',
     near: ['0f8fad5b-d9cb-469f-a165-70867728950', '0f8fad5b-d9cb-469f-a165-70867728950e1', '0f8fad5b-d9cb-469f-a165-70867728950g'],
     respell: (v) => [v.replace(/-/g, ''), `{${v}}`, v.toUpperCase(), `urn:uuid:${v}`],
+    beyondDefinition: (s) => /^urn:uuid:/i.test(s),
   },
   'date-time': {
     value: (random) => new Date(Date.UTC(2026, 0, 1, 0, 0, random.int(0, 86_399))).toISOString(),

@@ -55,7 +55,11 @@ export const INPUT_CLASSES = {
   'integer-as-decimal': 'lenient',
   bound: 'must-reject',
   'invalid-format': 'must-reject',
-  /** Another spelling of a valid value of the format (a uuid without hyphens, upper-case, in braces). */
+  /**
+   * Another spelling of a valid value of the format that the format's validator refuses (a uuid without hyphens, in
+   * braces). One it takes is no lenient input: valid (an upper-case uuid), or, beyond the format's own definition
+   * (a uuid's URN form, which ajv-formats takes), judged for its answer only (plan/coverage-classes.ts).
+   */
   'format-respelling': 'lenient',
   'multiple-of': 'must-reject',
   /** `null` for a property or parameter that is not nullable (an optional .NET `string?` reads it as not given). */

@@ -46,10 +46,27 @@ function undocumentedMethodItems(session: PhaseHost, op: Operation): CoverageIte
 
 /**
  * A valid path value other than the record's own may name a record someone else keeps (an id at a bound, an enum
- * value): an unsafe method sends it only with --allow-irreversible. One beyond int64 names none anywhere.
+ * value): an unsafe method sends it only with --allow-irreversible. One beyond int64 names none anywhere; another
+ * spelling of the record's own id (an upper-case uuid) names that record.
  */
 function namesAnotherRecord(item: CoverageRequest): boolean {
-  return item.pathParams !== undefined && item.valid && item.class !== 'beyond-int64';
+  return item.pathParams !== undefined && item.valid && item.class !== 'beyond-int64' && item.class !== 'format-respelling';
+}
+
+/**
+ * A DELETE removes the record its path names once: of the valid spellings of that record's own path (an upper-case
+ * uuid, plan/formats.ts respell), only the first is sent. Every later one would be answered about a record the case
+ * itself removed, which shows nothing of the value sent. (Other valid path values name other records, or none.)
+ */
+function oneRemoval(op: Operation, items: CoverageRequest[]): CoverageRequest[] {
+  if (op.method !== 'DELETE') return items;
+  let first = true;
+  return items.filter((i) => {
+    if (!i.valid || i.judgeAs !== undefined || i.pathParams === undefined || i.class !== 'format-respelling') return true;
+    const keep = first;
+    first = false;
+    return keep;
+  });
 }
 
 /** Why a guarded coverage case sends only what must be refused. */
@@ -80,7 +97,7 @@ export async function runCoveragePhase(session: PhaseHost, run: CaseRun, request
   const all = coverageRequests(op, positive, random, CLASS_LIMIT + max, { decimalIntegers: decimalIntegers(session, op) });
   const mustRefuseOnly = run.planned.mustRefuseOnly === true;
   const classes = all.filter((i) => i.class !== 'random').slice(0, CLASS_LIMIT);
-  const sendable = session.config.allowIrreversible || isSafe(op) ? classes : classes.filter((i) => !namesAnotherRecord(i));
+  const sendable = oneRemoval(op, session.config.allowIrreversible || isSafe(op) ? classes : classes.filter((i) => !namesAnotherRecord(i)));
   const items: CoverageItem[] = mustRefuseOnly
     ? // The operation's valid calls may not be made: what a correct deployment must refuse, and nothing else.
       [...all.filter(mustBeRefused).slice(0, CLASS_LIMIT), ...undocumentedMethodItems(session, op)]
