@@ -247,6 +247,10 @@ export interface SchemaErrorDetail {
   message: string;
   /** The schema the failing keyword belongs to, compacted (e.g. { type: 'boolean' }). */
   expected?: unknown;
+  /** A `required` keyword: the property the object lacks (ajv's params.missingProperty; the instance path is the object's). */
+  missingProperty?: string;
+  /** An `additionalProperties` keyword: the property the object may not have (ajv's params.additionalProperty). */
+  additionalProperty?: string;
 }
 
 export interface Finding {
@@ -286,6 +290,23 @@ export interface Finding {
    * left out of the reports. `status` is absent for a request that got no answer.
    */
   request?: { method: HttpMethod; url: string; status?: number };
+  /**
+   * The curl line of that request: the one exchange whose answer this finding states (its status, media type and
+   * body), never another's of its case or group. Absent where no exchange of the run shows the finding (a
+   * scenario's assertion), and in results.json where it is the case's own `curl` line: the case's is then the one.
+   */
+  curl?: string;
+  /**
+   * That request names a record the run made first (deleted since, where the run could): its curl line alone no
+   * longer answers as it did; the case's reproduction script makes the record first where the finding is the one
+   * it reproduces (its first error).
+   */
+  needsRecord?: true;
+  /**
+   * Folded: the same finding (same check, status, schema location and cause) shown in full in the earlier case
+   * named here, whose count includes this one; its message still describes its own evidence.
+   */
+  sameAs?: string;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -321,6 +342,8 @@ export type SkipKind =
   | 'max-failures'
   | 'timed-out'
   | 'target-down'
+  /** The deployment refused the run's own credential of a security scheme on every call that carried it. */
+  | 'credential-refused'
   | 'not-applicable';
 
 export interface CaseResult {
@@ -339,7 +362,10 @@ export interface CaseResult {
   findings: Finding[];
   /** Redacted exchanges of this case, in the order they were sent. */
   exchanges: Exchange[];
-  /** curl command reproducing the last exchange, token as $CONFORMANCE_TOKEN. */
+  /**
+   * curl command reproducing the exchange of the case's first error (else of its first finding, else its last
+   * exchange), token as $CONFORMANCE_TOKEN. Each finding has its own exchange's (Finding.curl).
+   */
   curl?: string;
   /**
    * A bash script reproducing the whole chain when the case needed setup calls: the creates (ids captured

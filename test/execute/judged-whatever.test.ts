@@ -86,6 +86,22 @@ describe('a finding names the request that showed it', () => {
   });
 });
 
+describe('each finding carries the curl line of its own exchange', () => {
+  test('results.json keeps a finding\'s line only where it is not its case\'s; a case with one is never stored as another\'s repeat', () => {
+    const finding = (message: string, curl: string) => ({ check: 'status-code-conformance' as const, severity: 'error' as const, operationId: 'getThing', method: 'GET' as const, path: '/things/{id}', message, curl });
+    const kase = (name: string, findings: ReturnType<typeof finding>[]) => ({ name, kind: 'coverage' as const, outcome: 'failed' as const, durationMs: 1, checks: [], findings, exchanges: [], omittedExchanges: 2, curl: 'curl -g A' });
+    const op = (cases: ReturnType<typeof kase>[]) => storedOperation({ operationId: 'getThing', method: 'GET', path: '/things/{id}', group: '/things', service: 's', outcome: 'failed', durationMs: 1, cases });
+    const stored = op([kase('coverage', [finding('Status 500 is not documented for getThing.', 'curl -g A'), finding('Status 418 is not documented for getThing.', 'curl -g B')])]).cases?.[0];
+    expect(stored?.curl).toBe('curl -g A');
+    expect(stored?.findings?.map((f) => f.curl)).toEqual([undefined, 'curl -g B']);
+    // Two cases alike but for the finding's own line: each is stored whole (a repeat would read the first's line).
+    const two = op([kase('coverage', [finding('Status 418 is not documented for getThing.', 'curl -g B')]), kase('fuzzing', [finding('Status 418 is not documented for getThing.', 'curl -g B')])]).cases;
+    expect(two?.map((c) => c.sameAs)).toEqual([undefined, undefined]);
+    const alike = op([kase('coverage', [finding('Status 500 is not documented for getThing.', 'curl -g A')]), kase('fuzzing', [finding('Status 500 is not documented for getThing.', 'curl -g A')])]).cases;
+    expect(alike?.map((c) => c.sameAs)).toEqual([undefined, 'coverage']);
+  });
+});
+
 describe('a body never contradicts its path', () => {
   test('a body field named like the path parameter takes the path\'s value, typed as the field', () => {
     expect(alignBodyToPath(put, { id: 1, name: 'a' }, { id: '124' })).toEqual({ id: 124, name: 'a' });

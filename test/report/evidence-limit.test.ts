@@ -186,6 +186,22 @@ describe('CaseSpool', () => {
     expect(withTexts(kept)).toBe(kept);
   });
 
+  test("a finding's own curl line is a text too: memory keeps none, the reporters and the whole case read it back", () => {
+    const spool = new CaseSpool(dir);
+    const whole = failingCase('op-f');
+    const own = `curl -g 'http://127.0.0.1:9/op-f?variation=1'`;
+    const second = { ...finding('op-f', 'Response 200 does not match the schema: /id must be string.'), curl: own };
+    const failing: CaseResult = { ...whole, findings: [{ ...whole.findings[0]!, curl: whole.curl! }, second] };
+    const kept = spool.add('op-f', 0, failing);
+    expect(kept.findings.map((f) => f.curl)).toEqual([undefined, undefined]);
+    expect(withTexts(kept).findings.map((f) => f.curl)).toEqual([whole.curl, own]);
+    expect(spool.full(kept)).toEqual(failing);
+    // Left out of the evidence shown: the finding's line still comes back with the operation's texts.
+    const [omitted] = limitEvidence([operation('op-f', [kept])], { full: (c) => spool.full(c), recorded: (c) => spool.recorded(c), perFailure: 0 });
+    expect(operationWithTexts(omitted!).cases[0]?.findings.map((f) => f.curl)).toEqual([whole.curl, own]);
+    spool.close(true);
+  });
+
   test('cases of operations written interleaved, near and far apart, each read back with their own curl line and reproduction script', () => {
     const spool = new CaseSpool(dir);
     // Three operations' cases arrive in turn; some carry a body of 40 KB, some 300 KB, so their texts lines are at

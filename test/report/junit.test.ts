@@ -352,6 +352,26 @@ describe('renderJunit', () => {
     expect(xml).toMatch(/<failure message="flaky: 1 of 3 identical attempts failed[^"]*" type="flaky"/);
   });
 
+  test('a deployment that stopped answering between requests (no case failed on it) is a failing testcase of its own, with what it last answered', async () => {
+    const raw = rawRun();
+    for (const op of raw.operations) op.cases = op.cases.map((c) => (c.outcome === 'failed' ? { ...c, outcome: 'passed', findings: [] } : c));
+    const down = {
+      service: 'customer-service',
+      baseUrl: 'http://127.0.0.1:1',
+      message: 'the deployment stopped answering after GET http://127.0.0.1:1/x (answered 400): connections to http://127.0.0.1:1 are refused',
+      after: { method: 'GET' as const, url: 'http://127.0.0.1:1/x', status: 400, curl: "curl -sS 'http://127.0.0.1:1/x'" },
+    };
+    const results = summarise({ ...raw, targetDown: down });
+    expect(results.verdict).toBe('not-conformant');
+    const root = await parsed(results);
+    expect(Number(root.failures)).toBeGreaterThanOrEqual(1);
+    const c = testcase(suite(root, 'deployment'), 'customer-service › stopped answering');
+    expect(c.failure?.[0]?.message).toBe(down.message);
+    expect(c.failure?.[0]?.inner).toContain("last answered (400):\ncurl -sS 'http://127.0.0.1:1/x'");
+    // Where a case failed (its request was cut in flight), that case carries it: no testcase of its own.
+    expect(renderJunit(summarise({ ...rawRun(), targetDown: down }))).not.toContain('stopped answering"');
+  });
+
   test('hostile text arrives as text: the XML has no raw markup from the service', () => {
     const xml = renderJunit(fixtureRun());
     expect(xml).not.toContain('<script>');

@@ -27,10 +27,13 @@ import {
   startVariant,
   summary,
   tokenLeaks,
+  TOKEN,
   type CliRun,
   type DescribedOperation,
   type StartedVariant,
 } from '../support/runs.ts';
+import { expectReportsAgree } from '../support/reports-agree.ts';
+import { expectLinesReplay } from '../support/replay.ts';
 
 const limit = pool(3);
 const RUN_TIMEOUT = 300_000;
@@ -53,6 +56,8 @@ function runAgainst(target: Target): Promise<CliRun> {
       const { args, env } = started.target(target.tokenVia);
       // The evidence below reads passed cases' exchanges too, which a run keeps only when asked.
       const run = await runCli([...args, '--quiet', '--keep-passed-exchanges', ...(target.args ?? [])], { env });
+      // Every curl line the console printed answers, pasted now, the status the line states.
+      await expectLinesReplay(run, { CONFORMANCE_TOKEN: TOKEN });
       await target.probe?.(started);
       return run;
     } finally {
@@ -478,6 +483,7 @@ const FAULTS: Array<[string, Fault]> = [
 async function assertSound(run: CliRun): Promise<void> {
   expect(await tokenLeaks(run)).toEqual([]);
   expect(resultsSchemaErrors(requireResults(run))).toEqual([]);
+  await expectReportsAgree(run);
 }
 
 async function assertFault(fault: Fault, run: CliRun): Promise<void> {

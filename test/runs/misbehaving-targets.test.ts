@@ -7,6 +7,9 @@
 import { afterAll, expect, test } from 'vitest';
 import type { ReferenceService } from '../../src/reference-service/index.ts';
 import { startReferenceService } from '../../src/reference-service/index.ts';
+import { expectReportsAgree, junitView } from '../support/reports-agree.ts';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { DESCRIBED, never, operation, outcomes, removeTemps, requireResults, resultsSchemaErrors, runCli, summary, tokenLeaks, TOKEN } from '../support/runs.ts';
 
 afterAll(removeTemps);
@@ -93,6 +96,16 @@ test(
       expect(results.counts.errored).toBe(0);
       expect(results.verdictLine).not.toMatch(/setup calls failed/);
       expect(run.leftover).toEqual([]);
+      // The case whose request was in flight when it fell over fails on that operation, in every report: the
+      // CI dashboard shows the failure, not every test green or skipped.
+      const inFlight = operation(results, 'update-address-type-field');
+      expect(inFlight.outcome, summary(results).join('\n')).toBe('failed');
+      const dropped = inFlight.cases.flatMap((c) => c.findings).find((f) => f.check === 'not-a-server-error');
+      expect(dropped?.message).toMatch(/the deployment stopped answering while this request was in flight/);
+      const junit = junitView(await readFile(join(run.out, 'junit.xml'), 'utf8'), results);
+      expect(junit.failures).toBeGreaterThanOrEqual(1);
+      expect(junit.failing).toContain('customer-service update-address-type-field');
+      await expectReportsAgree(run);
     } finally {
       await svc.close();
     }

@@ -216,6 +216,10 @@ function run(fn: ValidateFunction, data: unknown): SchemaErrorDetail[] {
         e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty: string }).additionalProperty)})` : ''
       }`,
     };
+    // The property the keyword is about, where the instance path stops at its object (what tells two such errors apart).
+    const params = e.params as { missingProperty?: unknown; additionalProperty?: unknown };
+    if (e.keyword === 'required' && typeof params.missingProperty === 'string') detail.missingProperty = params.missingProperty;
+    if (e.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') detail.additionalProperty = params.additionalProperty;
     // The schema the failing keyword belongs to (ajv's verbose parentSchema), compacted for reports.
     const expected = schemaFragment(e.parentSchema);
     if (expected !== undefined) detail.expected = expected;

@@ -5,9 +5,11 @@
  * deletes its record again.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import type { CaseResult, Exchange, HttpMethod } from '../model.ts';
+import type { CaseResult, Exchange, Finding, HttpMethod } from '../model.ts';
+import { toCurl } from '../report/curl.ts';
 import { reproductionScript, type ChainStep } from '../report/reproduction.ts';
 import { createdIds } from './created.ts';
+import { shownBy, unshown } from './judge.ts';
 
 /** What a chain step reads of an exchange: the request, the status and the parsed body. */
 export type ChainExchange = Pick<Exchange, 'request'> & { response?: { status: number; json?: unknown } };
@@ -98,6 +100,12 @@ export class CreatedRecords {
     return [...before.map((r) => step(r, r.undo)), ...exchanges.map((e) => step(e, undoOf(e)))];
   }
 
+  /** Whether the request names a record the run made before it (by another call: its curl line alone needs it). */
+  needsFirst(e: Exchange): boolean {
+    const own = this.byRequest.get(e.request);
+    return this.idsUsed(e).some((id) => id !== own);
+  }
+
   private idsUsed(e: ChainExchange): string[] {
     const used: string[] = [];
     const path = e.request.url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '').split(/[?#]/)[0] ?? '';
@@ -115,12 +123,55 @@ export class CreatedRecords {
   }
 }
 
-/** The case with its reproduction script, when it did not pass and needed more than its one call. */
-export function withReproduction(result: CaseResult, records: CreatedRecords, title: string): CaseResult {
+/**
+ * The case's curl lines, each made from the one exchange whose answer it states (after the flow secrets were
+ * redacted from the exchanges): every finding its own exchange's, marked where that request names a record the
+ * run made first; the case's own line its first error's (the finding its reports name first), else its first
+ * finding's. Findings no exchange showed keep none (the case's line, its last exchange's, stands for them).
+ */
+function withCurls(result: CaseResult, records: CreatedRecords): CaseResult {
+  if (!result.findings.some((f) => shownBy(f))) return result;
+  // Once per exchange: a case's findings often share one.
+  const lines = new Map<Exchange, { curl: string; needsRecord: boolean }>();
+  const findings = result.findings.map((f): Finding => {
+    const shown = shownBy(f);
+    if (!shown) return f;
+    let line = lines.get(shown);
+    if (line === undefined) lines.set(shown, (line = { curl: toCurl(shown.request), needsRecord: records.needsFirst(shown) }));
+    return { ...f, curl: line.curl, ...(line.needsRecord ? { needsRecord: true as const } : {}) };
+  });
+  const lead = findings.find((f) => f.curl !== undefined && f.severity === 'error') ?? findings.find((f) => f.curl !== undefined);
+  return { ...result, findings, ...(lead?.curl !== undefined ? { curl: lead.curl } : {}) };
+}
+
+/** The calls that reproduce a finding: the case's calls up to its exchange (a coverage case's: that variation alone). */
+function callsFor(result: CaseResult, f: Finding | undefined): readonly Exchange[] {
+  const shown = f ? shownBy(f) : undefined;
+  const at = shown ? result.exchanges.indexOf(shown) : -1;
+  if (!shown || at < 0) return result.exchanges;
+  return result.kind === 'coverage' ? [shown] : result.exchanges.slice(0, at + 1);
+}
+
+/** The findings without the exchanges they came from (kept to the end of the run, they would hold every answer). */
+function released(result: CaseResult): CaseResult {
+  return result.findings.some((f) => shownBy(f)) ? { ...result, findings: result.findings.map(unshown) } : result;
+}
+
+/** The case with the curl line of each finding's own exchange (the answers of calls other cases made, say). */
+export function withFindingCurls(result: CaseResult, records: CreatedRecords): CaseResult {
+  return released(withCurls(result, records));
+}
+
+/**
+ * The case with its curl lines (withCurls) and, when it did not pass and needed more than its one call, its
+ * reproduction script: the calls up to the exchange of its first error, with the records they name made first.
+ */
+export function withReproduction(given: CaseResult, records: CreatedRecords, title: string): CaseResult {
+  const result = withCurls(given, records);
   const interesting = (result.outcome !== 'passed' && result.outcome !== 'skipped') || result.findings.length > 0;
-  if (!interesting || result.exchanges.length === 0) return result;
+  if (!interesting || result.exchanges.length === 0) return released(result);
   const first = result.findings.find((f) => f.severity === 'error') ?? result.findings[0];
   const finding = first ? `${first.check}: ${first.message}` : result.errorMessage;
-  const script = reproductionScript(records.chain(result.exchanges), { title, ...(finding ? { finding } : {}) });
-  return script ? { ...result, reproduction: script } : result;
+  const script = reproductionScript(records.chain(callsFor(result, first)), { title, ...(finding ? { finding } : {}) });
+  return released(script ? { ...result, reproduction: script } : result);
 }

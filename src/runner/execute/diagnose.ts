@@ -8,11 +8,14 @@
  *   probably wrong (a gateway without the service prefix, say): the message shows the URL and what it answered.
  * - caller IP: an answer carrying the profile's `auth.ipDeniedCode` says the deployment does not allow the
  *   address the run comes from; the preflight stops on it, and a case that meets it later is errored.
- * Either one sets `stopped` on the results: the verdict is incomplete (exit 2) and the reports are written.
+ * - a security scheme's credential: when every call that carried the run's own credential of a scheme was
+ *   refused and none let through (CredentialAnswers, over the whole run), the operations that need it are
+ *   untested with that reason, said once per scheme (the preflight cannot tell: it sends the token only).
+ * Each one sets `stopped` on the results: the verdict is incomplete (exit 2) and the reports are written.
  */
 import type { Dispatcher } from 'undici';
 import { request } from '../http/undici.ts';
-import type { Contract, Operation, OperationResult, RunResults } from '../model.ts';
+import type { CaseResult, Contract, Operation, OperationResult, RunResults } from '../model.ts';
 import type { Profile } from '../description/profile.ts';
 import { atPointer } from '../checks/types.ts';
 
@@ -109,13 +112,16 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The final status of each positive case that ran (its last exchange with a response). */
+/**
+ * The final status of each positive case that ran (its last exchange with a response). A passed case's summary
+ * keeps no exchanges (report/assemble.ts compactCase): it was let through, whatever its status, and counts as such.
+ */
 function positiveStatuses(operations: readonly OperationResult[]): number[] {
   const statuses: number[] = [];
   for (const op of operations) {
     for (const c of op.cases) {
       if (c.kind !== 'positive' || c.outcome === 'skipped') continue;
-      const status = c.exchanges.at(-1)?.response?.status;
+      const status = c.exchanges.at(-1)?.response?.status ?? (c.outcome === 'passed' ? 200 : undefined);
       if (status !== undefined) statuses.push(status);
     }
   }
@@ -145,4 +151,152 @@ export function diagnoseResults(results: Pick<RunResults, 'operations' | 'target
     }
   }
   return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The run's own credential of a security scheme, refused
+
+/** Answers that show nothing of a credential: the method, the media types or the input refused (possibly before it was looked at), a rate limit. */
+const SAY_NOTHING = new Set([400, 405, 406, 408, 413, 414, 415, 422, 429, 431]);
+
+/**
+ * The operation's answer refuses the credential it was sent: a 401; a 403 where the operation documents 403 and
+ * no 401 (its contract's answer to a bad credential). Any other 403 may be about what the caller may do, not who it
+ * is: it counts neither way.
+ */
+export function refusesCredential(op: Pick<Operation, 'responses'>, status: number): boolean {
+  if (status === 401) return true;
+  if (status !== 403) return false;
+  const documents = (s: string) => op.responses.some((r) => r.status === s);
+  return documents('403') && !documents('401');
+}
+
+/** A security scheme whose credential the run sent and the deployment refused on every call that carried it. */
+export interface RefusedCredential {
+  scheme: string;
+  /** The first operation (service, group, operationId order) that refused it, and how. */
+  operationId: string;
+  status: number;
+  /** Where the credential came from: the scheme's own (--auth) or the run's token. */
+  source: 'auth' | 'token';
+  /** --token-command gives the token. */
+  tokenCommand?: boolean;
+}
+
+/**
+ * What the deployment answered the calls that carried the run's own credential of each security scheme (an
+ * operation's own method, the run's credential, not the auth matrix's broken ones nor another identity's). A scheme
+ * is refused when at least one such call was refused and none was let through: the decision is over every call
+ * of the run, so it does not depend on which answered first. Answers that say nothing of a credential (see
+ * SAY_NOTHING, and server errors) count neither way; any other answer lets it through, so one operation that
+ * refuses a credential the others of its scheme take is that operation's defect, judged as such.
+ */
+export class CredentialAnswers {
+  readonly #accepted = new Set<string>();
+  /** Per scheme: the operations that refused it, with the statuses they refused it with. */
+  readonly #refused = new Map<string, Map<string, Set<number>>>();
+
+  note(op: Operation, schemes: readonly string[], status: number | undefined): void {
+    if (status === undefined || schemes.length === 0) return;
+    if (refusesCredential(op, status)) {
+      for (const scheme of schemes) {
+        let byOp = this.#refused.get(scheme);
+        if (!byOp) this.#refused.set(scheme, (byOp = new Map()));
+        let statuses = byOp.get(op.operationId);
+        if (!statuses) byOp.set(op.operationId, (statuses = new Set()));
+        statuses.add(status);
+      }
+      return;
+    }
+    if (status >= 500 || SAY_NOTHING.has(status) || status === 403) return;
+    for (const scheme of schemes) this.#accepted.add(scheme);
+  }
+
+  /** The schemes refused everywhere, in name order, each with the first operation that refused it. */
+  refused(operation: (operationId: string) => Operation | undefined, source: (scheme: string) => RefusedCredential['source'], tokenCommand: boolean): RefusedCredential[] {
+    const out: RefusedCredential[] = [];
+    for (const scheme of [...this.#refused.keys()].sort()) {
+      if (this.#accepted.has(scheme)) continue;
+      const byOp = this.#refused.get(scheme)!;
+      const key = (id: string) => {
+        const op = operation(id);
+        return [op?.service ?? '', op?.group ?? '', id];
+      };
+      const [first] = [...byOp.keys()].sort((a, b) => {
+        const [x, y] = [key(a), key(b)];
+        for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
+        return 0;
+      });
+      const statuses = byOp.get(first!)!;
+      const from = source(scheme);
+      out.push({ scheme, operationId: first!, status: statuses.has(401) ? 401 : Math.min(...statuses), source: from, ...(from === 'token' && tokenCommand ? { tokenCommand: true } : {}) });
+    }
+    return out;
+  }
+}
+
+/**
+ * One line per refused scheme: which scheme, who refused it, and what to check (the value never shown), e.g.
+ * `the credential for security scheme "api_key" was refused by listPets (401) and by every other call that carried
+ * it: check what --auth api_key=<value> gives (CONFORMANCE_AUTH, or auth in the config file)`.
+ */
+export function refusedCredentialMessage(refused: RefusedCredential): string {
+  const check =
+    refused.source === 'auth'
+      ? `check what --auth ${refused.scheme}=<value> gives (CONFORMANCE_AUTH, or auth in the config file)`
+      : `check the token (CONFORMANCE_TOKEN or --token${refused.tokenCommand ? ', or what --token-command prints' : ''}), or give the scheme its own with --auth ${refused.scheme}=<value>`;
+  return `the credential for security scheme "${refused.scheme}" was refused by ${refused.operationId} (${refused.status}) and by every other call that carried it: ${check}`;
+}
+
+/** Why a case of an operation that needs the refused credential is untested (the run's line says the rest). */
+export function refusedCredentialReason(refused: Pick<RefusedCredential, 'scheme' | 'source'>): string {
+  const check = refused.source === 'auth' ? `--auth ${refused.scheme}=<value>` : 'the token (CONFORMANCE_TOKEN or --token)';
+  return `the run's credential for security scheme "${refused.scheme}" was refused on every call that carried it: check ${check}`;
+}
+
+/** Skips of answers the refused credential may have caused (the others, said by the plan, stay as they are). */
+const ANSWER_SKIPS = new Set<string | undefined>(['setup-failed', 'unverified', 'missing']);
+
+/**
+ * The cases of the operations that need a refused credential, untested with why: every case that sent the run's
+ * own credential (not the auth matrix's, whose calls carry none or a broken one on purpose, nor an access case's,
+ * another identity's call) and ran, or was skipped for what an answer showed, is skipped with the reason and keeps
+ * nothing of what it was judged (its findings blamed the service for a configuration problem). Errored cases stay
+ * (the network's, not the credential's). Returns a new map; the cases are new objects (nothing of the spool's).
+ */
+export function untestedForRefusedCredentials(
+  cases: ReadonlyMap<string, readonly CaseResult[]>,
+  operations: readonly Operation[],
+  refused: readonly RefusedCredential[],
+): Map<string, CaseResult[]> {
+  const out = new Map<string, CaseResult[]>([...cases].map(([id, list]) => [id, [...list]]));
+  if (refused.length === 0) return out;
+  const reasons = new Map(refused.map((r) => [r.scheme, refusedCredentialReason(r)]));
+  for (const op of operations) {
+    const scheme = (op.auth ?? []).find((s) => reasons.has(s.name));
+    const list = out.get(op.operationId);
+    if (!scheme || !list) continue;
+    const reason = reasons.get(scheme.name)!;
+    out.set(
+      op.operationId,
+      list.map((c) => {
+        if (c.kind === 'auth' || c.kind === 'scenario' || c.kind === 'pact' || c.access !== undefined || c.outcome === 'errored') return c;
+        if (c.outcome === 'skipped' && !ANSWER_SKIPS.has(c.skipKind)) return c;
+        return {
+          name: c.name,
+          kind: c.kind,
+          outcome: 'skipped',
+          skipReason: reason,
+          skipKind: 'credential-refused',
+          durationMs: c.durationMs,
+          checks: [],
+          findings: [],
+          exchanges: [],
+          ...(c.startedAt !== undefined ? { startedAt: c.startedAt } : {}),
+          ...(c.requests !== undefined ? { requests: c.requests } : {}),
+        } satisfies CaseResult;
+      }),
+    );
+  }
+  return out;
 }

@@ -2,8 +2,8 @@
  * The one judge: every exchange of every case and phase goes through `judge`, which runs every response
  * conformance check and, where the case says what it meant, the intent checks of that expectation. A case
  * gathers the judgements of all its exchanges in `Evidence`: the same defect seen on many exchanges
- * (operation × check × status × schema location) is one finding with its count, shown with the smallest
- * request that showed it.
+ * (operation × check × status × schema location × cause, report/cause.ts) is one finding with its count, shown
+ * with the smallest request that showed it (that exchange travels with the finding: its curl line is made from it).
  */
 import { CHECKS, runChecks, runUnansweredChecks, statusOf } from '../checks/registry.ts';
 import { SchemaCompileError, type SchemaValidator } from '../checks/schema.ts';
@@ -12,6 +12,7 @@ import { cutProbe } from '../checks/unsupported-method.ts';
 import { ipDeniedReason } from './diagnose.ts';
 import { unavailableReason } from './repeat.ts';
 import { boundedFinding, RECORDED_BODY_CAP } from '../report/assemble.ts';
+import { causeKey } from '../report/cause.ts';
 import type { CaseOutcome, CaseResult, CheckResult, Exchange, Finding, Operation, RecordedResponse } from '../model.ts';
 import type { Expectation_ } from '../plan/cases.ts';
 import type { Expectation } from '../description/examples.ts';
@@ -141,22 +142,19 @@ export function judge(input: JudgeInput): Judgement {
  * each part of a request whose variation breaks the server is a server error of its own.
  */
 function defectKey(f: Finding, status: number | undefined): string {
-  return [f.operationId, f.check, f.severity, status ?? '-', f.specLocation ?? '', f.schemaErrors?.[0]?.schemaPath ?? '', f.schemaErrors?.[0]?.instancePath ?? '', f.lenient ? (f.inputClass ?? '') : '', f.varied ?? ''].join('\u0000');
+  return `${f.operationId}\u0000${causeKey(f, status)}`;
 }
 
 /**
  * The same response defect seen by several cases of one operation (an undocumented status, a schema violation
  * on every answer) is shown once: in full in the first case that saw it, with the count of all; a later case
- * that saw it too still fails on it (its own request showed it), with a short finding that points to the first.
- * Cases in their planned order.
+ * that saw it too still fails on it (its own request showed it), with a short finding that points to the first
+ * (`sameAs`) and says what its own evidence showed. Only the same finding folds: the same check, status, schema
+ * location and cause (causeKey). Cases in their planned order.
  */
 export function groupAcrossCases(cases: CaseResult[]): CaseResult[] {
   const counts = new Map<Finding, number>();
-  const first = new Map<string, Array<{ finding: Finding; caseName: string }>>();
-  const key = (f: Finding) => [f.check, f.severity, f.specLocation ?? '', f.schemaErrors?.[0]?.schemaPath ?? '', f.schemaErrors?.[0]?.instancePath ?? '', f.check === 'status-code-conformance' ? JSON.stringify(f.actual) : ''].join('\u0000');
-  // A server error to one varied part is not the one another part showed (coverage, sequences): a finding that
-  // names its varied part points only to one that names the same.
-  const shownFor = (f: Finding) => (f.varied === undefined ? first.get(key(f))?.[0] : first.get(key(f))?.find((s) => s.finding.varied === f.varied));
+  const first = new Map<string, { finding: Finding; caseName: string }>();
   const out = cases.map((c) => {
     if (c.findings.length === 0) return c;
     // A case of many requests (coverage, fuzzing) keeps its own account of a defect: its smallest request.
@@ -164,16 +162,17 @@ export function groupAcrossCases(cases: CaseResult[]): CaseResult[] {
     const findings = c.findings.map((f) => {
       // A timeout stays with each case it ended: that case's request got no answer, so its intent never ran.
       if (f.waived || f.check === 'response-timeout' || CHECKS.get(f.check)?.scope !== 'response') return f;
-      const shown = shownFor(f);
+      const key = causeKey(f);
+      const shown = first.get(key);
       if (!shown || !single) {
         const own = { ...f };
-        if (!shown) first.set(key(f), [...(first.get(key(f)) ?? []), { finding: own, caseName: c.name }]);
+        if (!shown) first.set(key, { finding: own, caseName: c.name });
         counts.set(own, f.count ?? 1);
         return own;
       }
       counts.set(shown.finding, (counts.get(shown.finding) ?? 1) + (f.count ?? 1));
       const { schemaErrors: _errors, count: _count, ...rest } = f;
-      return { ...rest, message: `the same as in "${shown.caseName}": ${firstLine(shown.finding.message)}` };
+      return { ...rest, sameAs: shown.caseName, message: `the same as in "${shown.caseName}": ${firstLine(f.message)}` };
     });
     return { ...c, findings };
   });
@@ -188,6 +187,25 @@ function firstLine(text: string): string {
 function counted(f: Finding, count: number): Finding {
   const message = f.message.replace(/ \(seen on \d+ requests\)$/, '');
   return { ...f, count, message: `${message} (seen on ${count} requests)` };
+}
+
+/**
+ * The exchange a finding of an Evidence comes from: it travels with the finding and every copy of it (an
+ * enumerable symbol property: copied by spreads, never serialised), until the case's curl lines are made from it.
+ */
+const SHOWN_BY = Symbol('shown by');
+type Shown = { [SHOWN_BY]?: Exchange };
+
+/** The one exchange that showed this finding (undefined: a finding not gathered by an Evidence). */
+export function shownBy(f: Finding): Exchange | undefined {
+  return (f as Finding & Shown)[SHOWN_BY];
+}
+
+/** The finding without the exchange it came from. */
+export function unshown(f: Finding): Finding {
+  if (!(SHOWN_BY in f)) return f;
+  const { [SHOWN_BY]: _exchange, ...rest } = f as Finding & Shown;
+  return rest;
 }
 
 /** Size of a request, to pick the smallest one that shows a defect. */
@@ -257,13 +275,18 @@ export class Evidence {
     return [...this.groups.values()].sort((a, b) => severityRank(a.finding) - severityRank(b.finding) || serverErrorFirst(a.finding) - serverErrorFirst(b.finding));
   }
 
-  /** The findings, each with its count and the request that showed it; errors first (server errors first among them). */
+  /**
+   * The findings, each with its count and the request that showed it (and that exchange itself, `shownBy`); errors
+   * first (server errors first among them).
+   */
   findings(): Finding[] {
     return this.ordered().map((g) => {
       const { method, url } = g.exchange.request;
       const status = g.exchange.response?.status;
-      const shown = { ...g.finding, request: { method, url, ...(status !== undefined ? { status } : {}) } };
-      return g.count > 1 ? counted(shown, g.count) : shown;
+      const shown: Finding & Shown = { ...g.finding, request: { method, url, ...(status !== undefined ? { status } : {}) } };
+      const out: Finding & Shown = g.count > 1 ? counted(shown, g.count) : shown;
+      out[SHOWN_BY] = g.exchange;
+      return out;
     });
   }
 

@@ -24,7 +24,7 @@ import { loadContract } from '../description/load.ts';
 import type { Profile } from '../description/profile.ts';
 import { loadProfiles, profileFor, type Profiles } from '../description/profiles.ts';
 import { CaseRun, type CaseHost } from './case-run.ts';
-import { CreatedRecords, withReproduction } from './chain.ts';
+import { CreatedRecords, withFindingCurls, withReproduction } from './chain.ts';
 import { CleanupLedger, leftBehind, type LedgerRecord } from './cleanup.ts';
 import type { RunConfig } from './config.ts';
 import { redactFlowSecrets } from './flow-secrets.ts';
@@ -39,8 +39,10 @@ import { resolveTemplates } from './templates.ts';
 import { unknownRouteAnswer, type UnknownRouteAnswer } from './unknown-route.ts';
 import { ValuePool } from './value-pool.ts';
 import { Slots } from './slots.ts';
+import { CreateFence } from './create-fence.ts';
 import { idFromLocation, undoOf } from '../plan/undo.ts';
 import { identityCredentials } from './identities.ts';
+import { CredentialAnswers, type RefusedCredential } from './diagnose.ts';
 
 export { responseLocation } from './judge.ts';
 
@@ -142,6 +144,7 @@ export class Session implements CaseHost, PhaseHost {
   private readonly created = new CreatedRecords();
   private readonly byId: Map<string, Operation>;
   private readonly slots: Slots;
+  private readonly fences = new Map<string, CreateFence>();
   /** Connections the pool keeps per origin. */
   private readonly connections: number;
   /** What operations answered to calls made by other operations' cases (setup calls, reads, clean-up). */
@@ -285,6 +288,23 @@ export class Session implements CaseHost, PhaseHost {
    * costs bounded time), and any request once the deployment stopped answering.
    */
   async call(op: Operation, request: CallRequest): Promise<Exchange> {
+    // A create waits while a delete chain of its service runs (execute/create-fence.ts).
+    if ((request.method ?? op.method) === 'POST') return this.fenceOf(op).create(() => this.send(op, request));
+    return this.send(op, request);
+  }
+
+  /** A delete chain (the DELETE and the reads that show the record gone), with the service's creates held back. */
+  deleteChain<T>(op: Operation, work: () => Promise<T>): Promise<T> {
+    return this.fenceOf(op).deleteChain(work);
+  }
+
+  private fenceOf(op: Operation): CreateFence {
+    let fence = this.fences.get(op.service);
+    if (!fence) this.fences.set(op.service, (fence = new CreateFence()));
+    return fence;
+  }
+
+  private async send(op: Operation, request: CallRequest): Promise<Exchange> {
     const down = this.down.get(this.originOf(op));
     if (down) throw new Skip('target-down', `not run: ${down.message}`);
     const timedOut = this.timeouts.get(op.operationId) ?? 0;
@@ -308,7 +328,7 @@ export class Session implements CaseHost, PhaseHost {
       if (again.error?.kind === 'connection' && !CUT.test(again.error.message)) break;
     }
     if (exchange.error?.kind === 'timeout') this.timeouts.set(op.operationId, (this.timeouts.get(op.operationId) ?? 0) + 1);
-    await this.noteAnswer(op, exchange, first);
+    exchange = (await this.noteAnswer(op, exchange, first)) ?? exchange;
     if (exchange.error?.kind === 'connection' && CUT.test(exchange.error.message) && first.error?.kind === 'connection' && CUT.test(first.error.message)) {
       exchange = await this.droppedOrNot(op, exchange);
     }
@@ -323,17 +343,37 @@ export class Session implements CaseHost, PhaseHost {
       if (again.response?.status === first.status) this.persistingTransient.add(op.operationId);
     }
     // An answer to a method the operation does not have records nothing of it.
-    if (request.method === undefined || request.method === op.method) this.record(op, exchange, request.pathParams ?? {});
+    if (request.method === undefined || request.method === op.method) {
+      this.record(op, exchange, request.pathParams ?? {});
+      if ((request.auth ?? 'valid') === 'valid') this.credentialAnswers.note(op, this.credentialsSent(op), exchange.response?.status);
+    }
     return exchange;
+  }
+
+  /** What the calls carrying the run's own credential of each security scheme were answered (refusedCredentials). */
+  private readonly credentialAnswers = new CredentialAnswers();
+
+  /** The security schemes whose credential the run's own call of the operation carries (the scheme's own, else the token). */
+  private credentialsSent(op: Operation): string[] {
+    return (op.auth ?? []).filter((s) => (this.config.auth?.[s.name] ?? this.config.token) !== '').map((s) => s.name);
+  }
+
+  /**
+   * The security schemes whose credential the deployment refused on every call of the run that carried it (at the
+   * end of the run: the decision is over all of them, whatever answered first).
+   */
+  get refusedCredentials(): RefusedCredential[] {
+    return this.credentialAnswers.refused((id) => this.byId.get(id), (scheme) => (this.config.auth?.[scheme] !== undefined ? 'auth' : 'token'), this.config.client?.tokenCommand !== undefined);
   }
 
   /**
    * Keeps what each origin (scheme, host and port of a service's base URL) last answered. An origin that answered
    * before and now refuses connections, and still does a second later, has stopped answering: that is said once
    * (targetDown), and this and every later request to it is not run (a Skip), rather than dozens of cases errored
-   * one by one, whichever service of the deployment they are for.
+   * one by one, whichever service of the deployment they are for. A request whose own connection was cut in
+   * flight then is returned as dropped (its case fails on it: the likely cause).
    */
-  private async noteAnswer(op: Operation, exchange: Exchange, first: Exchange): Promise<void> {
+  private async noteAnswer(op: Operation, exchange: Exchange, first: Exchange): Promise<Exchange | undefined> {
     const origin = this.originOf(op);
     let seen = this.lastAnswers.get(origin);
     if (!seen) this.lastAnswers.set(origin, (seen = { cut: [] }));
@@ -364,7 +404,21 @@ export class Session implements CaseHost, PhaseHost {
       }
     }
     const down = this.down.get(origin);
-    if (down) throw new Skip('target-down', `not run: ${down.message}`);
+    if (!down) return undefined;
+    // This request's own connection was cut in flight as the deployment went down: it (or another in flight with
+    // it) brought the deployment down. Its case is judged on that (a server error without a status), the
+    // others are not run.
+    if (first.error?.kind === 'connection' && !/ECONNREFUSED/.test(first.error.message)) {
+      const others = seen.cut.filter((c) => c.exchange.request !== exchange.request).length;
+      return {
+        ...exchange,
+        error: {
+          kind: 'dropped',
+          message: `the deployment stopped answering while this request was in flight (its connection cut: ${first.error.message}; connections to ${origin} refused since)${others > 0 ? `, with ${others} other request${others === 1 ? '' : 's'} in flight` : ''}`,
+        },
+      };
+    }
+    throw new Skip('target-down', `not run: ${down.message}`);
   }
 
   /**
@@ -442,17 +496,21 @@ export class Session implements CaseHost, PhaseHost {
     for (const [operationId, { evidence, started }] of this.sideEvidence) {
       const presence = this.presenceState.get(operationId);
       if (presence === 'missing' || presence === 'unverified') continue;
+      // Each finding with the curl line of the call that showed it.
       out.push([
         operationId,
-        {
-          name: 'setup calls',
-          kind: 'setup',
-          outcome: evidence.outcome(),
-          checks: evidence.checkResults(),
-          findings: evidence.findings(),
-          exchanges: evidence.evidence(),
-          durationMs: Math.round(performance.now() - started),
-        },
+        withFindingCurls(
+          {
+            name: 'setup calls',
+            kind: 'setup',
+            outcome: evidence.outcome(),
+            checks: evidence.checkResults(),
+            findings: evidence.findings(),
+            exchanges: evidence.evidence(),
+            durationMs: Math.round(performance.now() - started),
+          },
+          this.created,
+        ),
       ]);
     }
     this.sideEvidence.clear();

@@ -3,7 +3,7 @@ import type { JsonSchema, Operation } from '../model.ts';
 import { formatRow } from './formats.ts';
 import { distinctValues, factsOf, INT32, mergeSchemas } from './keywords.ts';
 import { RESERVED_HEADERS } from './fuzz-inputs.ts';
-import { referenceStem } from './relations.ts';
+import { namesRecord } from './relations.ts';
 import { emptyIsAmbiguous, hasNonEmptyValues, sendsEmpty } from './empty-values.ts';
 import { asText } from './parameters.ts';
 import type { Random } from './random.ts';
@@ -460,14 +460,6 @@ function objectArbitrary(schema: Record<string, unknown>, ctx: Ctx, fallback: un
   return fc.record(model, { requiredKeys, noNullPrototype: true });
 }
 
-/**
- * A field or parameter that names records (`id`, `pk`, `author_id`, `tagIds`: a record's own id or a reference, one
- * or a list): the small-value sweep leaves it drawn, since small ids name records that exist (someone else's, moved
- * by a relationship write).
- */
-function namesRecord(name: string): boolean {
-  return /^(ids?|uuids?|pks?)$/i.test(name) || referenceStem(name.replace(/s$/, '')) !== undefined;
-}
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

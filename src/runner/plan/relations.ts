@@ -175,6 +175,15 @@ export function referenceStem(name: string): string | undefined {
   return name.replace(SUFFIX, '').replace(/[-_]/g, '').toLowerCase();
 }
 
+/**
+ * A field or parameter that names records (`id`, `pk`, `author_id`, `tagIds`: a record's own id or a reference, one
+ * or a list): the small-value sweep leaves it drawn, since small ids name records that exist (someone else's, moved
+ * by a relationship write); a reproduction script reads such a value from the answer that gave it, however short.
+ */
+export function namesRecord(name: string): boolean {
+  return /^(ids?|uuids?|pks?)$/i.test(name) || referenceStem(name.replace(/s$/, '')) !== undefined;
+}
+
 /** A path's last segment as a reference field would name it: lower case, no separators (`/line-items` -> `lineitems`). */
 export function lastSegmentName(path: string): string | undefined {
   return path.split('/').at(-1)?.replace(/[-_]/g, '').toLowerCase();

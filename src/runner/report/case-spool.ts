@@ -20,9 +20,12 @@ export interface SpooledCase {
   case: CaseResult;
 }
 
-/** The line after a case's line that holds its curl line and reproduction script (read back by the reporters). */
+/**
+ * The line after a case's line that holds its curl line and reproduction script, and its findings' own curl lines
+ * (by the findings' order; null: none), read back by the reporters.
+ */
 interface SpooledTexts {
-  texts: Pick<CaseResult, 'curl' | 'reproduction'>;
+  texts: Pick<CaseResult, 'curl' | 'reproduction'> & { findings?: Array<string | null> };
 }
 
 /** The spool's file name in the reports directory (one per process: parallel runs never share one). */
@@ -91,16 +94,17 @@ export class CaseSpool {
   add(operationId: string, index: number, result: CaseResult): CaseResult {
     if (this.fd === undefined) return result;
     const { curl, reproduction } = result;
-    const texts = curl !== undefined || reproduction !== undefined;
+    const findingCurls = result.findings.some((f) => f.curl !== undefined) ? result.findings.map((f) => f.curl ?? null) : undefined;
+    const texts = curl !== undefined || reproduction !== undefined || findingCurls !== undefined;
     // Written as text: no buffer per case left for the garbage collector (the bytes are counted instead).
-    const line = `${JSON.stringify({ operationId, index, case: texts ? { ...result, curl: undefined, reproduction: undefined } : result } satisfies SpooledCase)}\n`;
+    const line = `${JSON.stringify({ operationId, index, case: texts ? { ...result, curl: undefined, reproduction: undefined, ...(findingCurls ? { findings: result.findings.map(withoutCurl) } : {}) } : result } satisfies SpooledCase)}\n`;
     const length = Buffer.byteLength(line, 'utf8');
     const evidence = heavy(result);
     if (!evidence && !texts) {
       this.append(line, length);
       return result;
     }
-    const textsLine = texts ? `${JSON.stringify({ texts: { curl, reproduction } } satisfies SpooledTexts)}\n` : '';
+    const textsLine = texts ? `${JSON.stringify({ texts: { curl, reproduction, ...(findingCurls ? { findings: findingCurls } : {}) } } satisfies SpooledTexts)}\n` : '';
     const textsLength = texts ? Buffer.byteLength(textsLine, 'utf8') : 0;
     const kept = light(result, new Spooled(this, this.offset, length, textsLength, result.exchanges.length, evidence));
     this.append(line, length);
@@ -236,7 +240,15 @@ function withTheseTexts(c: CaseResult, texts: SpooledTexts['texts']): CaseResult
   const out: CaseResult = { ...c };
   if (texts.curl !== undefined) out.curl = texts.curl;
   if (texts.reproduction !== undefined) out.reproduction = texts.reproduction;
+  const curls = texts.findings;
+  if (curls && curls.length === c.findings.length) out.findings = c.findings.map((f, i) => (curls[i] != null && f.curl === undefined ? { ...f, curl: curls[i]! } : f));
   return out;
+}
+
+function withoutCurl(f: Finding): Finding {
+  if (f.curl === undefined) return f;
+  const { curl: _curl, ...rest } = f;
+  return rest;
 }
 
 /** The operation with its cases' curl lines and reproduction scripts read back (the operation itself when none was left out). */
@@ -267,7 +279,7 @@ function heavy(result: CaseResult): boolean {
 }
 
 /**
- * What memory keeps of a case: no curl line and no reproduction script (the reporters read them back); its
+ * What memory keeps of a case: no curl lines and no reproduction script (the reporters read them back); its
  * findings without schema errors, expected and actual values; and its exchanges only for a positive case and a
  * presence probe, as request line and status without bodies and headers (the run's own diagnosis reads the
  * final status of the positive cases and what the presence probes were answered, execute/diagnose.ts). The
@@ -281,7 +293,7 @@ function light(result: CaseResult, at: Spooled): CaseResult {
     [SPOOLED]: at,
     ...rest,
     exchanges: summarised ? result.exchanges.map(lightExchange) : [],
-    findings: at.evidence ? result.findings.map(lightFinding) : result.findings,
+    findings: at.evidence ? result.findings.map((f) => lightFinding(withoutCurl(f))) : at.textsLength > 0 ? result.findings.map(withoutCurl) : result.findings,
   } as Kept;
 }
 

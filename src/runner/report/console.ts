@@ -8,6 +8,8 @@
  */
 import type { Finding, OperationResult, RunResults } from '../model.ts';
 import { baselineSummary } from './baseline.ts';
+import { operationWithTexts } from './case-spool.ts';
+import { causeKey } from './cause.ts';
 import { findingEvidence } from './failures.ts';
 import { blockingFindings, coverageText, OUTCOMES, outcomeCountLabel, unwaivedWarnings, verdictLine } from './outcomes.ts';
 import { pactSummaryLines } from './pact-summary.ts';
@@ -167,34 +169,54 @@ function evidenceOf(f: Finding): string | undefined {
   return `${e.at ? `at ${e.at} ` : ''}expected ${e.expected}${e.actual !== undefined ? ` got ${e.actual}` : ''}`;
 }
 
-/** Groups of an operation's failing checks listed on the console; the rest are counted ("and N more in index.html"). */
+/** Groups of an operation's failing findings listed on the console; the rest are counted ("and N more in index.html"). */
 export const CONSOLE_CHECK_GROUPS = 5;
 
-/** One failing check of an operation on one status: the first finding that showed it, its case, and how many requests did. */
+/**
+ * One failing finding of an operation: the same check on the same status with the same cause (report/cause.ts),
+ * however many cases and requests showed it; the first finding that showed it, its case, and how many requests did.
+ */
 interface CheckGroup {
   check: string;
   status?: number;
-  first: { caseName: string; finding: Finding; curl?: string };
+  first: { caseName: string; finding: Finding; curl?: string; reproduces: boolean };
   requests: number;
 }
 
-/** Every failing check of an operation, grouped by check and status, in the order the cases list them. */
+/** The status a finding's own exchange was answered, as the console says it. */
+function statusOf(f: Finding): number | undefined {
+  return f.request?.status ?? (typeof f.actual === 'number' && f.actual >= 100 && f.actual <= 599 ? f.actual : undefined);
+}
+
+/**
+ * Every failing finding of an operation, grouped by check, status and cause, in the order the cases list them.
+ * Each group's curl line is its first finding's own exchange's (never another case's or request's); a folded
+ * finding (sameAs) is counted in the finding it points to already.
+ */
 function failingChecks(op: OperationResult, failOn: RunResults['failOn']): CheckGroup[] {
   const groups = new Map<string, CheckGroup>();
   for (const c of op.cases) {
     for (const f of blockingFindings(c, failOn)) {
-      const status = f.request?.status ?? (typeof f.actual === 'number' && f.actual >= 100 && f.actual <= 599 ? f.actual : undefined);
-      const key = `${f.check}\u0000${status ?? ''}`;
+      const status = statusOf(f);
+      const key = causeKey(f, status);
       const group = groups.get(key);
-      if (group) group.requests += f.count ?? 1;
-      else groups.set(key, { check: f.check, ...(status !== undefined ? { status } : {}), first: { caseName: c.name, finding: f, ...(c.curl ? { curl: c.curl } : {}) }, requests: f.count ?? 1 });
+      if (group) {
+        if (f.sameAs === undefined) group.requests += f.count ?? 1;
+        continue;
+      }
+      const curl = f.curl ?? c.curl;
+      // The case's reproduction script replays the call of its first error: this finding's, where its line is the case's.
+      const reproduces = c.reproduction !== undefined && curl !== undefined && curl === c.curl;
+      groups.set(key, { check: f.check, ...(status !== undefined ? { status } : {}), first: { caseName: c.name, finding: f, ...(curl !== undefined ? { curl } : {}), reproduces }, requests: f.count ?? 1 });
     }
   }
   return [...groups.values()];
 }
 
-/** The console lines of a failing operation's checks: each group's finding, evidence, count and curl line, bounded. */
-function failingCheckLines(op: OperationResult, failOn: RunResults['failOn'], dim: Painter): string[] {
+/** The console lines of a failing operation's findings: each group's finding, evidence, count and curl line, bounded. */
+function failingCheckLines(given: OperationResult, failOn: RunResults['failOn'], dim: Painter): string[] {
+  // The curl lines and reproduction scripts read back from the run's spool (the operation itself when none was left out).
+  const op = operationWithTexts(given);
   const groups = failingChecks(op, failOn);
   if (groups.length === 0) {
     const first = firstProblem(op, failOn);
@@ -208,11 +230,13 @@ function failingCheckLines(op: OperationResult, failOn: RunResults['failOn'], di
     const evidence = evidenceOf(f);
     if (evidence) lines.push(`           ${dim(evidence)}`);
     const shown = `${g.requests} request${g.requests === 1 ? '' : 's'}${g.status !== undefined ? ` answered ${g.status}` : ''}`;
-    if (g.first.curl) lines.push(`           ${dim(`${shown} · ${g.first.curl}`)}`);
+    // A request on a record the run made (and deleted) answers otherwise alone: the line says so, and where the script is.
+    const needs = f.needsRecord ? ` · needs a record the run made first${g.first.reproduces ? ' (the reproduction script in index.html and results.json makes it)' : ''}` : '';
+    if (g.first.curl) lines.push(`           ${dim(`${shown}${needs} · ${g.first.curl}`)}`);
     else if (g.requests > 1) lines.push(`           ${dim(shown)}`);
   }
   const more = groups.length - CONSOLE_CHECK_GROUPS;
-  if (more > 0) lines.push(`           ${dim(`and ${more} more failing check${more === 1 ? '' : 's'} in index.html`)}`);
+  if (more > 0) lines.push(`           ${dim(`and ${more} more failing finding${more === 1 ? '' : 's'} in index.html`)}`);
   return lines;
 }
 
@@ -257,6 +281,7 @@ const SKIP_KIND_TEXT: Record<string, string> = {
   'max-failures': 'not run: --max-failures reached',
   'timed-out': 'the operation timed out twice',
   'target-down': 'the deployment stopped answering',
+  'credential-refused': "the run's credential for the security scheme was refused",
   'not-applicable': 'not applicable',
 };
 

@@ -110,6 +110,13 @@ interface FindingView {
   waived?: { reason: string; expires: string };
   /** An input of the lenient tier was accepted (a warning counted apart). */
   lenient?: true;
+  /** The status its own exchange was answered. */
+  answered?: number;
+  /** The curl line of its own exchange, where it is not the case's (shown below the case). */
+  curl?: string;
+  curlId?: string;
+  /** That request names a record the run made first (its line alone no longer answers as it did). */
+  needsRecord?: true;
 }
 
 interface CaseView {
@@ -230,7 +237,7 @@ function readableTime(iso: string): string {
   return m ? `${m[1]} ${m[2]} UTC` : iso;
 }
 
-function findingView(f: Finding, failOn: RunResults['failOn']): FindingView {
+function findingView(f: Finding, failOn: RunResults['failOn'], caseCurl?: string): FindingView {
   const effect: FindingView['effect'] = f.waived
     ? 'waived'
     : f.severity === 'error' || (f.severity === 'warning' && failOn === 'warning')
@@ -257,6 +264,13 @@ function findingView(f: Finding, failOn: RunResults['failOn']): FindingView {
   if (f.specLocation) view.specLocation = f.specLocation;
   if (f.waived) view.waived = f.waived;
   if (f.lenient) view.lenient = true;
+  if (f.request?.status !== undefined) view.answered = f.request.status;
+  // Each finding reproduced by its own exchange: its line where the case's shows another request.
+  if (f.curl !== undefined && f.curl !== caseCurl) {
+    view.curl = f.curl;
+    view.curlId = `curl-${++curlCounter}`;
+  }
+  if (f.needsRecord) view.needsRecord = true;
   return view;
 }
 
@@ -331,7 +345,7 @@ function operationView(given: OperationResult, results: RunResults, maxBytes: nu
       outcome: c.outcome,
       duration: formatDuration(c.durationMs),
       checks: c.checks.map((k) => ({ id: k.id, status: k.status })),
-      findings: findings.map((f) => findingView(f, results.failOn)),
+      findings: findings.map((f) => findingView(f, results.failOn, c.curl)),
       exchanges: c.exchanges.map((e, i) => exchangeView(e, i, c.exchanges.length, maxBytes)),
       curlId: `curl-${++curlCounter}`,
       reproductionId: `repro-${curlCounter}`,
@@ -575,7 +589,7 @@ const DATA_MARK = '<!--conformance-data-->';
 function lazyDetails(op: OperationView): unknown {
   const { reason, checks, cases, summaries, outcome, service, operationId } = op;
   // The page's script numbers its own copy buttons.
-  const shown = cases.map(({ curlId: _c, reproductionId: _r, ...c }) => c);
+  const shown = cases.map(({ curlId: _c, reproductionId: _r, ...c }) => ({ ...c, findings: c.findings.map(({ curlId: _f, ...f }) => f) }));
   return { outcome, service, operationId, ...(reason ? { reason } : {}), checks, cases: shown, summaries };
 }
 

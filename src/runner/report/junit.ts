@@ -83,6 +83,8 @@ export function renderJunitTo(results: RunResults, write: (chunk: string) => voi
       yield* operationSuites(results, maxBody, options.testcaseProperties ?? 'system-out');
       if (results.pact) yield pactSuite(results, results.pact.interactions);
       if (results.expiredWaivers.length > 0) yield waiverSuite(results);
+      const down = deploymentSuite(results);
+      if (down) yield down;
     };
     const services = results.target.services.map((t) => t.id);
     for (const suite of all()) {
@@ -376,7 +378,13 @@ function caseResult(results: RunResults, op: OperationResult, c: CaseResult): Re
   const first = blocking[0];
   const more = blocking.length > 1 ? ` (+${blocking.length - 1} more)` : '';
   // The request line only where the finding is about another operation's call (the properties name method and path).
-  const describe = (f: Finding): string => findingText(f, { request: f.method !== op.method || f.path !== op.path });
+  // Each finding reproduced by its own exchange: its curl line where it is not the case's (the reproduce line below).
+  const describe = (f: Finding): string => {
+    const text = findingText(f, { request: f.method !== op.method || f.path !== op.path });
+    if (f.curl === undefined || f.curl === c.curl) return text;
+    const answered = f.request?.status !== undefined ? ` (answered ${f.request.status}${f.needsRecord ? '; it names a record the run made first: alone it no longer answers so' : ''})` : '';
+    return `${text}\n  reproduce${answered}: ${f.curl}`;
+  };
   const text = blocking.map(describe).join('\n\n');
   switch (c.outcome) {
     case 'passed':
@@ -463,6 +471,36 @@ function pactSuite(results: RunResults, interactions: PactInteractionResult[]): 
         out: i.providerStates.length > 0 ? [`provider states: ${i.providerStates.join('; ')}`] : [],
       } satisfies JCase;
     }),
+  };
+}
+
+/**
+ * The deployment stopped answering and no case failed on it (no request of a case was cut in flight: it went
+ * down between requests): the verdict is not conformant, so one failing testcase says why, with the last
+ * request it answered and the requests in flight then. Where a case's request was cut in flight, that case
+ * fails on its operation instead (not-a-server-error) and this suite is not written.
+ */
+function deploymentSuite(results: RunResults): JSuite | undefined {
+  const down = results.targetDown;
+  if (!down || results.operations.some((o) => o.cases.some((c) => c.outcome === 'failed'))) return undefined;
+  const lines = [
+    ...(down.after ? [`last answered (${down.after.status}):`, down.after.curl] : []),
+    ...(down.inFlight ?? []).flatMap((r) => [`in flight then (${r.error}):`, r.curl]),
+  ];
+  return {
+    name: 'deployment',
+    timestamp: results.startedAt,
+    properties: suiteProperties(results, []),
+    cases: [
+      {
+        classname: `deployment.${down.service}`,
+        name: `${down.service}${CASE_SEPARATOR}stopped answering`,
+        timeMs: 0,
+        result: { kind: 'failure', type: 'target-down', message: down.message, text: lines.join('\n') },
+        properties: [['baseUrl', down.baseUrl]],
+        out: [],
+      },
+    ],
   };
 }
 

@@ -139,6 +139,7 @@ const UNTESTED_BY_KIND: Record<SkipKind, string> = {
   'max-failures': 'not run (--max-failures reached)',
   'timed-out': 'not sent: the operation did not answer within --timeout twice',
   'target-down': 'not run: the deployment stopped answering',
+  'credential-refused': "the run's credential for their security scheme was refused (check --auth or the token)",
   'not-applicable': 'the positive case could not run',
 };
 

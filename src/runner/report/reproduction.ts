@@ -5,7 +5,7 @@
  * any exit). Pure: recorded (redacted) requests in, script text out.
  *
  * The script needs bash and curl only. Values are read from JSON answers with jq, node or python3, whichever
- * is installed, else with grep/sed (the first "key": "value" pair of the pointer's last key). The token
+ * is installed, else with grep/sed (the first "key": "value" or "key": 123 pair of the pointer's last key). The token
  * comes from $CONFORMANCE_TOKEN in the user's shell; nothing else is expanded by the shell (every literal
  * is single-quoted).
  *
@@ -13,6 +13,7 @@
  * failed or a value could not be read from an answer.
  */
 import type { HttpMethod, RecordedRequest } from '../model.ts';
+import { namesRecord } from '../plan/relations.ts';
 import { bytesWord, carriesToken, credentialVariables, credentialWord, shellQuote } from './curl.ts';
 
 export interface ChainStep {
@@ -30,7 +31,12 @@ export interface ReproductionOptions {
   title?: string;
 }
 
-/** Values shorter than this are not treated as ids carried from one answer into a later call. */
+/**
+ * Values shorter than this are not treated as ids carried from one answer into a later call, unless the answer
+ * gives them under a name that names a record (`id`, `categoryId`, `owner_id`: plan/relations.ts namesRecord), as
+ * an integer id or a short string one is: then they are carried into a path segment or a body field of the same
+ * kind of name, never into a query value (a page number "4" is not the record 4).
+ */
 const MIN_VALUE_LENGTH = 8;
 
 /** Headers curl computes from what it sends (and accept-encoding: curl would not decode what it asked for). */
@@ -55,14 +61,15 @@ function escapePointer(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-/** String leaves of a JSON value, shallowest first, each with its JSON pointer. */
-function leaves(value: unknown): Array<[string, string]> {
-  const out: Array<[string, string]> = [];
+/** String and integer leaves of a JSON value (an integer as its digits), shallowest first, each with its JSON pointer. */
+function leaves(value: unknown): Array<[value: string, pointer: string, integer: boolean]> {
+  const out: Array<[string, string, boolean]> = [];
   let level: Array<[string, unknown]> = [['', value]];
   for (let depth = 0; depth < 8 && level.length > 0; depth++) {
     const next: Array<[string, unknown]> = [];
     for (const [pointer, v] of level) {
-      if (typeof v === 'string') out.push([v, pointer]);
+      if (typeof v === 'string') out.push([v, pointer, false]);
+      else if (typeof v === 'number' && Number.isSafeInteger(v)) out.push([String(v), pointer, true]);
       else if (Array.isArray(v)) v.slice(0, 50).forEach((item, i) => next.push([`${pointer}/${i}`, item]));
       else if (typeof v === 'object' && v !== null) for (const [k, item] of Object.entries(v)) next.push([`${pointer}/${escapePointer(k)}`, item]);
     }
@@ -71,10 +78,25 @@ function leaves(value: unknown): Array<[string, string]> {
   return out;
 }
 
+/** The last key of a JSON pointer names a record (an id of the answer's record or of another). */
+function pointerNamesRecord(pointer: string): boolean {
+  const key = pointer.split('/').at(-1) ?? '';
+  return !/^\d+$/.test(key) && namesRecord(key.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** Whether a value may be carried from an answer: long enough to be nobody else's, or given as a record's id. */
+function carried(value: string, pointer: string): boolean {
+  return value.length >= MIN_VALUE_LENGTH || pointerNamesRecord(pointer);
+}
+
 interface Capture {
   variable: string;
   step: number;
   pointer: string;
+  /** The answer gave an integer: carried into a JSON body unquoted. */
+  integer: boolean;
+  /** Shorter than MIN_VALUE_LENGTH: carried only where a name says it is a record's id. */
+  short: boolean;
 }
 
 function decode(segment: string): string {
@@ -95,8 +117,9 @@ function urlParts(url: string, lookup: (value: string) => Capture | undefined, u
     if (last && 'text' in last) last.text += text;
     else parts.push({ text });
   };
-  const piece = (raw: string) => {
-    const capture = raw.length >= MIN_VALUE_LENGTH ? lookup(decode(raw)) : undefined;
+  const piece = (raw: string, query: boolean) => {
+    const found = lookup(decode(raw));
+    const capture = found && !(query && found.short) ? found : undefined;
     if (capture) {
       used.add(capture);
       parts.push({ variable: capture.variable });
@@ -104,7 +127,7 @@ function urlParts(url: string, lookup: (value: string) => Capture | undefined, u
   };
   (m[2] ?? '').split('/').forEach((segment, i) => {
     if (i > 0) literal('/');
-    piece(segment);
+    piece(segment, false);
   });
   if (m[3]) {
     literal('?');
@@ -113,14 +136,17 @@ function urlParts(url: string, lookup: (value: string) => Capture | undefined, u
       const at = pair.indexOf('=');
       if (at < 0) return literal(pair);
       literal(pair.slice(0, at + 1));
-      piece(pair.slice(at + 1));
+      piece(pair.slice(at + 1), true);
     });
   }
   if (m[4]) literal(m[4]);
   return parts;
 }
 
-/** A JSON body as parts: string values equal to a captured value become its variable. */
+/**
+ * A JSON body as parts: string values equal to a captured value become its variable; so do short ones and
+ * integers, where the field's name names a record (an integer unquoted).
+ */
 function bodyParts(body: string, lookup: (value: string) => Capture | undefined, used: Set<Capture>): Part[] {
   let json: unknown;
   try {
@@ -129,29 +155,33 @@ function bodyParts(body: string, lookup: (value: string) => Capture | undefined,
     return [{ text: body }];
   }
   const marks = new Map<string, Capture>();
-  const marked = (value: unknown): unknown => {
-    if (typeof value === 'string') {
-      const capture = value.length >= MIN_VALUE_LENGTH ? lookup(value) : undefined;
-      if (!capture) return value;
-      const mark = `\u0000${marks.size}\u0000`;
-      marks.set(mark, capture);
-      return mark;
+  const mark = (capture: Capture): string => {
+    const text = `\u0000${marks.size}\u0000`;
+    marks.set(text, capture);
+    return text;
+  };
+  const marked = (value: unknown, key: string): unknown => {
+    if (typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value))) {
+      const capture = lookup(String(value));
+      const fits = capture && capture.integer === (typeof value === 'number') && (!capture.short || namesRecord(key));
+      return fits ? mark(capture) : value;
     }
-    if (Array.isArray(value)) return value.map(marked);
-    if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, marked(v)]));
+    if (Array.isArray(value)) return value.map((v) => marked(v, key));
+    if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, marked(v, k)]));
     return value;
   };
-  const replaced = marked(json);
+  const replaced = marked(json, '');
   if (marks.size === 0) return [{ text: body }];
   // Compact JSON; the captured values are strings, so each mark sits inside quotes and stays inside them.
   const text = JSON.stringify(replaced);
   const parts: Part[] = [];
   let rest = text;
-  for (const [mark, capture] of marks) {
-    const quoted = JSON.stringify(mark);
+  for (const [text, capture] of marks) {
+    const quoted = JSON.stringify(text);
     const at = rest.indexOf(quoted);
     if (at < 0) continue;
-    parts.push({ text: `${rest.slice(0, at)}"` }, { variable: capture.variable }, { text: '"' });
+    const quote = capture.integer ? '' : '"';
+    parts.push({ text: `${rest.slice(0, at)}${quote}` }, { variable: capture.variable }, { text: quote });
     used.add(capture);
     rest = rest.slice(at + quoted.length);
   }
@@ -202,7 +232,7 @@ for k in sys.argv[1].split("/")[1:]:
 if v is not None: print(v if isinstance(v,str) else json.dumps(v))' "$1"
   else
     key=${'$'}{1##*/}
-    grep -o "\"$key\"[[:space:]]*:[[:space:]]*\"[^\"]*\"" | head -n 1 | sed 's/.*:[[:space:]]*"\(.*\)"$/\1/'
+    grep -o "\"$key\"[[:space:]]*:[[:space:]]*\(\"[^\"]*\"\|-\{0,1\}[0-9][0-9]*\)" | head -n 1 | sed 's/.*:[[:space:]]*//; s/^"\(.*\)"$/\1/'
   fi
 }
 
@@ -232,11 +262,11 @@ export function reproductionScript(steps: readonly ChainStep[], options: Reprodu
   if (steps.length === 1 && !steps[0]?.undo) return undefined;
 
   // Values each answer carried, first answer first: a later call that sends one gets it from that answer.
-  const known = new Map<string, { step: number; pointer: string }>();
+  const known = new Map<string, { step: number; pointer: string; integer: boolean }>();
   steps.forEach((step, i) => {
     if (!step.response || step.response.status < 200 || step.response.status >= 300) return;
-    for (const [value, pointer] of leaves(step.response.json)) {
-      if (value.length >= MIN_VALUE_LENGTH && !known.has(value)) known.set(value, { step: i, pointer });
+    for (const [value, pointer, integer] of leaves(step.response.json)) {
+      if (carried(value, pointer) && !known.has(value)) known.set(value, { step: i, pointer, integer });
     }
   });
   const captures = new Map<string, Capture>();
@@ -245,7 +275,7 @@ export function reproductionScript(steps: readonly ChainStep[], options: Reprodu
     if (!source || source.step >= index) return undefined;
     let capture = captures.get(value);
     if (!capture) {
-      capture = { variable: `V${captures.size + 1}`, step: source.step, pointer: source.pointer };
+      capture = { variable: `V${captures.size + 1}`, step: source.step, pointer: source.pointer, integer: source.integer, short: value.length < MIN_VALUE_LENGTH };
       captures.set(value, capture);
     }
     return capture;
@@ -292,10 +322,18 @@ export function reproductionScript(steps: readonly ChainStep[], options: Reprodu
       if (i < last) out.push(`[ -n "$${capture.variable}" ] || { echo ${shellQuote(`no value at ${capture.pointer} in the answer of step ${i + 1}`)} >&2; exit 2; }`);
     }
     if (undo && step.undo) {
-      const undoArgs = ['-X', step.undo.method, undo, ...headerArgs({ method: step.undo.method, url: step.undo.url, headers: authOnly(step.request.headers) })];
-      // Stored as text and run by cleanup(), only when the record's id was read from the answer.
-      const known = mine.map((capture) => `[ -n "$${capture.variable}" ] && `).join('');
-      out.push(`case "$status" in 2??) ${known}created+=(${shellQuote(undoArgs.join(' '))}) ;; esac`);
+      // The undo names the record this call made: by the id read from its answer, or by the call's own URL (a PUT
+      // that creates what it names). One that names the run's id as it was (not read again) would delete a record
+      // this script did not make, someone else's by now: it is left out, and the script says so.
+      const ownUrl = step.undo.url.split('?')[0] === step.request.url.split('?')[0];
+      if (mine.length === 0 && !ownUrl) {
+        out.push(`echo ${shellQuote(`note: what step ${i + 1} created is not deleted on exit: its id could not be read from the answer (the run deleted it with ${step.undo.method} ${step.undo.url})`)} >&2`);
+      } else {
+        const undoArgs = ['-X', step.undo.method, undo, ...headerArgs({ method: step.undo.method, url: step.undo.url, headers: authOnly(step.request.headers) })];
+        // Stored as text and run by cleanup(), only when the record's id was read from the answer.
+        const known = mine.map((capture) => `[ -n "$${capture.variable}" ] && `).join('');
+        out.push(`case "$status" in 2??) ${known}created+=(${shellQuote(undoArgs.join(' '))}) ;; esac`);
+      }
     }
   });
   const ran = steps[last]?.response?.status;

@@ -12,6 +12,7 @@
  *  - a skipped case with nothing but its reason is listed by name under `skipped`, grouped by reason and kind
  *    ({ reason, cases: { kind: [names] } }); it comes back with durationMs 0 after the cases of its kind;
  *  - a passed case keeps its `curl` line only when it kept its exchanges (--keep-passed-exchanges, a retry);
+ *  - a finding keeps its `curl` line only where it is not its case's (stored) one: absent, the case's line is it;
  *  - records left behind that no id names are counted (one entry per operation and reason, with a `count` when
  *    more than one, the model's own shape); alike entries (shards merged) are one entry with their counts added;
  *  - a failing case whose evidence was left out (evidence-limit.ts) and whose checks and findings are those of an
@@ -109,6 +110,13 @@ function withoutRequest(f: Finding): Finding {
   return rest;
 }
 
+/** The finding without its curl line where the case's own (stored) line is the same, or the case keeps none. */
+function withoutCurl(f: Finding, caseCurl: string | undefined): Finding {
+  if (f.curl === undefined || (caseCurl !== undefined && f.curl !== caseCurl)) return f;
+  const { curl: _curl, ...rest } = f;
+  return rest;
+}
+
 /** The checks an unwaived error finding names: they failed, so their status need not be stored. */
 function impliedFailures(findings: ReadonlyArray<Pick<Finding, 'check' | 'severity' | 'waived'>>): Set<string> {
   return new Set(findings.filter((f) => f.severity === 'error' && !f.waived).map((f) => f.check));
@@ -123,11 +131,13 @@ function storedCase(c: CaseResult, op: OperationResult): StoredCase {
   const implied = impliedFailures(c.findings);
   const notPassed = c.checks.filter((k) => k.status !== 'passed' && !(k.status === 'failed' && implied.has(k.id)));
   if (notPassed.length > 0) out.checks = Object.fromEntries(notPassed.map((k) => [k.id, k.status])) as StoredCase['checks'];
-  // A finding names the request that showed it only where the case's exchanges (which show it) were left out.
-  if (c.findings.length > 0) out.findings = c.findings.map((f) => storedFinding(c.exchanges.length > 0 && f.request ? withoutRequest(f) : f, op));
-  if (c.exchanges.length > 0) out.exchanges = c.exchanges;
   // A passed case's curl repeats a call that held; it stays only with the exchanges it belongs to.
-  if (c.curl !== undefined && (c.outcome !== 'passed' || c.exchanges.length > 0)) out.curl = c.curl;
+  const curl = c.curl !== undefined && (c.outcome !== 'passed' || c.exchanges.length > 0) ? c.curl : undefined;
+  // A finding names the request that showed it only where the case's exchanges (which show it) were left out, and
+  // its curl line only where it is not the case's (and the case keeps one).
+  if (c.findings.length > 0) out.findings = c.findings.map((f) => storedFinding(withoutCurl(c.exchanges.length > 0 && f.request ? withoutRequest(f) : f, curl), op));
+  if (c.exchanges.length > 0) out.exchanges = c.exchanges;
+  if (curl !== undefined) out.curl = curl;
   if (c.reproduction !== undefined) out.reproduction = c.reproduction;
   if (c.retried) out.retried = true;
   if (c.omittedExchanges !== undefined) out.omittedExchanges = c.omittedExchanges;
@@ -149,7 +159,8 @@ export function storedOperation(op: OperationResult): StoredOperation {
   for (const c of cases) {
     if (!plainSkip(c)) {
       const stored = storedCase(c, op);
-      if (repeatable(c)) {
+      // A finding's own curl line is its case's: a case that keeps one is never another's repeat.
+      if (repeatable(c) && !stored.findings?.some((f) => f.curl !== undefined)) {
         const key = JSON.stringify([stored.outcome, stored.checks, stored.findings]);
         const first = repeated.get(key);
         if (first === undefined) repeated.set(key, c.name);

@@ -3,7 +3,7 @@
  * engine's scheduler and the scenario suites (vitest), each case's summary kept as it arrives and its full result
  * spooled to disk.
  */
-import { preflightCredentials, preflightOperations } from '../execute/diagnose.ts';
+import { preflightCredentials, preflightOperations, type RefusedCredential } from '../execute/diagnose.ts';
 import { runScenarios, type ScenarioRun } from '../execute/scenarios.ts';
 import { schedule, type Scheduler } from '../execute/scheduler.ts';
 import { Session, WORKER_FROM_OPERATIONS } from '../execute/session.ts';
@@ -32,6 +32,8 @@ export interface Executed {
   scenarios: Awaited<ScenarioRun['done']>;
   leftBehind: NonNullable<RunResults['leftBehind']>;
   targetDown: RunResults['targetDown'];
+  /** The security schemes whose credential the deployment refused on every call that carried it. */
+  refusedCredentials: RefusedCredential[];
 }
 
 /**
@@ -142,6 +144,7 @@ export async function executeRun(options: RunOptions, local: LocalInputs, target
       scenarios: scenarioOutcome,
       leftBehind: scheduled.cleanup.leftBehind ?? [],
       targetDown: session.targetDown,
+      refusedCredentials: session.refusedCredentials,
     };
   } finally {
     options.signal?.removeEventListener('abort', onAbort);

@@ -3,7 +3,7 @@
  * judged in one synchronous step (diagnosis, evidence limits, waivers, the baseline), handed to the reporters, and
  * mapped to the exit code.
  */
-import { diagnoseResults } from '../execute/diagnose.ts';
+import { diagnoseResults, refusedCredentialMessage, untestedForRefusedCredentials } from '../execute/diagnose.ts';
 import type { RunConfig } from '../execute/config.ts';
 import { collectNow } from '../http/large-bodies.ts';
 import { RUN_ID_HEADER } from '../http/client-options.ts';
@@ -54,12 +54,16 @@ export async function concludeRun(ctx: ResultsContext, targets: Targets, execute
   const keep = options.keepPassedExchanges ?? false;
   const { targetDown, leftBehind, interrupted } = executed;
   const final = await finish(ctx, () => {
-    const cases = new Map<string, CaseResult[]>();
+    const generated = new Map<string, CaseResult[]>();
     for (const [operationId, list] of executed.generated) {
       const kept = list.filter((c) => c !== undefined);
-      if (kept.length > 0) cases.set(operationId, kept);
+      if (kept.length > 0) generated.set(operationId, kept);
     }
     executed.generated.clear();
+    // A credential the deployment refused on every call that carried it: a configuration problem, said once per
+    // scheme; the operations that need it are untested with that reason, not failed (execute/diagnose.ts).
+    const refused = executed.refusedCredentials;
+    const cases = untestedForRefusedCredentials(generated, targets.selected, refused);
     for (const [operationId, list] of executed.scenarios.cases) {
       // The scenario suites' errors after the deployment stopped answering are that, not tool problems.
       const ran = targetDown ? list.map((c) => (c.outcome === 'errored' ? { ...c, outcome: 'skipped' as const, skipKind: 'target-down' as const, skipReason: `not run: ${targetDown.message.split(': connections')[0]}` } : c)) : list;
@@ -67,7 +71,12 @@ export async function concludeRun(ctx: ResultsContext, targets: Targets, execute
     }
     const operations = assembleOperations({ operations: targets.selected, allOperations: local.contract.operations, cases, interrupted });
     const built = buildResults(ctx, operations, interrupted);
-    return { ...built, ...(leftBehind.length > 0 ? { leftBehind } : {}), ...(targetDown ? { targetDown } : {}) };
+    return {
+      ...built,
+      ...(leftBehind.length > 0 ? { leftBehind } : {}),
+      ...(targetDown ? { targetDown } : {}),
+      ...(refused.length > 0 ? { stopped: refused.map(refusedCredentialMessage).join('; ') } : {}),
+    };
   });
   const endErrors = executed.scenarios.errors;
   if (endErrors.length > 0 && final.operations.every((o) => o.cases.length === 0)) {

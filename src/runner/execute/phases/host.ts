@@ -27,6 +27,8 @@ export interface PhaseHost {
   profileOf(op: Operation): Profile;
   /** Sends one call of a case (redacted, with the run's credentials and headers). */
   call(op: Operation, request: CallRequest): Promise<Exchange>;
+  /** Runs a delete chain with the service's creates held back (a freed id given to a new record meanwhile). */
+  deleteChain<T>(op: Operation, work: () => Promise<T>): Promise<T>;
   /** The operation's presence probe (sent once, shared by its cases). */
   probe(op: Operation, plan: PlannedCase): Promise<Exchange>;
   presenceOf(op: Operation, probe: Exchange): Promise<Presence>;

@@ -92,11 +92,19 @@ export async function runLifecycle(session: PhaseHost, run: CaseRun, request: Ca
   const extra = changedBody(notAccepted, notAccepted) as Record<string, unknown>;
   const toSend = sent !== undefined && Object.keys(extra).length > 0 && typeof sent === 'object' ? { ...extra, ...(sent as object) } : sent;
   const sentRequest = { ...request, ...(toSend !== undefined ? { body: toSend } : {}) };
-  const action = await run.send(op, sentRequest, { intent: true });
+  // A delete, its reads and the writes after it run as one chain with the service's creates held back: a freed id
+  // handed to a new record meanwhile would read as the deleted record still served (and be written to).
+  return op.method === 'DELETE' ? session.deleteChain(op, () => writeAndRead(session, run, reader, before, sentRequest, sent, notAccepted, doubts)) : writeAndRead(session, run, reader, before, sentRequest, sent, notAccepted, doubts);
+}
+
+/** The write of a lifecycle chain, the read after it (and the list, for a delete), judged. */
+async function writeAndRead(session: PhaseHost, run: CaseRun, reader: Operation, before: Exchange, request: CallRequest & { pathParams: Record<string, string> }, sent: unknown, notAccepted: Record<string, unknown>, doubts: Doubts): Promise<CaseResult> {
+  const { op } = run;
+  const action = await run.send(op, request, { intent: true });
   if (!is2xx(action)) {
     // A valid update refused is the operation's own finding (positive-data-accepted), unless it can depend on
     // stored data; the chain cannot go on either way.
-    if (action.response) run.judgeIntent(action, { intent: 'success', ...doubts(sentRequest) });
+    if (action.response) run.judgeIntent(action, { intent: 'success', ...doubts(request) });
     else run.judgeResponse(action);
     return run.skipped(`${op.operationId} answered ${action.response?.status ?? action.error?.message} to the update the chain sent`, 'setup-failed');
   }
@@ -198,17 +206,22 @@ export async function runSequences(session: PhaseHost, run: CaseRun, request: Ca
     }
     const call: CallRequest = { ...request, pathParams, ...(body !== undefined ? { body } : {}) };
     sent++;
-    // The call, then the same call again; a request without an answer ends the sequences.
-    for (let time = 0; time < 2; time++) {
-      const exchange = await run.send(op, call, { intent: true });
-      if (exchange.response === undefined && !judgedUnanswered(exchange)) {
-        run.unanswered(exchange);
-        return run.result();
+    // The call, then the same call again; a request without an answer ends the sequences. A DELETE's two are one
+    // chain with the service's creates held back (its second would otherwise delete a record given the freed id).
+    const twice = async (): Promise<boolean> => {
+      for (let time = 0; time < 2; time++) {
+        const exchange = await run.send(op, call, { intent: true });
+        if (exchange.response === undefined && !judgedUnanswered(exchange)) {
+          run.unanswered(exchange);
+          return false;
+        }
+        if (n === 0 && time === 0 && (exchange.response?.status ?? 0) >= 500) plainServerError = true;
+        // The added property is the part this call varies: a server error to it is its own finding.
+        run.judgeResponse(exchange, added ? { coverage: { label: added, sent: 1, ...(plainServerError ? { unvaried: true } : {}) } } : {});
       }
-      if (n === 0 && time === 0 && (exchange.response?.status ?? 0) >= 500) plainServerError = true;
-      // The added property is the part this call varies: a server error to it is its own finding.
-      run.judgeResponse(exchange, added ? { coverage: { label: added, sent: 1, ...(plainServerError ? { unvaried: true } : {}) } } : {});
-    }
+      return true;
+    };
+    if (!(op.method === 'DELETE' ? await session.deleteChain(op, twice) : await twice())) return run.result();
   }
   if (sent === 0) return run.skipped('no record could be made for a sequence', 'setup-failed');
   return run.result();

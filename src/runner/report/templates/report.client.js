@@ -237,11 +237,17 @@
     var where = add(box, el('p', 'where'));
     var request = add(where, el('span', null, 'Request '));
     add(request, el('code', null, f.request));
+    if (f.answered !== undefined) {
+      where.appendChild(document.createTextNode(' '));
+      var answered = add(where, el('span', null, 'answered '));
+      add(answered, el('code', null, 'HTTP ' + f.answered));
+    }
     if (f.specLocation) {
       where.appendChild(document.createTextNode(' '));
       var spec = add(where, el('span', null, 'Contract '));
       add(spec, el('code', 'spec', f.specLocation));
     }
+    if (f.curl) copyBlock(box, 'Reproduce this finding', (f.needsRecord ? 'it names a record the run made first (deleted since): alone it no longer answers as in the run; ' : '') + 'export CONFORMANCE_TOKEN first', f.curl);
   }
   function renderCase(parent, c) {
     var article = add(parent, el('article', 'case o-' + c.outcome));
