@@ -39,6 +39,8 @@ const UNKEPT_HEADERS = new Set(['content-length', 'transfer-encoding', 'connecti
 export class CreatedRecords {
   /** Each record's JSON text, or (beyond PLAIN_RECORDS) its deflated text. */
   private readonly byId = new Map<string, { text: string } | { packed: string }>();
+  /** A uuid id by its spelling-free form (lower case, no hyphens, braces or URN prefix): a respelled path value names it too. */
+  private readonly bySpelling = new Map<string, string>();
   /** Keyed by the request: a copy of an exchange kept with its answer cut is the same step. */
   private readonly byRequest = new WeakMap<Exchange['request'], string>();
   private seq = 0;
@@ -63,6 +65,8 @@ export class CreatedRecords {
     this.dictionary ??= Buffer.from(text);
     this.byId.set(id, this.byId.size < PLAIN_RECORDS ? { text } : { packed: deflateRawSync(text, { dictionary: this.dictionary }).toString('latin1') });
     this.byRequest.set(request, id);
+    const plain = spellingFree(id);
+    if (plain !== undefined) this.bySpelling.set(plain, id);
   }
 
   private kept(id: string): KeptCreate | undefined {
@@ -116,11 +120,18 @@ export class CreatedRecords {
       } catch {
         /* keep as is */
       }
-      if (this.byId.has(value)) used.push(value);
+      const id = this.byId.has(value) ? value : this.bySpelling.get(spellingFree(value) ?? '');
+      if (id !== undefined) used.push(id);
     }
     if (e.request.body) for (const id of this.byId.keys()) if (e.request.body.includes(JSON.stringify(id))) used.push(id);
     return used;
   }
+}
+
+/** A uuid in any of its spellings (upper case, without hyphens, in braces, as a URN) as one form; else undefined. */
+function spellingFree(value: string): string | undefined {
+  const m = /^(?:urn:uuid:)?\{?([0-9a-f]{8})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{12})\}?$/i.exec(value);
+  return m ? m.slice(1).join('').toLowerCase() : undefined;
 }
 
 /**
