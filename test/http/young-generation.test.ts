@@ -25,7 +25,8 @@ async function youngGenerationAfter(bytes: number, reapply: boolean): Promise<{ 
     const { WorkerTransport } = await import(${src('http/transport.ts')});
     const large = sizeYoungGeneration([${JSON.stringify(contract)}]);
     const transport = new WorkerTransport({ client: {}, pool: { timeoutMs: 1000, connections: 2 }, v8Flags: ${reapply ? 'v8Flags()' : '[]'} });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The thread is up (its flags set again) once it has answered a request: a refused connection, here.
+    await transport.transfer({ method: 'GET', url: 'http://127.0.0.1:9/', headers: {} }, 1024, 1000);
     const size = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size >> 20;
     const before = size();
     let keep = [];
