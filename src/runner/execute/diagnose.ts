@@ -218,15 +218,12 @@ export class CredentialAnswers {
     for (const scheme of [...this.#refused.keys()].sort()) {
       if (this.#accepted.has(scheme)) continue;
       const byOp = this.#refused.get(scheme)!;
+      // Report order (service, group, operationId), whichever answered first.
       const key = (id: string) => {
         const op = operation(id);
-        return [op?.service ?? '', op?.group ?? '', id];
+        return [op?.service ?? '', op?.group ?? '', id].join('\u0000');
       };
-      const [first] = [...byOp.keys()].sort((a, b) => {
-        const [x, y] = [key(a), key(b)];
-        for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
-        return 0;
-      });
+      const [first] = [...byOp.keys()].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
       const statuses = byOp.get(first!)!;
       const from = source(scheme);
       out.push({ scheme, operationId: first!, status: statuses.has(401) ? 401 : Math.min(...statuses), source: from, ...(from === 'token' && tokenCommand ? { tokenCommand: true } : {}) });
