@@ -186,6 +186,11 @@ export interface RecordedResponse {
   invalidUtf8?: boolean;
   /** Why a body declared as JSON (or that looks like JSON) could not be used as JSON: invalid, nested too deep. */
   jsonError?: string;
+  /**
+   * A 204 or 304 answer (no content, whatever its header says) that more bytes followed in the same read: the
+   * client took them for the start of another answer and closed the connection (http/exchange.ts).
+   */
+  bytesAfterEnd?: boolean;
 }
 
 /** How `jsonError` begins for a body that is JSON but nested too deep to judge (it parsed: it is well-formed). */
@@ -237,7 +242,16 @@ export type CheckId =
   | 'write-only-not-returned'
   | 'unsupported-method'
   | 'object-access-across-identities'
-  | 'function-access-without-scope';
+  | 'function-access-without-scope'
+  | 'stack-trace-not-exposed'
+  | 'no-content-no-body'
+  | 'hidden-endpoint'
+  | 'connection-dropped'
+  | 'failed-create-no-side-effects'
+  | 'mass-assignment'
+  | 'credential-recognised'
+  | 'put-idempotent'
+  | 'location-serves-record';
 
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -307,6 +321,12 @@ export interface Finding {
    * named here, whose count includes this one; its message still describes its own evidence.
    */
   sameAs?: string;
+  /**
+   * The Web Fuzzing Commons fault category an error of this check proves (checks/fault-codes.ts: 100 a server
+   * error or crash, 101 an answer off its schema, …, 210 a hidden endpoint); absent for warnings and for checks
+   * WFC has no category for.
+   */
+  faultCode?: number;
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -16,7 +16,8 @@ import { HttpClient } from '../../src/runner/http/client.ts';
 import { redactText } from '../../src/runner/http/redact.ts';
 import type { CaseResult, CheckId, Contract, Exchange, Operation, RecordedResponse, Severity } from '../../src/runner/model.ts';
 import type { Expectation_ } from '../../src/runner/plan/cases.ts';
-import { comparableFields, createOf, listOf, notAcceptedOnUpdate, ownerField, readersOfCreated, recordSchema } from '../../src/runner/plan/relations.ts';
+import { comparableFields, createOf, listOf, ownerField, readersOfCreated, recordSchema } from '../../src/runner/plan/relations.ts';
+import { assignable, writtenRecordSchema } from '../../src/runner/plan/mass-assignment.ts';
 import { loadContract } from '../../src/runner/description/load.ts';
 import { loadProfile, type Profile } from '../../src/runner/description/profile.ts';
 import { ROOT } from '../support/runs.ts';
@@ -332,34 +333,37 @@ describe('semantic-expectation: what the interface states an answer means', () =
   });
 });
 
-describe('an update: fields it does not accept are neither applied nor required', () => {
+describe('mass assignment: what an update does not accept is sent apart, and applying it fails', () => {
   // An address type with a reader, as a fuller contract would describe it (this one has no GET by id).
   const record = { type: 'object', properties: { id: { type: 'string', format: 'uuid' }, code: { type: 'string' }, name: { type: 'string' }, isActive: { type: 'boolean' } } };
-  const update = (): Operation => ({ ...op('update-address-type') });
-  const reader = (): Operation => ({
-    ...op('update-address-type'),
-    operationId: 'get-address-type',
-    method: 'GET',
-    responses: [{ status: '200', contentTypes: ['application/json'], schema: record, pointer: '/x' }],
+  test('the record fields absent from the update schema are found, the record\'s own id left out', () => {
+    expect(assignable(op('update-address-type'), record).map((a) => [a.name, a.why])).toEqual([['code', 'not-accepted']]);
   });
-  test('the record fields absent from the update schema are found, ids left out', () => {
-    expect(notAcceptedOnUpdate(update(), reader(), { id: A, code: 'HOME', name: 'Home', isActive: true })).toEqual({ code: 'HOME' });
+  test('without a reader, the record is the one its collection\'s create answers: code is found there too', () => {
+    expect(assignable(op('update-address-type'), writtenRecordSchema(contract, op('update-address-type'))).map((a) => a.name)).toEqual(['code']);
   });
-  const judgeUpdate = (readBody: unknown) =>
+  test('a create is sent what its schema lacks of the record it answers (isActive), never its id', () => {
+    expect(assignable(op('create-address-type'), writtenRecordSchema(contract, op('create-address-type'))).map((a) => [a.name, a.why])).toEqual([['isActive', 'not-accepted']]);
+  });
+  const judgeUpdate = (status: number, readBody: unknown) =>
     runChecks({
-      exchange: ex('/x', res(200, {})),
+      exchange: ex('/x', res(status, status < 300 ? {} : { error: { code: 'ERR_PLAT_1', message: 'invalid' } })),
       operation: op('update-address-type'),
       profile,
       validator,
-      expectation: 'update-persisted',
+      expectation: 'mass-assignment',
       expect: [],
-      lifecycle: { sent: { name: 'Work', isActive: false }, readBack: ex('/x', res(200, readBody)), notAccepted: { code: 'HOME' } },
-    }).findings.map((f) => f.message);
-  test('code applied by the update fails', () => {
-    expect(judgeUpdate({ id: A, code: 'HOME-changed', name: 'Work', isActive: false })).toEqual([expect.stringMatching(/applied code/)]);
+      massAssignment: { sent: [{ name: 'code', value: 'x7k2m9q4z1a', why: 'not-accepted' }], record: readBody, shownBy: 'read' },
+    }).findings.filter((f) => f.check === 'mass-assignment').map((f) => `${f.severity}: ${f.message}`);
+  test('code applied by the update fails, on the update, naming code', () => {
+    expect(judgeUpdate(200, { id: A, code: 'x7k2m9q4z1a', name: 'Work', isActive: false })).toEqual([
+      'error: PUT /address-types/{id} applied `code`, which its request schema does not accept (as the record read after it shows).',
+    ]);
   });
-  test('code left as it was, the rest persisted: nothing', () => {
-    expect(judgeUpdate({ id: A, code: 'HOME', name: 'Work', isActive: false })).toEqual([]);
+  test('code left as it was, absent from the record, or the update refused: nothing', () => {
+    expect(judgeUpdate(200, { id: A, code: 'HOME', name: 'Work', isActive: false })).toEqual([]);
+    expect(judgeUpdate(200, { id: A, name: 'Work' })).toEqual([]);
+    expect(judgeUpdate(400, undefined)).toEqual([]);
   });
 });
 

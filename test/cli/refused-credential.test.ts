@@ -3,7 +3,7 @@
  * when every call that carried a security scheme's credential was answered 401, the run says so in one line naming
  * the scheme and how the credential is given, the operations that need it are untested with that reason (no error
  * finding), their auth matrix still runs, and the verdict is incomplete (exit 2). A credential the other operations
- * of its scheme accept and one operation alone refuses is that operation's defect, reported as before.
+ * of its scheme accept and one operation alone refuses is that operation's defect (credential-recognised).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -146,18 +146,26 @@ describe('the run’s own credential refused', () => {
     expect(run.stderr).not.toMatch(/was refused/);
   });
 
-  test('operations that refuse a key another of its scheme accepts: their defect, reported as errors, no configuration problem', async () => {
-    const run = await runWith(KEY, { refusing: ['/svc/owners', '/svc/pets'] });
+  test.each([1, 2, 3])('operations that refuse a key another of its scheme accepts: their defect (credential-recognised, WFC 205), no configuration problem (seed %i)', async (seed) => {
+    const run = await runWith(KEY, { refusing: ['/svc/owners', '/svc/pets'], args: ['--seed', String(seed)] });
     expect(run.code, run.stdout + run.stderr).toBe(1);
     const results = requireResults(run);
+    expect(resultsSchemaErrors(results)).toEqual([]);
     expect(results.verdict).toBe('not-conformant');
     expect(results.stopped).toBeUndefined();
     expect(run.stderr).not.toMatch(/was refused/);
     expect(run.stderr).not.toMatch(/rejected the credentials/);
     expect(byOutcome(results)).toEqual(['getStats passed', 'health passed', 'listOwners failed', 'listPets failed', 'listToys passed']);
+    // Said once, by the check of that fault, not also as a refused valid request.
+    expect(allFindings(results).filter((f) => f.check === 'positive-data-accepted' && f.severity === 'error')).toEqual([]);
+    expect([...new Set(errors(results))].sort()).toEqual(['listOwners: credential-recognised', 'listPets: credential-recognised']);
     for (const id of ['listOwners', 'listPets']) {
-      const found = allFindings(results).filter((f) => f.operationId === id && f.check === 'positive-data-accepted');
-      expect(found.some((f) => f.severity === 'error' && f.message === 'A valid request was rejected with 401.'), id).toBe(true);
+      const found = allFindings(results).find((f) => f.operationId === id && f.check === 'credential-recognised')!;
+      const path = id === 'listOwners' ? '/svc/owners' : '/svc/pets';
+      expect(found.message).toMatch(new RegExp(`^GET ${path} answered 401 to the run's own credential for security scheme "api_key", which other operations accept: an authenticated caller is told it is not \\(403 says it may not do this\\)\\.`));
+      expect(found.faultCode).toBe(205);
     }
+    const junit = await readFile(join(run.out, 'junit.xml'), 'utf8');
+    expect(junit).toContain('fault-code=205 credential-recognised');
   });
 });

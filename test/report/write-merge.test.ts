@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { OperationResult, RunResults } from '../../src/runner/model.ts';
+import type { Finding, OperationResult, RunResults } from '../../src/runner/model.ts';
+import { faultCodeOf } from '../../src/runner/checks/fault-codes.ts';
 import { readBaseline } from '../../src/runner/report/baseline-file.ts';
 import { mergeResults, readResultsDir, ResultsInputError } from '../../src/runner/report/merge.ts';
 import { summarise } from '../../src/runner/report/outcomes.ts';
@@ -221,7 +222,9 @@ describe('src/runner/schemas/results.schema.json', () => {
     const back = expandResults(JSON.parse(JSON.stringify(stored))).operations.find((o) => o.operationId === op.operationId)!;
     // Passed checks are counted per operation in schemaVersion 2, never per case.
     const notPassed = <C extends { checks: Array<{ status: string }> }>(c: C): C => ({ ...c, checks: c.checks.filter((k) => k.status !== 'passed') });
-    const original = (name: string) => notPassed(op.cases.find((c) => c.name === name)!);
+    // results.json gives each error its WFC fault code (checks/fault-codes.ts): it comes back with it.
+    const coded = <C extends { findings: Finding[] }>(c: C): C => ({ ...c, findings: c.findings.map((f) => (faultCodeOf(f) !== undefined ? { ...f, faultCode: faultCodeOf(f) } : f)) });
+    const original = (name: string) => coded(notPassed(op.cases.find((c) => c.name === name)!));
     const withoutCurl = (name: string) => {
       const { curl: _curl, ...rest } = original(name);
       return rest;

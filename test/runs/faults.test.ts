@@ -79,6 +79,22 @@ function onSuccess(change: (reply: Reply, req: HandlerRequest) => Reply): Handle
   };
 }
 
+/** Wraps the validation answer of a call (400 with the VALIDATION_ERROR envelope); other replies stay as they are. */
+function onValidationError(change: (reply: Reply, req: HandlerRequest) => Reply): Handler {
+  return async (req, next) => {
+    const reply = await next();
+    return reply.status === 400 && replyCode(reply) === 'VALIDATION_ERROR' ? change(reply, req) : reply;
+  };
+}
+
+/** What an ASP.NET service that appends the exception to its error message answers (the frames end with CR LF). */
+const DOTNET_TRACE = [
+  'System.ArgumentException: Value does not fall within the expected range.',
+  '   at Customer.Api.Validation.AddressTypeValidator.Validate(AddressTypeRequest request) in /src/Customer.Api/Validation/AddressTypeValidator.cs:line 31',
+  '   at Customer.Api.Controllers.AddressTypesController.Create(AddressTypeRequest request) in /src/Customer.Api/Controllers/AddressTypesController.cs:line 54',
+  '   at lambda_method12(Closure, Object, Object[])',
+].join('\r\n');
+
 /** The same handler for every operation the reference service serves. */
 function everyOperation(handler: Handler): Record<string, Handler> {
   return Object.fromEntries(OPERATION_IDS.map((id) => [id, handler]));
@@ -385,6 +401,66 @@ const FAULTS: Array<[string, Fault]> = [
     },
   ],
   [
+    'a stack trace in a validation answer (a .NET trace in the envelope message of create-address-type)',
+    {
+      variant: () => ({
+        handlers: {
+          'create-address-type': onValidationError((reply) => {
+            const error = objectBody(reply)['error'] as Record<string, unknown>;
+            return { ...reply, body: { error: { ...error, message: `${String(error['message'])}\r\n${DOTNET_TRACE}` } } };
+          }),
+        },
+      }),
+      tokenVia: 'env',
+      operation: 'create-address-type',
+      outcome: 'failed',
+      check: 'stack-trace-not-exposed',
+      more: (results) => {
+        const op = operation(results, 'create-address-type');
+        const errors = findings(op).filter((f) => f.severity === 'error');
+        expect([...new Set(errors.map((f) => f.check))]).toEqual(['stack-trace-not-exposed']);
+        // Found on the refusals, each named by its call and status, quoting the first frame only (a folded repeat names the case shown first).
+        for (const f of errors) expect(f.message).toMatch(/^(?:the same as in "[^"]+": )?POST \S+ answered 400 with a \.NET stack trace in its body \(first frame: at Customer\.Api\.Validation\.AddressTypeValidator\.Validate/);
+        expect(errors.some((f) => f.message.includes('AddressTypesController'))).toBe(false);
+        expect(op.cases.find((c) => c.name === 'positive')?.outcome).toBe('passed');
+      },
+    },
+  ],
+  [
+    'a refused create stored anyway (create-address-type-field answers 400 and keeps the record)',
+    {
+      variant: () => ({
+        handlers: {
+          // The refusal is the faithful one; the record is stored all the same, what the body lacks filled in.
+          'create-address-type-field': async (req, next) => {
+            const reply = await next();
+            const b = req.body;
+            if (reply.status !== 400 || !UUID.test(req.params['id'] ?? '') || typeof b !== 'object' || b === null || Array.isArray(b)) return reply;
+            const body = b as Record<string, unknown>;
+            const n = body['sequenceNumber'];
+            req.body = {
+              fieldKey: typeof body['fieldKey'] === 'string' ? body['fieldKey'] : 'stored-anyway',
+              isMandatory: body['isMandatory'] === true,
+              sequenceNumber: typeof n === 'number' && Number.isInteger(n) && Math.abs(n) < 2 ** 31 ? n : 0,
+              ...(typeof body['separatorMark'] === 'string' ? { separatorMark: body['separatorMark'] } : {}),
+            };
+            await next();
+            return reply;
+          },
+        },
+      }),
+      tokenVia: 'env',
+      operation: 'create-address-type-field',
+      outcome: 'failed',
+      check: 'failed-create-no-side-effects',
+      more: (results) => {
+        const cases = operation(results, 'create-address-type-field').cases;
+        expect(cases.filter((c) => c.outcome === 'failed').map((c) => c.name)).toEqual(['lifecycle: refused create leaves nothing']);
+        expect(findings(operation(results, 'create-address-type-field')).filter((f) => f.severity === 'error').map((f) => f.check)).toEqual(['failed-create-no-side-effects']);
+      },
+    },
+  ],
+  [
     'a 500 with the envelope on a positive call',
     {
       variant: () => ({ handlers: { 'create-user': onSuccess(serverError) } }),
@@ -452,6 +528,29 @@ const FAULTS: Array<[string, Fault]> = [
       operation: 'update-address-type-field',
       outcome: 'failed',
       check: 'update-persisted',
+    },
+  ],
+  [
+    'an update applies `code`, which the update does not accept (it answers the record it changed: no read shows an address type)',
+    {
+      variant: () => ({
+        handlers: {
+          'update-address-type': onSuccess((reply, req) => {
+            // Answered 200: the body was an object the update took.
+            const body = req.body as Record<string, unknown>;
+            return typeof body['code'] === 'string' ? { ...reply, body: { id: req.params['id'], ...body } } : reply;
+          }),
+        },
+      }),
+      tokenVia: 'env',
+      operation: 'update-address-type',
+      outcome: 'failed',
+      check: 'mass-assignment',
+      more: (results) => {
+        const found = findings(operation(results, 'update-address-type')).filter((f) => f.check === 'mass-assignment');
+        expect(found.map((f) => f.message)).toEqual(['PUT /address-types/{id} applied `code`, which its request schema does not accept (as its answer shows).']);
+        expect(found[0]?.faultCode).toBe(203);
+      },
     },
   ],
   [

@@ -1,3 +1,4 @@
+import { droppedAlone } from './dropped.ts';
 import type { Check } from './types.ts';
 import { finding } from './types.ts';
 
@@ -23,10 +24,12 @@ export const notAServerError: Check = {
     }
     return [finding(ctx, 'not-a-server-error', 'error', `The deployment answered ${status}, a server error.`, { expected: '< 500', actual: status })];
   },
-  // A request whose connection the server cut, every time, while it answered others: a server error without a status.
+  // A request whose connection was cut in flight as the deployment stopped answering (execute/session.ts
+  // noteAnswer): the likely cause, a server error without a status. One cut again when sent alone while the
+  // deployment answered others is the connection-dropped check's.
   unanswered(ctx) {
     const { exchange, operation } = ctx;
-    if (exchange.error?.kind !== 'dropped') return [];
+    if (exchange.error?.kind !== 'dropped' || droppedAlone(exchange)) return [];
     return [
       {
         check: 'not-a-server-error',

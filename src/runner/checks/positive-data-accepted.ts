@@ -27,6 +27,8 @@ export const positiveDataAccepted: Check = {
       // Among many generated requests, one naming a record that is not there (any more) is answered 404 or 410 as
       // it should be: the positive case, on the record made for it, says whether the operation serves one.
       if (ctx.coverage && (status === 404 || status === 410)) return [];
+      // A 401 to the run's own credential is credential-recognised's to judge (or, refused everywhere, the run's configuration).
+      if (status === 401 && ctx.ownCredential) return [];
       const what = ctx.coverage ? ` (${ctx.coverage.label})` : '';
       const madeUp = ctx.madeUpReferences ?? [];
       const unshown = ctx.unshown ?? [];

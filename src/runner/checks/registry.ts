@@ -4,6 +4,7 @@ import { authEnforced } from './auth-enforced.ts';
 import { contentTypeConformance } from './content-type-conformance.ts';
 import { createShape } from './create-shape.ts';
 import { createdResourceReadable } from './created-resource-readable.ts';
+import { credentialRecognised } from './credential-recognised.ts';
 import { ownership } from './ownership.ts';
 import { secretNotExposed } from './secret-not-exposed.ts';
 import { semanticExpectation } from './semantic-expectation.ts';
@@ -22,9 +23,17 @@ import { statusCodeConformance } from './status-code-conformance.ts';
 import { successNotErrorEnvelope } from './success-not-error-envelope.ts';
 import type { Check, CheckContext, UnansweredContext } from './types.ts';
 import { unsupportedMethod } from './unsupported-method.ts';
+import { hiddenEndpoint } from './hidden-endpoint.ts';
+import { connectionDropped } from './connection-dropped.ts';
 import { updatePersisted } from './update-persisted.ts';
 import { useAfterDelete } from './use-after-delete.ts';
+import { failedCreateNoSideEffects } from './failed-create-no-side-effects.ts';
 import { writeOnlyNotReturned } from './write-only-not-returned.ts';
+import { stackTraceNotExposed } from './stack-trace-not-exposed.ts';
+import { noContentNoBody } from './no-content-no-body.ts';
+import { massAssignment } from './mass-assignment.ts';
+import { putIdempotent } from './put-idempotent.ts';
+import { locationServesRecord } from './location-serves-record.ts';
 
 /** Every check, by stable id. The id is the JUnit name suffix, the waiver key and the docs anchor. */
 export const CHECKS: ReadonlyMap<CheckId, Check> = new Map(
@@ -32,6 +41,7 @@ export const CHECKS: ReadonlyMap<CheckId, Check> = new Map(
     operationPresent,
     responseTimeout,
     notAServerError,
+    connectionDropped,
     statusCodeConformance,
     contentTypeConformance,
     responseBodyReadable,
@@ -40,11 +50,13 @@ export const CHECKS: ReadonlyMap<CheckId, Check> = new Map(
     errorEnvelopeConformance,
     createShape,
     authEnforced,
+    credentialRecognised,
     negativeDataRejected,
     positiveDataAccepted,
     propertyCasing,
     updatePersisted,
     useAfterDelete,
+    failedCreateNoSideEffects,
     jsonWellformed,
     successNotErrorEnvelope,
     createdResourceReadable,
@@ -52,22 +64,31 @@ export const CHECKS: ReadonlyMap<CheckId, Check> = new Map(
     secretNotExposed,
     semanticExpectation,
     writeOnlyNotReturned,
+    stackTraceNotExposed,
+    noContentNoBody,
+    massAssignment,
     unsupportedMethod,
+    hiddenEndpoint,
     objectAccessAcrossIdentities,
     functionAccessWithoutScope,
+    putIdempotent,
+    locationServesRecord,
   ].map((c) => [c.id, c]),
 );
 
 /** Response checks that judge an answer to a method the operation does not have: they do not speak of the operation. */
-const ANY_METHOD = new Set<CheckId>(['secret-not-exposed', 'response-timeout']);
+const ANY_METHOD = new Set<CheckId>(['secret-not-exposed', 'stack-trace-not-exposed', 'response-timeout']);
+
+/** The checks of an answer to a method the contract does not document for the path: how it is refused, and whether it is served. */
+const UNDOCUMENTED_METHOD = new Set<CheckId>(['unsupported-method', 'hidden-endpoint']);
 
 /**
  * True when the check judges the context: every response check; an intent check for its expectations. An
  * answer to a method the contract does not document for the path is no answer of the operation: only its
- * own check and the checks that hold for any answer judge it.
+ * own checks and the checks that hold for any answer judge it.
  */
 export function applies(check: Check, ctx: Pick<CheckContext, 'expectation'>): boolean {
-  if (ctx.expectation === 'unsupported-method') return check.id === 'unsupported-method' || ANY_METHOD.has(check.id);
+  if (ctx.expectation === 'unsupported-method') return UNDOCUMENTED_METHOD.has(check.id) || ANY_METHOD.has(check.id);
   return check.scope === 'response' || (ctx.expectation !== undefined && check.appliesTo.includes(ctx.expectation));
 }
 

@@ -1,5 +1,6 @@
 import type { CheckId, Exchange, Finding, Operation, RecordedResponse, Severity } from '../model.ts';
 import type { Expectation_ } from '../plan/cases.ts';
+import type { AssignedProperty } from '../plan/mass-assignment.ts';
 import type { Expectation } from '../description/examples.ts';
 import type { Profile } from '../description/profile.ts';
 import type { SchemaValidator } from './schema.ts';
@@ -20,8 +21,6 @@ export interface CheckContext {
   lifecycle?: {
     sent?: unknown;
     readBack: Exchange & { response: RecordedResponse };
-    /** Fields the update does not accept, with the values they held before it (sent changed: must not apply). */
-    notAccepted?: Record<string, unknown>;
   };
   /** Reads of related operations that must serve what the case wrote (read-your-writes, ownership). */
   reads?: RelatedRead[];
@@ -53,6 +52,44 @@ export interface CheckContext {
   bodyCapBytes?: number;
   /** An access case (execute/phases/access.ts): the exchange is another identity's call. */
   access?: AccessContext;
+  /** A PUT sent twice alike (sequences): the exchange is the second; the first, and the reads after each (put-idempotent). */
+  repeat?: RepeatContext;
+  /** A 201's Location header followed (location-serves-record). */
+  location?: LocationContext;
+  /** The security schemes whose run's own credential the request carried (execute/own-credential.ts). */
+  ownCredential?: readonly string[];
+  /** A write sent properties it must not set (execute/phases/mass-assignment.ts): what was sent, and the record after it. */
+  massAssignment?: MassAssignmentContext;
+}
+
+/** The properties a write must not set, as sent, and the record after the write (absent: nothing shows it). */
+export interface MassAssignmentContext {
+  sent: AssignedProperty[];
+  record?: unknown;
+  /** Where the record was seen: a read of it after the write, or the write's own answer (no reader). */
+  shownBy: 'read' | 'answer';
+}
+
+/** A PUT repeated with the same request: what the first one sent and was answered, and the record read after each. */
+export interface RepeatContext {
+  first: Exchange & { response: RecordedResponse };
+  /** The body both calls sent (as the case built it). */
+  sent?: unknown;
+  /** The GET of the same path, and its answers after the first call and (when it succeeded) the second: each 2xx and conforming. */
+  reader?: Operation;
+  reads?: Array<Exchange & { response: RecordedResponse }>;
+}
+
+/** The Location header of a create's 201, resolved against the request URL, and what a GET of it answered. */
+export interface LocationContext {
+  header: string;
+  url: string;
+  /** The id the create answered for the record, if any. */
+  createdId?: string;
+  /** The answer to the GET; absent: not followed (another origin than the target's). */
+  exchange?: Exchange & { response: RecordedResponse };
+  /** The target's base path, where the Location leaves it out and adding it names a documented read. */
+  missingBase?: string;
 }
 
 /** What an access case knows when it judges another identity's call. */
@@ -91,6 +128,11 @@ export interface RelatedRead {
   foreign?: string[];
   /** The read asks for the record under another parent: it must not be served. */
   crossParent?: boolean;
+  /**
+   * A read after a refused create: the marker its body carried (absent for a PUT whose id is the client's: any
+   * 2xx shows the record), and the one change that made it invalid, in words.
+   */
+  refused?: { marker?: string; change: string };
 }
 
 /**

@@ -10,9 +10,9 @@ const BEFORE_ROUTING = new Set([401, 403, 407, 429]);
  * unsafe ones with --allow-irreversible: execute/phases/coverage-phase.ts) is answered as HTTP says an unsupported method is (RFC 9110 §15.5.6): 405 with an
  * `Allow` header listing the methods the resource supports (a MUST), or 501 for a method the server does not
  * know. A 405 without `Allow`, or whose `Allow` leaves out a method the contract documents there, and a server
- * error are errors; any other answer is a warning, since the contract says nothing of undocumented methods:
- * another 4xx (a 404 where the path names a record that may not exist says nothing, and is not reported), a
- * 2xx to TRACE (the method is served). An OPTIONS answered with success is how servers announce their methods:
+ * error are errors; another 4xx is a warning, since the contract says nothing of undocumented methods (a 404
+ * where the path names a record that may not exist says nothing, and is not reported). A method answered with
+ * success is served: the hidden-endpoint check reports it. An OPTIONS answered with success is how servers announce their methods:
  * only an Allow that leaves out a documented method, or lists one the contract does not document, is reported (a
  * warning: no MUST governs it).
  */
@@ -50,8 +50,9 @@ export const unsupportedMethod: Check = {
     }
     if (BEFORE_ROUTING.has(status)) return [];
     if (status >= 200 && status < 300) {
+      // Any other method served is the hidden-endpoint check's (an error), not a second finding here.
       if (method === 'OPTIONS') return headers['allow'] === undefined ? [] : allowLeavesOut(headers['allow'], 'warning');
-      return [finding(ctx, 'unsupported-method', 'warning', `${where} (a method the contract does not document for the path) answered ${status}: the deployment serves it.`, { expected, actual: status })];
+      return [];
     }
     if (status === 404 && probe.recordUnknown) return [];
     return [finding(ctx, 'unsupported-method', 'warning', `${where} (a method the contract does not document for the path) answered ${status}, not 405.`, { expected, actual: status })];

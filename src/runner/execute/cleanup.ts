@@ -143,6 +143,24 @@ export class CleanupLedger {
       this.noteUnnamed(op, exchange.request.url, `the answer (${status}) named no id for {${idParam}} of ${del.method} ${del.path}`);
       return;
     }
+    this.addDeletable(op, exchange, pathParams, ids, del, idParam);
+  }
+
+  /**
+   * Notes records a refused create stored all the same (a read after it showed them, by these ids; none: it
+   * showed one without an id): they are deleted like the run's own, or reported as left behind.
+   */
+  noteStored(op: Operation, exchange: Exchange, pathParams: Record<string, string>, ids: string[]): void {
+    const undo = this.undoOf(op);
+    const stored = `stored by a refused ${op.method} ${op.path}`;
+    if (ids.length === 0) return this.noteUnnamed(op, exchange.request.url, `${stored}; the read that showed it named no id`);
+    if (undo?.delete && undo.idParam) return this.addDeletable(op, exchange, pathParams, ids, undo.delete, undo.idParam);
+    const reason = `${stored}; ${undo?.reason ?? 'the contract describes no DELETE for it'}`;
+    for (const id of ids) this.add({ create: op, createUrl: this.url(exchange.request.url), done: false, id, reason });
+  }
+
+  /** Records a create made, each with the DELETE that removes it (a record already noted is noted once). */
+  private addDeletable(op: Operation, exchange: Exchange, pathParams: Record<string, string>, ids: string[], del: Operation, idParam: string): void {
     const names = this.named(exchange);
     const base = { create: op, createUrl: this.url(exchange.request.url), done: false, ...(names ? { names } : {}) };
     for (const id of ids) {

@@ -10,6 +10,7 @@ import { SchemaCompileError, type SchemaValidator } from '../checks/schema.ts';
 import type { CheckContext, RelatedRead } from '../checks/types.ts';
 import { cutProbe } from '../checks/unsupported-method.ts';
 import { ipDeniedReason } from './diagnose.ts';
+import { ownCredentialOf } from './own-credential.ts';
 import { unavailableReason } from './repeat.ts';
 import { boundedFinding, RECORDED_BODY_CAP } from '../report/assemble.ts';
 import { causeKey } from '../report/cause.ts';
@@ -60,6 +61,12 @@ export interface JudgeInput {
   bodyCapBytes?: number;
   /** An access case: who called, and what the run knows of the record and the caller (execute/phases/access.ts). */
   access?: CheckContext['access'];
+  /** A PUT sent twice alike: the first call and the reads after each (execute/phases/stateful.ts runSequences). */
+  repeat?: CheckContext['repeat'];
+  /** A create's Location followed (execute/follow-location.ts). */
+  location?: CheckContext['location'];
+  /** A write sent properties it must not set, and the record after it (execute/phases/mass-assignment.ts). */
+  massAssignment?: CheckContext['massAssignment'];
 }
 
 /** One exchange judged: passed, failed, missing (the route is unknown) or errored (the tool or the network). */
@@ -111,6 +118,10 @@ export function judge(input: JudgeInput): Judgement {
       ...(input.inputClass !== undefined ? { inputClass: input.inputClass } : {}),
       ...(input.bodyCapBytes !== undefined ? { bodyCapBytes: input.bodyCapBytes } : {}),
       ...(input.access ? { access: input.access } : {}),
+      ...(input.repeat ? { repeat: input.repeat } : {}),
+      ...(input.location ? { location: input.location } : {}),
+      ...(input.massAssignment ? { massAssignment: input.massAssignment } : {}),
+      ...(ownCredentialOf(exchange) ? { ownCredential: ownCredentialOf(exchange)! } : {}),
     });
   } catch (error) {
     // The tool cannot judge this response (e.g. a schema ajv cannot compile): not the service's fault.
@@ -318,7 +329,8 @@ export class Evidence {
 }
 
 function serverErrorFirst(f: Finding): number {
-  return f.check === 'not-a-server-error' ? 0 : 1;
+  // A connection closed without an answer (a crash) is a server error without a status.
+  return f.check === 'not-a-server-error' || f.check === 'connection-dropped' ? 0 : 1;
 }
 
 function severityRank(f: Finding): number {

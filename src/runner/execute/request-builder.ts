@@ -31,12 +31,22 @@ export interface CallRequest {
   contentType?: string;
   /** Another method than the operation's (a method the contract does not document for the path). */
   method?: HttpMethod;
+  /** A URL an answer named (a Location header), sent as it is in place of the operation's own; credentials in the query added. */
+  url?: string;
 }
 
 /** Whether the operation's query parameter of that name is described by a JSON media type (`content`). */
 function jsonParameter(op: Operation, name: string): boolean {
   const p = op.parameters.find((q) => q.in === 'query' && q.name === name);
   return p?.contentType !== undefined && /json/i.test(p.contentType);
+}
+
+/** The URL with these query parameters added. */
+function withQuery(url: string, query: Record<string, string>): string {
+  if (Object.keys(query).length === 0) return url;
+  const out = new URL(url);
+  for (const [k, v] of Object.entries(query)) out.searchParams.append(k, v);
+  return out.toString();
 }
 
 export interface BuilderSettings {
@@ -177,7 +187,7 @@ export class RequestBuilder {
     if (Object.keys(cookies).length > 0) headers['cookie'] = Object.entries(cookies).map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('; ');
     return {
       method: request.method ?? op.method,
-      url: this.url(op, request.pathParams ?? {}, { ...(request.query ?? {}), ...credentials.query }),
+      url: request.url !== undefined ? withQuery(request.url, credentials.query) : this.url(op, request.pathParams ?? {}, { ...(request.query ?? {}), ...credentials.query }),
       headers,
       ...(body !== undefined ? { body } : {}),
       ...(body !== undefined && request.rawBody !== undefined && request.rawBodyEncoding ? { bodyEncoding: request.rawBodyEncoding } : {}),

@@ -39,10 +39,12 @@ import { resolveTemplates } from './templates.ts';
 import { unknownRouteAnswer, type UnknownRouteAnswer } from './unknown-route.ts';
 import { ValuePool } from './value-pool.ts';
 import { Slots } from './slots.ts';
+import { SENT_ALONE } from '../checks/dropped.ts';
 import { CreateFence } from './create-fence.ts';
 import { idFromLocation, undoOf } from '../plan/undo.ts';
 import { identityCredentials } from './identities.ts';
 import { CredentialAnswers, type RefusedCredential } from './diagnose.ts';
+import { markOwnCredential } from './own-credential.ts';
 
 export { responseLocation } from './judge.ts';
 
@@ -319,8 +321,9 @@ export class Session implements CaseHost, PhaseHost {
     // doing: the request is sent again and the retry recorded. Idle sockets the server closed together fail
     // one after another, each leaving the pool as it fails: up to one retry per pooled connection, then one
     // on a connection opened for it.
-    // An operation that dropped a request while answering others drops its like again: one retry shows it.
-    const attempts = this.dropping.has(op.operationId) ? 1 : this.connections + 1;
+    // An operation that dropped a request while answering others drops its like again: its lone re-send
+    // (droppedOrNot) shows it.
+    const attempts = this.dropping.has(op.operationId) ? 0 : this.connections + 1;
     for (let attempt = 1; exchange.error?.kind === 'connection' && attempt <= attempts; attempt++) {
       const failed = exchange.error;
       const again = await send();
@@ -330,7 +333,7 @@ export class Session implements CaseHost, PhaseHost {
     if (exchange.error?.kind === 'timeout') this.timeouts.set(op.operationId, (this.timeouts.get(op.operationId) ?? 0) + 1);
     exchange = (await this.noteAnswer(op, exchange, first)) ?? exchange;
     if (exchange.error?.kind === 'connection' && CUT.test(exchange.error.message) && first.error?.kind === 'connection' && CUT.test(first.error.message)) {
-      exchange = await this.droppedOrNot(op, exchange);
+      exchange = await this.droppedOrNot(op, request, exchange);
     }
     // A documented transient failure is retried once, after a back-off, before it is judged; once a retry of the
     // operation met the same failure again, its later ones are judged as they come (the wait would show nothing new).
@@ -345,7 +348,11 @@ export class Session implements CaseHost, PhaseHost {
     // An answer to a method the operation does not have records nothing of it.
     if (request.method === undefined || request.method === op.method) {
       this.record(op, exchange, request.pathParams ?? {});
-      if ((request.auth ?? 'valid') === 'valid') this.credentialAnswers.note(op, this.credentialsSent(op), exchange.response?.status);
+      if ((request.auth ?? 'valid') === 'valid') {
+        const schemes = this.credentialsSent(op);
+        this.credentialAnswers.note(op, schemes, exchange.response?.status);
+        markOwnCredential(exchange, schemes);
+      }
     }
     return exchange;
   }
@@ -422,22 +429,38 @@ export class Session implements CaseHost, PhaseHost {
   }
 
   /**
-   * A request whose connection was cut without an answer on every attempt: the server's failure on that input
-   * (a handler that crashed: Go's net/http, Rust's hyper close the connection) when it answers another request at
-   * once, else the network's or a deployment going down (left as it is: never the service's fault).
+   * A request whose connection was cut without an answer on every attempt: the deployment's failure on that
+   * request (a handler that crashed: Go's net/http, Rust's hyper close the connection; the connection-dropped
+   * check) when it answers another request at once and cuts this one again when it is sent alone, with no other
+   * request of the run's cases in flight (Slots.alone). A lone re-send that is answered is judged on its answer (the cut depended on what
+   * else was in flight: not this request's doing); one that is refused or hangs is judged as such. A deployment
+   * that answers nothing is the network's or one going down (left as it is: never the service's fault).
    */
-  private async droppedOrNot(op: Operation, exchange: Exchange): Promise<Exchange> {
+  private async droppedOrNot(op: Operation, request: CallRequest, exchange: Exchange): Promise<Exchange> {
     const base = this.config.baseUrls[op.service] ?? '';
-    const control = await this.client.send({ method: 'HEAD', url: base, headers: this.builder.headers('valid', false, op) });
+    // In a slot: a lone re-send (this one's or another's) has nothing beside it.
+    const control = await this.slots.run(() => this.client.send({ method: 'HEAD', url: base, headers: this.builder.headers('valid', false, op) }));
     if (!control.response) return exchange;
+    const asked = Date.now();
+    let waitedMs = 0;
+    const again = await this.slots.alone(() => {
+      waitedMs = Date.now() - asked;
+      return this.client.send(this.builder.build(op, request));
+    });
+    const alone = { attempt: (exchange.retries?.length ?? 0) + 1, reason: `${SENT_ALONE}connection: ${exchange.error?.message ?? 'connection cut'}`, waitedMs };
+    const resent: Exchange = { ...again, retries: [...(exchange.retries ?? []), alone, ...(again.retries ?? [])] };
+    if (!(again.error?.kind === 'connection' && CUT.test(again.error.message))) {
+      if (again.error?.kind === 'timeout') this.timeouts.set(op.operationId, (this.timeouts.get(op.operationId) ?? 0) + 1);
+      return (await this.noteAnswer(op, resent, resent)) ?? resent;
+    }
     // A method the contract does not document, cut, says nothing of the operation's own requests.
     if (exchange.request.method.toUpperCase() === op.method) this.dropping.add(op.operationId);
-    const attempts = 1 + (exchange.retries ?? []).filter((r) => r.reason.startsWith('connection:')).length;
+    const attempts = 1 + resent.retries!.filter((r) => r.reason.startsWith('connection:') || r.reason.startsWith(SENT_ALONE)).length;
     return {
-      ...exchange,
+      ...resent,
       error: {
         kind: 'dropped',
-        message: `the server closed the connection without an answer (${exchange.error?.message ?? 'connection cut'}) on ${attempts === 1 ? 'the one attempt' : `each of ${attempts} attempts`}, while it answered another request (HEAD ${base}: ${control.response.status}) at once`,
+        message: `the server closed the connection without an answer (${again.error.message}) on each of ${attempts} attempts, the last sent alone (no other request of the run's cases in flight), while it answered another request (HEAD ${base}: ${control.response.status}) at once`,
       },
     };
   }
@@ -600,6 +623,11 @@ export class Session implements CaseHost, PhaseHost {
 
   get ledgerSize(): number {
     return this.ledger.size;
+  }
+
+  /** Records a refused create stored all the same (a read after it showed them): into the cleanup ledger. */
+  noteStored(op: Operation, exchange: Exchange, pathParams: Record<string, string>, ids: string[]): void {
+    this.ledger.noteStored(op, exchange, pathParams, ids);
   }
 
   // ------------------------------------------------------------------------------------------------------

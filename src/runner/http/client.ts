@@ -69,7 +69,7 @@ export class HttpClient {
         durationMs: performance.now() - started,
       };
     }
-    const { headers, text, size, truncated, invalidUtf8 } = sent.response;
+    const { headers, text, size, truncated, invalidUtf8, bytesAfterEnd } = sent.response;
     noteAnswer(size + text.length);
     const response: RecordedResponse = {
       status: sent.response.status,
@@ -78,6 +78,7 @@ export class HttpClient {
       truncated,
       size,
       ...(invalidUtf8 ? { invalidUtf8 } : {}),
+      ...(bytesAfterEnd ? { bytesAfterEnd } : {}),
     };
     if (!truncated && text.trim() !== '') {
       // Arrays nested past the limit are known too deep without parsing (100,000 levels would be 100,000 arrays).

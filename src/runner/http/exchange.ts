@@ -7,6 +7,8 @@
  * The body cap works as with a stream: the first `cap` bytes are kept, the size is counted, and past four caps
  * the transfer is cut off. A decoded body is cut off as soon as it passes the cap (see `CappedBody`).
  */
+import { subscribe } from 'node:diagnostics_channel';
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { errors, util } from './undici.ts';
@@ -22,6 +24,33 @@ export interface RawResponse extends BodyText {
   status: number;
   /** Lower-case names; repeated headers joined with ", ". */
   headers: Record<string, string>;
+  /** More bytes came after a 204 or 304 answer, which has no content (see `bytesAfterEnd`). */
+  bytesAfterEnd?: boolean;
+}
+
+/** Answers that have no content whatever their header says (RFC 9110 §15.3.5, §15.4.5; RFC 9112 §6.3). */
+const NO_CONTENT = new Set([204, 304]);
+
+/**
+ * The exchange whose request undici is writing: undici calls the handler's onConnect and at once after it
+ * publishes the request's head with its socket (diagnostics channel `undici:client:sendHeaders`, HTTP/1.1). The
+ * socket tells what undici did with bytes that followed an answer with no content.
+ */
+let connecting: { socket?: Socket } | undefined;
+subscribe('undici:client:sendHeaders', (message) => {
+  if (connecting) connecting.socket = (message as { socket?: Socket }).socket;
+  connecting = undefined;
+});
+
+/**
+ * Whether bytes came in the same read as a 204 or 304 answer, after its header: undici reads them as the start of
+ * another answer, which no request awaits, and closes the connection on them ('bad response', or a parse error),
+ * without keeping them. Bytes that come in a later read are the next request's answer on that connection or break
+ * it: not seen here.
+ */
+export function bytesAfterEnd(socket: Socket | undefined): boolean {
+  const error = socket?.errored;
+  return error instanceof errors.HTTPParserError || (error instanceof errors.SocketError && error.message === 'bad response');
 }
 
 /** The deadline and the interrupt of one request: cancel() ends it at any stage (queued, sending, reading). */
@@ -132,9 +161,11 @@ export function exchange(
     /** Set when the body has a content coding: it is read through the decoding streams. */
     let stream: Readable | undefined;
     let readerStopped = false;
+    const connection: { socket?: Socket } = {};
 
     const handler = {
       onConnect(abortRequest: (reason?: Error) => void) {
+        connecting = connection;
         if (cancellation.attach((reason) => abortRequest(reason))) abort = (reason) => abortRequest(reason);
       },
       onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
@@ -184,10 +215,21 @@ export function exchange(
       onComplete() {
         finished = true;
         if (stream) stream.push(null);
-        else succeed({ status, headers, ...body.text() });
+        else if (NO_CONTENT.has(status) && connection.socket) {
+          // Bytes after the header in the same read are parsed once this returns: known by the next microtask.
+          const socket = connection.socket;
+          queueMicrotask(() => {
+            succeed({ status, headers, ...body.text(), ...(bytesAfterEnd(socket) ? { bytesAfterEnd: true } : {}) });
+          });
+        } else succeed({ status, headers, ...body.text() });
       },
       onError(error: Error) {
         finished = true;
+        // A 204 or 304 whose Content-Length is not 0: undici fails it for the content it does not read, but the
+        // answer is whole (a 304 may give the size of the representation, RFC 9110 §8.6; a 204 must not).
+        if (NO_CONTENT.has(status) && !stream && error instanceof errors.ResponseContentLengthMismatchError) {
+          return succeed({ status, headers, ...body.text() });
+        }
         stream?.destroy(error);
         if (!readerStopped) fail(error);
       },

@@ -16,11 +16,13 @@ import { generate, INT32_MAX, isOmitted, UNKNOWN, wrongKindValues } from './valu
 import { factsOf, mergedShape } from './keywords.ts';
 import { accepts } from './accepts.ts';
 import type { InputClass } from './input-tiers.ts';
+import { plansRefusedCreate, REFUSED_CREATE_CASE } from './refused-create.ts';
+import { MASS_ASSIGNMENT_CASE, massAssignmentCase } from './mass-assignment.ts';
 
 export type { AuthMode, RequestPlan } from './request-plan.ts';
 
 /** What a case expects of the deployment. */
-export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete' | 'created-readable' | 'ownership' | 'semantic' | 'coverage' | 'unsupported-method' | 'object-access' | 'function-access';
+export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete' | 'created-readable' | 'ownership' | 'semantic' | 'coverage' | 'unsupported-method' | 'object-access' | 'function-access' | 'put-idempotent' | 'refused-create' | 'mass-assignment';
 
 export interface PlannedCase {
   operationId: string;
@@ -387,9 +389,20 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
       request: base(),
     });
   }
+  // Mass assignment: a write sent what it must not set, where no chain above or below does: an update only on a
+  // record the run made for it (never one the examples name), a create under the records its path names.
+  const creates = isCreate(contract, op);
+  if ((creates || needsFixture) && massAssignmentCase(contract, op)) {
+    add({ name: MASS_ASSIGNMENT_CASE, kind: 'lifecycle', expectation: 'mass-assignment', fixture: creates ? (needsFixture ? 'shared' : 'none') : 'fresh', request: base() });
+  }
   // Relations: a create's record is served by its readers; a child reader keeps each parent's children apart.
   if (isCreate(contract, op) && readersOfCreated(contract, op).length > 0) {
     add({ name: 'lifecycle: created record readable', kind: 'lifecycle', expectation: 'created-readable', fixture: needsFixture ? 'shared' : 'none', request: base() });
+  }
+  // A refused create leaves nothing behind: a marked body made invalid by one change, then the reads that would
+  // show it stored (plan/refused-create.ts); a small sequence, so --sequences 0 leaves it out too.
+  if ((options.sequences ?? DEFAULT_SEQUENCES) > 0 && plansRefusedCreate(contract, op, body)) {
+    add({ name: REFUSED_CREATE_CASE, kind: 'lifecycle', expectation: 'refused-create', fixture: needsFixture ? 'shared' : 'none', request: base() });
   }
   // Stateful sequences: records made for the call alone (its path's and those its body names), the call, the
   // same call again on the state the first one left.

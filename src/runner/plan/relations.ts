@@ -133,25 +133,6 @@ export function comparableFields(sent: unknown, record: JsonSchema | undefined):
     .map(([name]) => name);
 }
 
-/**
- * Fields of the record that an update does not accept (in the reader's record, absent from the update's
- * request schema, plain values, not ids), with their current values: sent changed, they must not be applied.
- * None when the update's schema forbids other properties (sending them would make the request invalid).
- */
-export function notAcceptedOnUpdate(update: Operation, reader: Operation, current: unknown): Record<string, unknown> {
-  const schema = update.requestBody?.schema;
-  if (schema === undefined || typeof schema !== 'object' || schema['additionalProperties'] === false) return {};
-  if (typeof current !== 'object' || current === null || Array.isArray(current)) return {};
-  const accepted = recordProperties(schema);
-  const out: Record<string, unknown> = {};
-  for (const [name, s] of Object.entries(recordProperties(recordSchema(reader)))) {
-    const value = (current as Record<string, unknown>)[name];
-    if (name in accepted || name === 'id' || schemaFormat(s) === 'uuid' || value === undefined) continue;
-    if (['string', 'number', 'boolean'].includes(typeof value)) out[name] = value;
-  }
-  return out;
-}
-
 /** The suffix of a field that names another record, after a lower-case letter or digit. */
 const REFERENCE = /[a-z0-9](?:_id|Id|ID|_uuid|Uuid)$/;
 const SUFFIX = /(?:_id|Id|ID|_uuid|Uuid)$/;

@@ -197,6 +197,9 @@ function failingChecks(op: OperationResult, failOn: RunResults['failOn']): Check
   const groups = new Map<string, CheckGroup>();
   for (const c of op.cases) {
     for (const f of blockingFindings(c, failOn)) {
+      // Folded into an earlier case's finding (which counts it): that one's group shows it, whatever evidence the
+      // folded one kept (results.json stores it without its schema errors).
+      if (f.sameAs !== undefined && op.cases.some((other) => other !== c && other.name === f.sameAs)) continue;
       const status = statusOf(f);
       const key = causeKey(f, status);
       const group = groups.get(key);

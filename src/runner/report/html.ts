@@ -14,6 +14,7 @@
  * executes, and the page's script renders them with DOM calls (text only, never HTML) when a row is opened.
  */
 import { createHash } from 'node:crypto';
+import { faultCodeOf } from '../checks/fault-codes.ts';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
@@ -98,6 +99,8 @@ interface ExchangeView {
 
 interface FindingView {
   check: string;
+  /** Its Web Fuzzing Commons fault code (checks/fault-codes.ts), where an error of its check proves one. */
+  faultCode?: number;
   severity: string;
   /** failing | warning | info | waived: what the finding does to its case. */
   effect: 'failing' | 'warning' | 'info' | 'waived';
@@ -259,6 +262,8 @@ function findingView(f: Finding, failOn: RunResults['failOn'], caseCurl?: string
       return row;
     }),
   };
+  const faultCode = f.faultCode ?? faultCodeOf(f);
+  if (faultCode !== undefined) view.faultCode = faultCode;
   if (f.expected !== undefined) view.expected = showValue(f.expected);
   if (f.actual !== undefined) view.actual = showValue(f.actual);
   if (f.specLocation) view.specLocation = f.specLocation;

@@ -26,6 +26,7 @@ import type { CaseResult, Finding, OperationResult, PactInteractionResult, RunRe
 import { blockingFindings, sortOperations, sortPactInteractions, untestedCase } from './outcomes.ts';
 import { operationWithTexts } from './case-spool.ts';
 import { failureSignature } from './evidence-limit.ts';
+import { faultCodeOf } from '../checks/fault-codes.ts';
 import { exchangeTranscript, findingText, seconds } from './text.ts';
 
 export interface JunitOptions {
@@ -367,6 +368,9 @@ function caseProperties(op: OperationResult, c: CaseResult): Array<[string, stri
   const passed = c.checks.filter((k) => k.status === 'passed').length;
   if (passed > 0) props.push(['checks-passed', String(passed)]);
   for (const f of c.findings) {
+    // The Web Fuzzing Commons category of each unwaived error (checks/fault-codes.ts), once per code and check.
+    const code = f.waived ? undefined : (f.faultCode ?? faultCodeOf(f));
+    if (code !== undefined && !props.some(([n, v]) => n === 'fault-code' && v === `${code} ${f.check}`)) props.push(['fault-code', `${code} ${f.check}`]);
     if (f.waived) props.push(['waived', `${f.check} until ${f.waived.expires}: ${oneLine(f.waived.reason)}`]);
     else if (f.lenient) props.push(['accepted-leniently', oneLine(f.message)]);
   }

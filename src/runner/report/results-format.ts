@@ -21,6 +21,7 @@
  * Pure.
  */
 import type { CaseKind, CaseResult, CheckId, CheckResult, CheckStatus, Finding, LeftBehindRecord, OperationResult, RunResults, SkipKind } from '../model.ts';
+import { faultCodeOf } from '../checks/fault-codes.ts';
 import { sortCases } from './outcomes.ts';
 
 export const RESULTS_SCHEMA_VERSION = 2;
@@ -97,11 +98,13 @@ function repeatable(c: CaseResult): boolean {
 
 function storedFinding(f: Finding, op: OperationResult): StoredCase['findings'] extends Array<infer F> | undefined ? F : never {
   const { operationId, method, path, ...rest } = f;
+  const faultCode = f.faultCode ?? faultCodeOf(f);
   return {
     ...(operationId !== op.operationId ? { operationId } : {}),
     ...(method !== op.method ? { method } : {}),
     ...(path !== op.path ? { path } : {}),
     ...rest,
+    ...(faultCode !== undefined ? { faultCode } : {}),
   };
 }
 

@@ -47,6 +47,8 @@ export interface PhaseHost {
   fixture(op: Operation, fresh: boolean, run: CaseRun): Promise<Record<string, string>>;
   /** A body for a record the run makes with this create. */
   recordBody(producer: Operation, random: Random, run: CaseRun): Promise<unknown>;
+  /** Records a refused create stored all the same (a read after it showed them, by these ids): deleted in the clean-up. */
+  noteStored(op: Operation, exchange: Exchange, pathParams: Record<string, string>, ids: string[]): void;
   runSetup(steps: SetupStep[], run: CaseRun): Promise<Record<string, unknown>>;
   /** Template scope; one-time passwords read through it are kept in `secrets`. */
   scope(steps: Record<string, unknown>, secrets?: string[]): { unique: string; steps: Record<string, unknown>; otp: (transactionId: string) => Promise<string> };

@@ -5,7 +5,8 @@
  *  - coverage: the deterministic classes of inputs that break servers, then boundary variation (coverage.ts);
  *  - fuzzing: random schema-valid requests, shrunk on a failure (fuzzing.ts);
  *  - stateful: update persisted, use after delete, created record readable, ownership, and sequences: the
- *    call on records made for it, then again (stateful.ts).
+ *    call on records made for it, then again (stateful.ts); a refused create, then the reads that would show
+ *    what it stored (refused-create.ts).
  * A case waits on a record of the run only when its check is about that record (positive, stateful); the
  * others take a record the run has where one is at hand, else values from the pool or of the parameter's type.
  */
@@ -27,6 +28,8 @@ import { runCoveragePhase } from './coverage-phase.ts';
 import { runFuzzingPhase } from './fuzzing.ts';
 import { runPresence } from './presence.ts';
 import { runCreatedReadable, runLifecycle, runOwnership, runSequences } from './stateful.ts';
+import { runMassAssignment } from './mass-assignment.ts';
+import { runRefusedCreate } from './refused-create.ts';
 
 const UNVERIFIED = 'answered like an unknown route; presence unverified';
 
@@ -99,6 +102,8 @@ async function runRequests(session: PhaseHost, run: CaseRun, secrets: string[], 
   if (planned.expectation === 'object-access') return runObjectAccess(session, run, request);
   if (planned.expectation === 'function-access') return runFunctionAccess(session, run, request);
   if (planned.expectation === 'created-readable') return runCreatedReadable(session, run, request);
+  if (planned.expectation === 'mass-assignment') return runMassAssignment(session, run, request);
+  if (planned.expectation === 'refused-create') return runRefusedCreate(session, run, request);
   if (planned.name === SEQUENCE_CASE) return runSequences(session, run, request);
   if (planned.kind === 'lifecycle') return runLifecycle(session, run, request, doubts);
   if (planned.kind === 'coverage') return planned.name === FUZZ_CASE ? runFuzzingPhase(session, run, request, doubts) : runCoveragePhase(session, run, request, doubts);

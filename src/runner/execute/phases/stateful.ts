@@ -3,7 +3,9 @@
  * delete (DELETE, then read again and list), created record readable (a create, then its readers) and
  * ownership (records under two parents, each read under its own parent only). Every answer of the chain is
  * judged (the reads as answers of their own operations); the intent check judges the chain.
- * Sequences (runSequences): records made for the call alone, the call, and the same call again.
+ * Sequences (runSequences): records made for the call alone, the call, and the same call again. A created record's
+ * chain follows the create's Location too (location-serves-record). The update-persisted and created-readable chains
+ * end with a write of what the operation must not set, sent apart (mass-assignment.ts).
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { RelatedRead } from '../../checks/types.ts';
@@ -11,7 +13,7 @@ import { isIrreversible } from '../../description/profile.ts';
 import type { CaseResult, Exchange, Finding, JsonSchema, Operation } from '../../model.ts';
 import { DEFAULT_SEQUENCES, pathParamNames, positiveBody, readerOf } from '../../plan/cases.ts';
 import { Random } from '../../plan/random.ts';
-import { listOf, notAcceptedOnUpdate, recordProperties, referencedCreates } from '../../plan/relations.ts';
+import { listOf, recordProperties, referencedCreates } from '../../plan/relations.ts';
 import { accepts } from '../../plan/accepts.ts';
 import { factsOf } from '../../plan/keywords.ts';
 import { generate, UNKNOWN, withoutExamples } from '../../plan/values.ts';
@@ -21,7 +23,11 @@ import { withAdditionalProperty } from '../../plan/coverage-classes.ts';
 import { alignBodyToPath, withReference, type Doubts } from '../references.ts';
 import type { CaseRun } from '../case-run.ts';
 import { readCreated, readOwnership, RelationUnmet, type RelationsHost } from '../relations-run.ts';
+import { followLocation } from '../follow-location.ts';
+import { answeredRecord, assignOnCreate, assignOnUpdate } from './mass-assignment.ts';
 import { readerAtFault } from '../../checks/created-resource-readable.ts';
+import { changedByRepeat } from '../../checks/put-idempotent.ts';
+import { responseFor } from '../../description/load.ts';
 import type { CallRequest } from '../request-builder.ts';
 import type { PhaseHost } from './host.ts';
 import { Skip } from '../skip.ts';
@@ -74,7 +80,12 @@ export async function runCreatedReadable(session: PhaseHost, run: CaseRun, reque
     const answers = reads.map((read) => `${read.operation.operationId} answered ${read.exchange.response.status}`).join(', ');
     return run.skipped(`no reader could show the created record (${answers || 'none answered'}${answers ? ': their own failures' : ''}; see their cases)`, 'setup-failed');
   }
-  run.judgeIntent(action, { reads });
+  // The record a 201's Location names, read once per create (its id: the one the record's reads ask for).
+  const location = await followLocation(session, run, action as Answered, reads, (reads.find((r) => r.role === 'item') ?? reads[0])?.id);
+  run.judgeIntent(action, { reads, ...(location ? { location } : {}) });
+  // What the create must not set, in a create of its own: judged against this record (its item read, else its answer).
+  const item = reads.find((r) => r.role === 'item' && is2xx(r.exchange));
+  await assignOnCreate(session, run, request, item ? item.exchange.response.json : answeredRecord(action.response?.json));
   return run.result();
 }
 
@@ -87,18 +98,15 @@ export async function runLifecycle(session: PhaseHost, run: CaseRun, request: Ca
   if (!is2xx(before)) return run.skipped(`${reader.operationId} answered ${before.response?.status ?? before.error?.message} before the ${op.method}`, 'setup-failed');
   // Every field changed but those that name the path's record: the body never contradicts its path.
   const sent = op.method === 'PUT' ? alignBodyToPath(op, changedBody(request.body, before.response?.json, op.requestBody?.schema, new Random(`${session.config.seed}:${op.operationId}:changed`)), request.pathParams) : undefined;
-  // Fields the update does not accept go along, changed: they must be neither applied nor required.
-  const notAccepted = op.method === 'PUT' ? notAcceptedOnUpdate(op, reader, before.response?.json) : {};
-  const extra = changedBody(notAccepted, notAccepted) as Record<string, unknown>;
-  const toSend = sent !== undefined && Object.keys(extra).length > 0 && typeof sent === 'object' ? { ...extra, ...(sent as object) } : sent;
-  const sentRequest = { ...request, ...(toSend !== undefined ? { body: toSend } : {}) };
+  // What the update must not set is sent apart, after the chain (mass-assignment): a refusal of it costs the chain nothing.
+  const sentRequest = { ...request, ...(sent !== undefined ? { body: sent } : {}) };
   // A delete, its reads and the writes after it run as one chain with the service's creates held back: a freed id
   // handed to a new record meanwhile would read as the deleted record still served (and be written to).
-  return op.method === 'DELETE' ? session.deleteChain(op, () => writeAndRead(session, run, reader, before, sentRequest, sent, notAccepted, doubts)) : writeAndRead(session, run, reader, before, sentRequest, sent, notAccepted, doubts);
+  return op.method === 'DELETE' ? session.deleteChain(op, () => writeAndRead(session, run, reader, before, sentRequest, sent, doubts)) : writeAndRead(session, run, reader, before, sentRequest, sent, doubts);
 }
 
 /** The write of a lifecycle chain, the read after it (and the list, for a delete), judged. */
-async function writeAndRead(session: PhaseHost, run: CaseRun, reader: Operation, before: Exchange, request: CallRequest & { pathParams: Record<string, string> }, sent: unknown, notAccepted: Record<string, unknown>, doubts: Doubts): Promise<CaseResult> {
+async function writeAndRead(session: PhaseHost, run: CaseRun, reader: Operation, before: Exchange, request: CallRequest & { pathParams: Record<string, string> }, sent: unknown, doubts: Doubts): Promise<CaseResult> {
   const { op } = run;
   const action = await run.send(op, request, { intent: true });
   if (!is2xx(action)) {
@@ -126,7 +134,9 @@ async function writeAndRead(session: PhaseHost, run: CaseRun, reader: Operation,
     const listed = await run.send(list, { pathParams: request.pathParams });
     if (listed.response) reads.push({ operation: list, role: 'list', exchange: listed as RelatedRead['exchange'], id: request.pathParams[deletedId] ?? '', parentIds: request.pathParams });
   }
-  run.judgeIntent(action, { lifecycle: { ...(sent !== undefined ? { sent } : {}), readBack: after as Answered, ...(Object.keys(notAccepted).length > 0 ? { notAccepted } : {}) }, reads });
+  run.judgeIntent(action, { lifecycle: { ...(sent !== undefined ? { sent } : {}), readBack: after as Answered }, reads });
+  // The same record updated again with what the update must not set, judged against what this update left.
+  if (op.method === 'PUT' && is2xx(after)) await assignOnUpdate(session, run, reader, request, after.response?.json);
   // The record gone (not read back, not listed), the path's other writes must not succeed on it either. Where the
   // delete left it listed, the record may still be stored: a write that succeeds is that defect again, the delete's.
   if (op.method === 'DELETE' && !is2xx(after) && !run.result().findings.some((f) => f.check === 'use-after-delete')) await writesAfterDelete(session, run, request.pathParams);
@@ -168,7 +178,8 @@ async function writesAfterDelete(session: PhaseHost, run: CaseRun, pathParams: R
  * create of the same record, a second delete, an update repeated). Every answer is judged for conformance:
  * nothing says whether the repeat must succeed, but whatever the service answers must be documented. The first
  * sequence sends the positive body; the others bodies drawn afresh from the schema (examples where given), the
- * second with a property the schema does not list where it allows others.
+ * second with a property the schema does not list where it allows others. A PUT's record is read after each of its
+ * two calls: the repeat must leave it as the first call did (put-idempotent).
  */
 export async function runSequences(session: PhaseHost, run: CaseRun, request: CallRequest & { pathParams: Record<string, string> }): Promise<CaseResult> {
   const { op } = run;
@@ -176,6 +187,8 @@ export async function runSequences(session: PhaseHost, run: CaseRun, request: Ca
   // A record of another kind is made only by a create that can be undone (an irreversible one needs --allow-irreversible).
   const references = referencedCreates(session.contract, op).filter(({ create }) => session.config.allowIrreversible || !isIrreversible(session.profileOf(create), create.operationId));
   let sent = 0;
+  // A PUT is idempotent (RFC 9110 §9.2.2): the record reads the same after the same call sent again.
+  const reader = op.method === 'PUT' ? readerOf(session.contract, op) : undefined;
   // Whether the first sequence's call, without the added property, answered a server error too.
   let plainServerError = false;
   for (let n = 0; n < count; n++) {
@@ -209,6 +222,8 @@ export async function runSequences(session: PhaseHost, run: CaseRun, request: Ca
     // The call, then the same call again; a request without an answer ends the sequences. A DELETE's two are one
     // chain with the service's creates held back (its second would otherwise delete a record given the freed id).
     const twice = async (): Promise<boolean> => {
+      const answers: Exchange[] = [];
+      const reads: Answered[] = [];
       for (let time = 0; time < 2; time++) {
         const exchange = await run.send(op, call, { intent: true });
         if (exchange.response === undefined && !judgedUnanswered(exchange)) {
@@ -218,13 +233,51 @@ export async function runSequences(session: PhaseHost, run: CaseRun, request: Ca
         if (n === 0 && time === 0 && (exchange.response?.status ?? 0) >= 500) plainServerError = true;
         // The added property is the part this call varies: a server error to it is its own finding.
         run.judgeResponse(exchange, added ? { coverage: { label: added, sent: 1, ...(plainServerError ? { unvaried: true } : {}) } } : {});
+        answers.push(exchange);
+        // A PUT's record is read after each call that succeeded (as long as the reads before showed it): put-idempotent.
+        if (reader && is2xx(exchange) && reads.length === time) {
+          const read = await readRecord(session, run, reader, pathParams);
+          if (read) reads.push(read);
+        }
       }
+      if (reader) await judgeRepeat(session, run, answers, reads, reader, pathParams, call.body);
       return true;
     };
     if (!(op.method === 'DELETE' ? await session.deleteChain(op, twice) : await twice())) return run.result();
   }
   if (sent === 0) return run.skipped('no record could be made for a sequence', 'setup-failed');
   return run.result();
+}
+
+/** The record read back through its GET: the answer when it is a 2xx that conforms (else it shows nothing). */
+async function readRecord(session: PhaseHost, run: CaseRun, reader: Operation, pathParams: Record<string, string>): Promise<Answered | undefined> {
+  const read = await run.send(reader, { pathParams });
+  return is2xx(read) && session.conforms(reader, read) ? (read as Answered) : undefined;
+}
+
+/**
+ * A PUT sent twice, judged as a repeat (put-idempotent) where the first succeeded: the second's refusal, or the two
+ * reads. Not where the reads show nothing (one failed or broke its schema), nor on a 429 or 503 (nothing of the write).
+ * Two reads that differ are told from a reader that answers differently each time: a third read, with no write
+ * between, must read as the second did on what changed, else the reads show nothing of the PUT.
+ */
+async function judgeRepeat(session: PhaseHost, run: CaseRun, answers: Exchange[], reads: Answered[], reader: Operation, pathParams: Record<string, string>, sent: unknown): Promise<void> {
+  const [first, second] = answers;
+  if (!first || !second?.response || !is2xx(first)) return;
+  const status = second.response.status;
+  if (status === 429 || status === 503 || (is2xx(second) && reads.length < 2)) return;
+  const [before, after] = reads;
+  if (before && after) {
+    const schema = responseFor(reader, after.response.status)?.schema;
+    const changed = Object.keys(changedByRepeat(before.response.json, after.response.json, schema));
+    if (changed.length > 0) {
+      const again = await readRecord(session, run, reader, pathParams);
+      const moved = again ? Object.keys(changedByRepeat(after.response.json, again.response.json, schema)) : changed;
+      if (changed.some((name) => moved.includes(name))) return;
+    }
+  }
+  const repeat = { first: first as Answered, reader, reads, ...(sent !== undefined ? { sent } : {}) };
+  run.judgeIntent(second, { intent: 'put-idempotent', repeat });
 }
 
 /** One new record of a create (parents made for it first), as the id a body field names; undefined when none came. */

@@ -209,6 +209,7 @@
     add(head, el('span', 'sev sev-' + f.severity, f.severity));
     if (f.waived) add(head, el('span', 'tag s-waived', 'waived until ' + f.waived.expires));
     add(head, el('code', 'check-id', f.check));
+    if (f.faultCode !== undefined) add(head, el('span', 'tag', 'WFC ' + f.faultCode)).title = 'Web Fuzzing Commons fault category';
     add(box, el('p', 'message', f.message));
     if (f.waived) add(box, el('p', 'waiver-reason', 'Waiver: ' + f.waived.reason));
     if (f.expected !== undefined || f.actual !== undefined) {
