@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
+import { parse as parseYaml } from 'yaml';
 import { gzipSync } from 'node:zlib';
 import { startReferenceService } from '../src/reference-service/index.ts';
 import { customerLikeContract, syntheticContract } from './synthetic-contract.ts';
@@ -265,7 +266,8 @@ async function runCli(args: string[], env: Record<string, string> = {}, peer?: s
   } catch {
     // no reports
   }
-  rmSync(out, { recursive: true, force: true });
+  // BENCH_KEEP=1 keeps each run's reports (under the work directory it names at the end).
+  if (!process.env['BENCH_KEEP']) rmSync(out, { recursive: true, force: true });
   let cpuSeconds: number | undefined;
   try {
     const [user, system] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number);
@@ -334,17 +336,49 @@ function syntheticContractFile(n: number): string {
 }
 
 /**
- * A correct server for the synthetic contract: the reference service behind a proxy that maps the copies'
- * paths (/customer-service/s<k>/address-types...) onto its own (/customer-service/address-types...).
+ * The methods each path of a contract documents, by a matcher of its template under `base`: what a correct
+ * deployment of exactly that contract serves (a contract cut at N operations can leave a path without the DELETE
+ * the reference service has for it).
  */
-async function referenceLike(target: string): Promise<{ url: string; close: () => Promise<void> }> {
+function documentedMethods(spec: string, base: string): (path: string) => string[] | undefined {
+  const doc = parseYaml(readFileSync(spec, 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+  const methods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+  // By the path's first segment (`g347-address-types`): a request is matched against its few templates only.
+  const byFirst = new Map<string, Array<{ pattern: RegExp; allow: string[] }>>();
+  for (const [path, item] of Object.entries(doc.paths)) {
+    const first = path.split('/')[1] ?? '';
+    const pattern = new RegExp(`^${base}${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`);
+    byFirst.set(first, [...(byFirst.get(first) ?? []), { pattern, allow: methods.filter((m) => m in item).map((m) => m.toUpperCase()) }]);
+  }
+  return (path) => {
+    if (!path.startsWith(`${base}/`)) return undefined;
+    const first = path.slice(base.length + 1).split('/')[0] ?? '';
+    return byFirst.get(first)?.find((d) => d.pattern.test(path))?.allow;
+  };
+}
+
+/**
+ * A correct server for the synthetic contract: the reference service behind a proxy that maps the copies'
+ * paths (/customer-service/s<k>/address-types...) onto its own (/customer-service/address-types...). A method the
+ * contract does not document for a path it documents is answered 405 with Allow, as a deployment of exactly that
+ * contract answers it.
+ */
+async function referenceLike(target: string, spec: string): Promise<{ url: string; close: () => Promise<void> }> {
   const upstream = new Pool(target, { connections: CONCURRENCY * 2 });
+  const documented = documentedMethods(spec, '/customer-service');
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       // The reference service behind counts the request: counted once.
       served--;
+      const allow = documented((req.url ?? '/').split('?')[0]!);
+      const method = (req.method ?? 'GET').toUpperCase();
+      if (allow && !allow.includes(method) && !(method === 'HEAD' && allow.includes('GET')) && method !== 'OPTIONS') {
+        served++;
+        res.writeHead(405, { allow: allow.join(', '), 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'METHOD_NOT_ALLOWED', message: `${method} is not served here` } }));
+        return;
+      }
       const path = (req.url ?? '/').replace(/^\/customer-service\/(?:s\d+\/|g\d+-)/, '/customer-service/');
       const headers = { ...req.headers };
       delete headers['host'];
@@ -525,7 +559,7 @@ if (SECTIONS.has('synthetic')) {
   shapes.push(await measure(`synthetic N=${largest}, stub 404 (all missing)`, ['--spec', largestSpec, '--include', 'customer-service', '--base-url', `${notFound.url}/customer-service`], 1));
   await notFound.close();
   // A correct server: the reference service behind a proxy that maps /s<k>/address-types... onto its own paths.
-  const like = await referenceLike(reference.url);
+  const like = await referenceLike(reference.url, largestSpec);
   shapes.push(await measure(`synthetic N=${largest}, reference-like (correct) server`, ['--spec', largestSpec, '--include', 'customer-service', '--base-url', `${like.url}/customer-service`, '--allow-irreversible'], 1));
   await like.close();
   // 1 MiB to every one of some 125,000 requests reads 120 GiB (about 20 minutes here): at N=800 unless BENCH_FULL=1.
@@ -542,7 +576,7 @@ if (SECTIONS.has('customer')) {
   writeFileSync(spec, customerLikeContract(largest));
   const foreignTrade = join(root, 'contract/foreign-trade-service.openapi.yaml');
   const notFound = await stub('not-found');
-  const like = await referenceLike(reference.url);
+  const like = await referenceLike(reference.url, spec);
   for (const [label, url, extra] of [
     ['stub 404 (all missing)', notFound.url, []],
     ['stub 200 {}', ok.url, ['--allow-irreversible']],
