@@ -26,6 +26,11 @@ export function answered(e: Exchange): e is Answered {
   return e.response !== undefined;
 }
 
+/** An exchange answered with a success (2xx). */
+export function is2xx(e: Exchange): e is Answered {
+  return e.response !== undefined && e.response.status >= 200 && e.response.status < 300;
+}
+
 /**
  * Whether an exchange without an answer is judged all the same (a request that hung past --timeout, a connection
  * the server cut on this request alone: the service's doing), rather than leaving its case errored.

@@ -28,7 +28,7 @@ import { CreatedRecords, withFindingCurls, withReproduction } from './chain.ts';
 import { CleanupLedger, leftBehind, type LedgerRecord } from './cleanup.ts';
 import type { RunConfig } from './config.ts';
 import { redactFlowSecrets } from './flow-secrets.ts';
-import { Evidence, judge, type JudgeInput } from './judge.ts';
+import { Evidence, is2xx, judge, type JudgeInput } from './judge.ts';
 import { runPhase } from './phases/index.ts';
 import type { PhaseHost, Presence } from './phases/host.ts';
 import { backoffMs, isDocumentedTransient } from './repeat.ts';
@@ -89,9 +89,6 @@ function credentialHeader(profile: Profile, token: string): Record<string, strin
   return value === undefined ? {} : { [profile.auth.header.toLowerCase()]: value };
 }
 
-function is2xx(e: Exchange): boolean {
-  return e.response !== undefined && e.response.status >= 200 && e.response.status < 300;
-}
 
 /**
  * From this many selected operations a run sends its requests on a worker thread (transport.ts): the planning and

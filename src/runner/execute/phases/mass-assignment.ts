@@ -16,7 +16,7 @@ import { isCreate } from '../../plan/relations.ts';
 import { createdId, createdRecords } from '../../plan/resources.ts';
 import type { CaseRun } from '../case-run.ts';
 import { createdIds } from '../created.ts';
-import { judgedUnanswered, type Answered } from '../judge.ts';
+import { is2xx, judgedUnanswered, type Answered } from '../judge.ts';
 import { alignBodyToPath } from '../references.ts';
 import type { CallRequest } from '../request-builder.ts';
 import { Skip } from '../skip.ts';
@@ -25,9 +25,6 @@ import type { PhaseHost } from './host.ts';
 type WriteRequest = CallRequest & { pathParams: Record<string, string> };
 type Shown = Omit<MassAssignmentContext, 'sent'>;
 
-function is2xx(e: Exchange): e is Answered {
-  return e.response !== undefined && e.response.status >= 200 && e.response.status < 300;
-}
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;

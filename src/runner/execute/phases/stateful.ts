@@ -18,7 +18,7 @@ import { accepts } from '../../plan/accepts.ts';
 import { factsOf } from '../../plan/keywords.ts';
 import { generate, UNKNOWN, withoutExamples } from '../../plan/values.ts';
 import { createdId, createsItself } from '../../plan/resources.ts';
-import { judgedUnanswered, type Answered } from '../judge.ts';
+import { is2xx, judgedUnanswered, type Answered } from '../judge.ts';
 import { withAdditionalProperty } from '../../plan/coverage-classes.ts';
 import { alignBodyToPath, withReference, type Doubts } from '../references.ts';
 import type { CaseRun } from '../case-run.ts';
@@ -33,9 +33,6 @@ import type { PhaseHost } from './host.ts';
 import { Skip } from '../skip.ts';
 import { resolveTemplates } from '../templates.ts';
 
-function is2xx(e: Exchange): boolean {
-  return e.response !== undefined && e.response.status >= 200 && e.response.status < 300;
-}
 
 /** What the relation chains need of the session, each call made as part of the case. */
 function relationsHost(session: PhaseHost, run: CaseRun): RelationsHost {
