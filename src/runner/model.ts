@@ -85,6 +85,8 @@ export interface RequestBodySpec {
   contentType: string;
   schema: JsonSchema;
   pointer: string;
+  /** The media type's own examples of the body (`example`, each of `examples`' values), where it gives any. */
+  examples?: unknown[];
 }
 
 /** One operation of a loaded description, dereferenced and normalised to JSON Schema 2020-12. */
@@ -195,6 +197,8 @@ export interface RecordedResponse {
 
 /** How `jsonError` begins for a body that is JSON but nested too deep to judge (it parsed: it is well-formed). */
 export const TOO_DEEP = 'the JSON body is nested more than';
+/** Deeper JSON than this is not kept as JSON (validation and reports recurse over it). */
+export const MAX_JSON_DEPTH = 512;
 
 /**
  * 'dropped': the server closed the connection without an answer to this request on every attempt (fresh
@@ -343,6 +347,14 @@ export type CheckStatus = 'passed' | 'failed' | 'warning' | 'waived' | 'skipped'
 /** setup: the answers an operation gave to calls other cases made of it (creates, read-backs, clean-up). */
 export type CaseKind = 'positive' | 'auth' | 'negative' | 'lifecycle' | 'presence' | 'coverage' | 'scenario' | 'pact' | 'setup';
 
+/**
+ * Where the input a request varies is (plan/input-location.ts): a path, query, header or cookie parameter, the
+ * body, or none (the plain request, a credential, a method, several inputs at once, a record made first).
+ */
+export type InputLocation = 'path' | 'query' | 'header' | 'cookie' | 'body' | 'none';
+/** Requests per input location (a location without any is left out). */
+export type LocationCounts = Partial<Record<InputLocation, number>>;
+
 export interface CheckResult {
   id: CheckId;
   status: CheckStatus;
@@ -405,6 +417,10 @@ export interface CaseResult {
   omittedExchanges?: number;
   /** An access case (--identity): who called, and what each caller got (the report's access table). */
   access?: AccessRecord;
+  /** What the case's setup did that the reader should know (a record made with another body than the one asked), one line each. */
+  notes?: string[];
+  /** Its requests by the location of the input each varies (counted with `requests`; not stored per case). */
+  requestsByLocation?: LocationCounts;
 }
 
 /** What an access case saw: another identity's call, and the owner's own where it made one. */
@@ -460,6 +476,8 @@ export interface OperationResult {
   durationMs: number;
   /** Requests the operation's cases sent (records made for them and read-backs included). */
   requests?: number;
+  /** Those requests by the location of the input each varies (plan/input-location.ts); derived from the cases, in memory only (results.json keeps the run's sum). */
+  requestsByLocation?: LocationCounts;
   cases: CaseResult[];
   /**
    * Checks that passed, counted over the operation's cases: { check id: cases it passed in }. Set when the
@@ -509,6 +527,8 @@ export interface RunResults {
    * with its smallest request), the requests, the operations; derived, absent when none. Warnings, counted apart from the others.
    */
   acceptedLeniently?: { cases: number; requests: number; operations: number };
+  /** The run's requests by the location of the input each varies, summed over the operations; derived, absent when none counted. */
+  requestsByLocation?: LocationCounts;
   operations: OperationResult[];
   /** Who could do what (--identity): derived from the access cases by report/outcomes.ts. */
   access?: AccessTable;

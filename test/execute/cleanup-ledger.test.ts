@@ -78,3 +78,18 @@ test('a record names the older records its create named, by URL or body, so that
   expect(l.pending()[0]).toMatchObject({ id: 'a5' });
   expect(l.pending()[0]?.names).toBeUndefined();
 });
+
+test("a collection's own records: those its create made under the same parent, newest first, each with its DELETE; deleted ones leave", () => {
+  const l = ledger();
+  const create = op('create-address-type-field');
+  for (const [parent, id] of [['p1', 'f1'], ['p2', 'f2'], ['p1', 'f3']] as const) l.note(create, exchange('POST', `${BASE}/address-types/${parent}/fields`, 200, { id }), { id: parent });
+  const own = (parent: string) => l.pendingOf(create, url(create, { id: parent }));
+  expect(own('p1')).toEqual([
+    { id: 'f3', undo: { operation: op('delete-address-type-field'), pathParams: { id: 'p1', fieldId: 'f3' } } },
+    { id: 'f1', undo: { operation: op('delete-address-type-field'), pathParams: { id: 'p1', fieldId: 'f1' } } },
+  ]);
+  l.note(op('delete-address-type-field'), exchange('DELETE', `${BASE}/address-types/p1/fields/f3`, 200), { id: 'p1', fieldId: 'f3' });
+  expect(own('p1').map((r) => r.id)).toEqual(['f1']);
+  expect(own('p2').map((r) => r.id)).toEqual(['f2']);
+  expect(l.pendingOf(op('create-address-type'), url(op('create-address-type'), {}))).toEqual([]);
+});

@@ -157,6 +157,46 @@ describe('schedule', () => {
     expect(done).toEqual(['a', 'c']);
     expect(c.calls.cleanup).toBe(1);
   });
+
+  test('cases that run last start once every other case has finished, one at a time, the deepest collection first; their operations are handed on before, not held', async () => {
+    const c = controlledRunner();
+    const at = (id: string, path: string, cases: number, last: number[]): OperationPlan => {
+      const p = plan(id, cases);
+      return { operation: { operationId: id, path } as Operation, cases: p.cases.map((x, i) => (last.includes(i) ? { ...x, runsLast: true as const } : x)) };
+    };
+    const finishOne = () => {
+      const p = c.pending.shift()!;
+      p.finish(result(p.planned));
+    };
+    const done: string[] = [];
+    const seen: string[] = [];
+    const s = schedule(c.runner, [at('flat', '/pets', 3, [1]), at('nested', '/owners/{ownerId}/toys', 2, [0]), at('other', '/x', 1, [])], 4, {
+      onCase: (id, index) => seen.push(`${id}#${index}`),
+      onOperationDone: (id) => done.push(id),
+    });
+    await tick();
+    expect(c.started).toEqual(['flat/case 0', 'flat/case 2', 'nested/case 1', 'other/case 0']);
+    for (const p of c.pending.splice(0, 3)) p.finish(result(p.planned));
+    await tick();
+    // Their other cases done, flat and nested are handed on now (not held in memory until the end).
+    expect(done).toEqual(['flat', 'nested']);
+    expect(seen).toEqual(['flat#0', 'flat#2', 'nested#1']);
+    // One case still in flight: the last ones wait for it.
+    expect(c.started).toHaveLength(4);
+    finishOne();
+    await tick();
+    expect(done).toEqual(['flat', 'nested', 'other']);
+    expect(c.started.slice(4)).toEqual(['nested/case 0']);
+    finishOne();
+    await tick();
+    expect(c.started.slice(4)).toEqual(['nested/case 0', 'flat/case 1']);
+    expect(c.pending).toHaveLength(1);
+    finishOne();
+    await s.done;
+    // Each last case joins its operation by its index.
+    expect(seen.slice(4)).toEqual(['nested#0', 'flat#1']);
+    expect(c.calls.cleanup).toBe(1);
+  });
 });
 
 describe('compactCase', () => {

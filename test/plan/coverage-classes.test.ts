@@ -471,7 +471,7 @@ describe('order, budget and determinism', () => {
     expect(run(operation, positive, 0)).toEqual([]);
     expect(run(operation, positive, 7)).toHaveLength(7);
     const items = run(operation, positive);
-    const key = (i: CoverageRequest) => JSON.stringify([i.pathParams, i.query, i.headers, i.cookies, i.body, i.rawBody, i.contentType, i.noBody]);
+    const key = (i: CoverageRequest) => JSON.stringify([i.pathParams, i.rawPathParams, i.query, i.headers, i.cookies, i.body, i.rawBody, i.contentType, i.noBody]);
     expect(new Set(items.map(key)).size).toBe(items.length);
     expect(items.some((i) => JSON.stringify(i.body) === JSON.stringify(positive.body) && !i.query && !i.pathParams && !i.headers && !i.cookies)).toBe(false);
     expect(items.every((i) => i.label.length <= 90)).toBe(true);

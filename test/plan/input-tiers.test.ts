@@ -70,11 +70,11 @@ describe('every input class in exactly one tier', () => {
   test('the table, as the contract makes each class certain or not', () => {
     const by = (rule: string) => Object.entries(INPUT_CLASSES).filter(([, r]) => r === rule).map(([c]) => c).sort();
     expect(by('lenient')).toEqual(['coercible-type', 'empty-optional-query', 'format-respelling', 'integer-as-decimal', 'null', 'null-body', 'undeclared-media-type']);
-    expect(by('response-only')).toEqual(['accept-undeclared', 'identifier-like', 'malformed-content-type', 'not-utf8']);
+    expect(by('response-only')).toEqual(['accept-undeclared', 'dot-segment', 'encoded-separator', 'identifier-like', 'invalid-percent-encoding', 'malformed-content-type', 'not-utf8']);
     expect(by('valid')).toEqual(['accept-declared', 'additional-property', 'all-at-bound', 'enum', 'no-match-filter', 'random']);
     // Everything else must be refused: what the contract makes certain.
     expect(by('must-reject')).toEqual(
-      ['beyond-int64', 'bound', 'boolean', 'empty-array', 'empty-body', 'empty-string', 'example-negative', 'invalid-format', 'malformed-json', 'missing-required', 'multiple-of', 'non-object-body', 'optional-left-out', 'optional-present', 'outside-enum', 'pattern', 'unicode', 'wrong-type', 'wrong-type-body'].sort(),
+      ['beyond-int64', 'bound', 'boolean', 'deep-nesting', 'empty-array', 'empty-body', 'empty-string', 'example-negative', 'invalid-format', 'malformed-json', 'missing-required', 'multiple-of', 'non-object-body', 'one-element-array', 'optional-left-out', 'optional-present', 'outside-enum', 'pattern', 'unicode', 'values-as-array', 'wrong-type', 'wrong-type-body'].sort(),
     );
   });
 

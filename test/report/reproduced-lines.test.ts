@@ -14,6 +14,15 @@ import { toCurl } from '../../src/runner/report/curl.ts';
 import { jsonServer, listening, removeTemps, requireResults, runCli, tempDir, type CliRun } from '../support/runs.ts';
 import { curlLines, replay, shell, type Line } from '../support/replay.ts';
 
+/** A path segment decoded, or as it is where it is no valid escape (`%ZZ`): as frameworks that decode leniently read it. */
+function decodeLeniently(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 const HAS_CURL = spawnSync('curl', ['--version']).status === 0;
 const HAS_BASH = spawnSync('bash', ['--version']).status === 0;
 
@@ -66,7 +75,7 @@ function peopleServer() {
       return reply(201, p);
     }
     const m = /^\/svc\/people\/([^/]+)$/.exec(path);
-    const id = decodeURIComponent(m?.[1] ?? '');
+    const id = decodeLeniently(m?.[1] ?? '');
     if (m && req.method === 'GET') return people.has(id) ? reply(200, people.get(id)) : reply(404, { message: 'no such person' });
     if (m && req.method === 'DELETE') {
       if (!people.delete(id)) return reply(404, { message: 'no such person' });

@@ -196,6 +196,9 @@ describe('src/runner/schemas/results.schema.json', () => {
     if (exchange?.response) exchange.response.json = { id: 'x' };
     expect(validateResults(full)).toEqual([]);
     expect(validateResults(storedResults(full))).toEqual([]);
+    // Fields schemaVersion 1 never had: only in the stored form (schemaVersion 2).
+    full.requestsByLocation = { path: 3, query: 2, header: 1, cookie: 1, body: 5, none: 4 };
+    expect(validateResults(storedResults(full))).toEqual([]);
   });
 
   test('a repeated failure whose evidence was left out is stored once per operation (sameAs) and comes back with its checks and findings', () => {

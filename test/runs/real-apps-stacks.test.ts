@@ -245,7 +245,7 @@ describe.skipIf(unavailable !== undefined)('real applications of other stacks', 
           expect(positive?.outcome, `${label} ${op}`).toBe('passed');
           for (const e of positive?.exchanges ?? []) expect(decodeURIComponent(e.request.url), label).not.toContain('"fields":"conformance"');
         }
-        const sent = runs()[label].operations.flatMap((o) => o.cases.flatMap((c) => c.exchanges.map((e) => decodeURIComponent(e.request.url))));
+        const sent = runs()[label].operations.flatMap((o) => o.cases.flatMap((c) => c.exchanges.map((e) => e.request.url.replace(/(%[0-9A-Fa-f]{2})+/g, (run) => { try { return decodeURIComponent(run); } catch { return run; } }))));
         expect(sent.filter((u) => u.includes('"fields":"conformance"')), label).toEqual([]);
       }
     });

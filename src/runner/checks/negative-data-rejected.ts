@@ -1,5 +1,5 @@
 import { mustReject } from '../plan/input-tiers.ts';
-import type { Check } from './types.ts';
+import type { Check, CheckContext } from './types.ts';
 import { finding } from './types.ts';
 
 /**
@@ -16,7 +16,7 @@ export const negativeDataRejected: Check = {
     if (status >= 500) return []; // not-a-server-error reports it
     const documents400 = ctx.operation.responses.some((r) => r.status === '400');
     if (status < 400) {
-      const what = ctx.coverage ? ` (${ctx.coverage.label})` : '';
+      const what = ctx.coverage ? ` (${ctx.coverage.label})` : otherMedia(ctx);
       const inputClass = ctx.inputClass !== undefined ? { inputClass: ctx.inputClass } : {};
       const expected = documents400 && !ctx.anyClientError ? 400 : '4xx';
       if (!mustReject(ctx.inputClass, ctx.profile.strictInput)) {
@@ -35,3 +35,11 @@ export const negativeDataRejected: Check = {
     return [];
   },
 };
+
+/** ` (sent as <type>)` where the request's body went in another media type than the operation's first: else ''. */
+function otherMedia(ctx: CheckContext): string {
+  const bare = (t: string | undefined) => (t ?? '').split(';')[0]!.trim().toLowerCase();
+  const header = Object.entries(ctx.exchange.request.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1];
+  const first = ctx.operation.requestBody?.contentType;
+  return ctx.exchange.request.body !== undefined && header !== undefined && first !== undefined && bare(header) !== bare(first) ? ` (sent as ${bare(header)})` : '';
+}

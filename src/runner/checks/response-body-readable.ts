@@ -1,5 +1,6 @@
 import { XMLValidator } from 'fast-xml-parser';
 import { responseFor } from '../description/load.ts';
+import { MAX_JSON_DEPTH, TOO_DEEP } from '../model.ts';
 import type { Check } from './types.ts';
 import { finding, mediaType } from './types.ts';
 
@@ -35,6 +36,10 @@ export const responseBodyReadable: Check = {
     const spec = responseFor(ctx.operation, response.status);
     const declaredJson = actual !== undefined ? /json/i.test(actual) : (spec?.contentTypes ?? []).some((t) => /json/i.test(t));
     if (response.jsonError && declaredJson) {
+      // As deep as the request it answers (a body nested thousands of levels deep, stored and sent back): the depth
+      // is the request's own, not the service's doing; noted as not judged.
+      const echo = response.jsonError.startsWith(TOO_DEEP) && deeperThan(ctx.exchange.request.body, MAX_JSON_DEPTH);
+      if (echo) return [finding(ctx, 'response-body-readable', 'warning', `Response ${response.status}: ${response.jsonError}, as deep as the request it answers: not judged.`, { expected: 'a JSON body', actual: response.body.slice(0, 200) })];
       return [finding(ctx, 'response-body-readable', 'error', `Response ${response.status}: ${response.jsonError}.`, { expected: 'a JSON body', actual: response.body.slice(0, 200) })];
     }
     if (isXmlMediaType(actual) && response.body.trim() !== '') {
@@ -52,3 +57,21 @@ export const responseBodyReadable: Check = {
     return [];
   },
 };
+
+/** Whether a JSON text nests arrays or objects deeper than `limit` (brackets outside strings counted, nothing parsed). */
+function deeperThan(text: string | undefined, limit: number): boolean {
+  if (text === undefined) return false;
+  let depth = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (quoted) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) quoted = false;
+    } else if (c === 0x22) quoted = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}

@@ -6,7 +6,9 @@ import { planOptionsOf } from '../plan/options.ts';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { matchesSelector, selectOperations } from '../execute/select.ts';
-import { planOperation } from '../plan/cases.ts';
+import { defaultFuzzExamples, planOperation } from '../plan/cases.ts';
+import { shareLine, type LocationCounts } from '../plan/input-location.ts';
+import { plannedLocations } from './plan-share.ts';
 import { InputError } from '../description/errors.ts';
 import { loadExamples } from '../description/examples.ts';
 import { loadContract } from '../description/load.ts';
@@ -20,6 +22,8 @@ export interface PlanSummary {
   cases: number;
   skipped: number;
   leftOut: number;
+  /** The planned requests by the location of the input each varies (cli/plan-share.ts). */
+  requestsByLocation: LocationCounts;
 }
 
 /** Test files under a directory (scenario suites), sorted. */
@@ -66,7 +70,8 @@ export async function printPlan(options: RunOptions, write: (line: string) => vo
   const planOptions = planOptionsOf({ ...options, allowIrreversible: embedded || options.allowIrreversible, otpSource: embedded || options.otpSourceUrl !== undefined });
   const selected = selectOperations(contract.operations, options);
   const chosen = new Set(selected.map((o) => o.operationId));
-  const summary: PlanSummary = { operations: selected.length, cases: 0, skipped: 0, leftOut: contract.operations.length - selected.length };
+  const summary: PlanSummary = { operations: selected.length, cases: 0, skipped: 0, leftOut: contract.operations.length - selected.length, requestsByLocation: {} };
+  const share = { seed: options.seed, allowIrreversible: planOptions.allowIrreversible, fuzzExamples: options.fuzzExamples ?? defaultFuzzExamples(selected), ...(options.maxExamples !== undefined ? { maxExamples: options.maxExamples } : {}) };
   const lines: string[] = [];
   let group = '';
   for (const op of selected) {
@@ -76,7 +81,9 @@ export async function printPlan(options: RunOptions, write: (line: string) => vo
       lines.push(heading);
     }
     lines.push(`  ${op.operationId}  ${op.method} ${op.path}`);
-    for (const c of planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions).cases) {
+    const planned = planOperation(contract, op, profileFor(profiles, op.service), examples, planOptions).cases;
+    plannedLocations(contract, op, planned, share, summary.requestsByLocation);
+    for (const c of planned) {
       summary.cases++;
       if (c.skip) {
         summary.skipped++;
@@ -99,6 +106,8 @@ export async function printPlan(options: RunOptions, write: (line: string) => vo
     `Plan: ${summary.operations} operation(s), ${summary.cases} case(s): ${summary.cases - summary.skipped} would run, ${summary.skipped} would be skipped; ` +
       `${summary.leftOut} operation(s) not selected. Nothing was sent.`,
   );
+  // Where the inputs the requests vary are: each location's share, so a parameter location the plan hardly reaches shows.
+  write(`Planned requests by input location (coverage and fuzzing in full, every other case as one): ${shareLine(summary.requestsByLocation)}`);
   for (const line of lines) write(line);
   return summary;
 }

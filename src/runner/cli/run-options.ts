@@ -226,7 +226,7 @@ export function addRunOptions(cmd: Command, packs: readonly Pack[] = []): Comman
     .option('--exclude <selectors>', 'leave out these operations (same selectors as --include)', collect)
     .option('--max-failures <n>', 'stop running cases once n operations have failed', positiveInt('--max-failures'))
     .option('--read-only', 'only safe methods and negative probes that must be rejected')
-    .option('--allow-irreversible', 'also run calls whose side effects cannot be undone (as the profile classes them, e.g. one-time passwords, counters)')
+    .option('--allow-irreversible', 'also run calls whose side effects cannot be undone (as the profile classes them, e.g. one-time passwords, counters), and delete records a list serves that the run did not make (lifecycle: empty collection)')
     .option('--otp-source-url <url>', 'URL template with {transactionId} that answers the one-time password')
     .option('--out <dir>', 'report directory', 'reports')
     .option('--seed <n>', 'seed of the generated requests', positiveInt('--seed'), 1)

@@ -84,7 +84,15 @@ export function requestBodiesOf(body: unknown, pointer: string, toSchema: (s: un
       ...(type !== declared ? { range: declared } : {}),
       schema: toSchema(media['schema']),
       pointer: `${pointer}/content/${pointerToken(declared)}/schema`,
+      ...mediaExamples(media),
     }));
+}
+
+/** The examples a media type gives of its body: `example`, then the value of each of `examples`. */
+function mediaExamples(media: Obj): { examples?: unknown[] } {
+  const named = isObj(media['examples']) ? Object.values(media['examples']).flatMap((e) => (isObj(e) && 'value' in e ? [e['value']] : [])) : [];
+  const examples = [...('example' in media ? [media['example']] : []), ...named];
+  return examples.length > 0 ? { examples } : {};
 }
 
 /**

@@ -7,17 +7,18 @@
 import { CHECKS } from '../checks/registry.ts';
 import { capResponse } from '../report/assemble.ts';
 import { toCurl } from '../report/curl.ts';
-import type { CaseResult, Exchange, Operation, SkipKind } from '../model.ts';
+import type { CaseResult, Exchange, Finding, LocationCounts, Operation, SkipKind } from '../model.ts';
+import { caseLocation, count, summed } from '../plan/input-location.ts';
 import type { PlannedCase } from '../plan/cases.ts';
-import { Evidence, judge, type JudgeInput, type Judgement } from './judge.ts';
+import { Evidence, judge, type JudgeInput, type JudgeNote, type Judgement } from './judge.ts';
 import type { CallRequest } from './request-builder.ts';
 
 /** What a case needs of the session. */
 export interface CaseHost {
   call(op: Operation, request: CallRequest): Promise<Exchange>;
   judgeInput(op: Operation): Pick<JudgeInput, 'profile' | 'validator' | 'timeoutMs'>;
-  /** Judges an answer of an operation that a case of another operation called. */
-  side(op: Operation, exchange: Exchange): void;
+  /** Judges an answer of an operation that a case of another operation called (`note`: before each finding's message). */
+  side(op: Operation, exchange: Exchange, more?: Finding[], extra?: Pick<JudgeInput, 'note'>): void;
 }
 
 export class CaseRun {
@@ -27,6 +28,8 @@ export class CaseRun {
   private readonly started = performance.now();
   /** Requests sent so far. */
   private sent = 0;
+  /** Those requests by the location of the input each varies (plan/input-location.ts). */
+  private readonly byLocation: LocationCounts = {};
   /** The requests behind the exchanges (to send one again alone). */
   private readonly requests = new WeakMap<Exchange, { op: Operation; request: CallRequest }>();
   /** The kept copy of each exchange whose answer was cut (one copy however often it is kept). */
@@ -39,6 +42,8 @@ export class CaseRun {
   private readonly intents = new WeakMap<Exchange, Partial<JudgeInput>>();
   /** The call the case is about got no answer (a network error): the case is errored whatever else passed. */
   private mainError: string | undefined;
+  /** What the case's setup did that its result says (CaseResult.notes), each once. */
+  private readonly notes: string[] = [];
 
   constructor(
     private readonly host: CaseHost,
@@ -48,16 +53,21 @@ export class CaseRun {
 
   /**
    * Sends one call. An answer of the case's own operation is judged for response conformance unless the
-   * caller judges it with its intent (`intent: true`); another operation's answer is that operation's.
+   * caller judges it with its intent (`intent: true`); another operation's answer is that operation's. `note` says
+   * what came before the call that its findings name (put before their messages), or makes that of the answer.
    */
-  async send(op: Operation, request: CallRequest, options: { intent?: boolean; keep?: boolean } = {}): Promise<Exchange> {
+  async send(op: Operation, request: CallRequest, options: { intent?: boolean; keep?: boolean; note?: JudgeNote | ((exchange: Exchange) => JudgeNote) } = {}): Promise<Exchange> {
     const exchange = await this.host.call(op, request);
     this.sent++;
+    // Another operation's call (a record made first, a read-back) varies nothing of this one.
+    count(this.byLocation, request.location ?? (op.operationId === this.op.operationId ? caseLocation(this.planned) : 'none'));
     this.requests.set(exchange, { op, request });
     // The case keeps its exchanges as a report shows them; the caller reads the whole answer it returns.
     if (options.keep !== false) this.exchanges.push(this.kept(exchange));
-    if (op.operationId !== this.op.operationId) this.host.side(op, exchange);
-    else if (!options.intent) this.judgeResponse(exchange);
+    const note = typeof options.note === 'function' ? options.note(exchange) : options.note;
+    const noted = note !== undefined ? { note } : {};
+    if (op.operationId !== this.op.operationId) this.host.side(op, exchange, [], noted);
+    else if (!options.intent) this.judgeResponse(exchange, noted);
     return exchange;
   }
 
@@ -113,6 +123,17 @@ export class CaseRun {
     this.exchanges.push(this.kept(exchange));
   }
 
+  /** The case's requests by location, for its result (nothing where it sent none). */
+  private locations(): Pick<CaseResult, 'requestsByLocation'> {
+    const counted = summed([this.byLocation]);
+    return counted ? { requestsByLocation: counted } : {};
+  }
+
+  /** Says in the case's result what its setup did (a record made another way than asked). */
+  note(...notes: string[]): void {
+    for (const note of notes) if (!this.notes.includes(note)) this.notes.push(note);
+  }
+
   /** A request the case needed got no answer (a network error): the case is errored unless a defect shows. */
   unanswered(exchange: Exchange): void {
     this.mainError ??= exchange.error?.message ?? 'no response';
@@ -147,8 +168,10 @@ export class CaseRun {
       durationMs: Math.round(performance.now() - this.started),
       startedAt: this.started,
       requests: this.sent,
+      ...this.locations(),
       ...(this.exchanges.some((e) => e.retries?.length) ? { retried: true } : {}),
       ...(shown ? { curl: toCurl(shown.request) } : {}),
+      ...(this.notes.length > 0 ? { notes: [...this.notes] } : {}),
       ...rest,
     };
   }
@@ -168,7 +191,9 @@ export class CaseRun {
       durationMs: Math.round(performance.now() - this.started),
       startedAt: this.started,
       requests: this.sent,
+      ...this.locations(),
       ...(this.exchanges.some((e) => e.retries?.length) ? { retried: true } : {}),
+      ...(this.notes.length > 0 ? { notes: [...this.notes] } : {}),
     };
   }
 }

@@ -238,6 +238,15 @@ export class CleanupLedger {
     else this.byId.delete(record.id);
   }
 
+  /**
+   * The records still to work off that this create made at this URL (a collection's own records, under the same
+   * parent), newest first, each with the DELETE that removes it.
+   */
+  pendingOf(create: Operation, createUrl: string): Array<{ id?: string; undo: NonNullable<LedgerRecord['undo']> }> {
+    const key = pathKey(createUrl);
+    return this.pending().flatMap((r) => (r.undo && r.create.operationId === create.operationId && pathKey(r.createUrl) === key ? [{ ...(r.id !== undefined ? { id: r.id } : {}), undo: r.undo }] : []));
+  }
+
   /** Records still to delete or report, newest first. */
   pending(): LedgerRecord[] {
     return [...this.records].filter((r) => !r.done).reverse();

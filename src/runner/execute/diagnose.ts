@@ -291,6 +291,7 @@ export function untestedForRefusedCredentials(
           exchanges: [],
           ...(c.startedAt !== undefined ? { startedAt: c.startedAt } : {}),
           ...(c.requests !== undefined ? { requests: c.requests } : {}),
+          ...(c.requestsByLocation !== undefined ? { requestsByLocation: c.requestsByLocation } : {}),
         } satisfies CaseResult;
       }),
     );

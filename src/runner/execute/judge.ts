@@ -72,6 +72,22 @@ export interface JudgeInput {
   location?: CheckContext['location'];
   /** A write sent properties it must not set, and the record after it (execute/phases/mass-assignment.ts). */
   massAssignment?: CheckContext['massAssignment'];
+  /** What the case did before this request that its findings name (a write the read shows). */
+  note?: JudgeNote;
+}
+
+/** What a case did before a request that the findings of its answer name (execute/phases/edge-writes.ts). */
+export interface JudgeNote {
+  /** Put before each finding's message. */
+  text: string;
+  /** Where the answer shows what the note names (JSON pointers: a record in a list): a schema error elsewhere goes without it. */
+  within?: string[];
+}
+
+/** Whether a finding is about what a note names: any finding without a schema error, else one whose first error lies within. */
+function noted(f: Finding, note: JudgeNote): boolean {
+  const path = f.schemaErrors?.[0]?.instancePath;
+  return path === undefined || note.within === undefined || note.within.some((p) => path === p || path.startsWith(`${p}/`));
 }
 
 /** One exchange judged: passed, failed, missing (the route is unknown) or errored (the tool or the network). */
@@ -88,6 +104,11 @@ export function responseLocation(op: Operation, status: number): string {
 }
 
 export function judge(input: JudgeInput): Judgement {
+  if (input.note !== undefined) {
+    const { note, ...rest } = input;
+    const judged = judge(rest);
+    return { ...judged, findings: judged.findings.map((f) => (noted(f, note) ? { ...f, message: `${note.text}: ${f.message}` } : f)) };
+  }
   const { exchange, operation } = input;
   if (!answered(exchange)) {
     // A method the contract does not document, cut without an answer: the check of that class says what it is.

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { stringify as losslessStringify } from 'lossless-json';
 import { authorization, changedToken, truncatedToken, type InvalidAuth } from '../http/auth-variants.ts';
 import type { Identity } from './identities.ts';
-import type { HttpMethod, Operation, RecordedRequest } from '../model.ts';
+import type { HttpMethod, InputLocation, Operation, RecordedRequest } from '../model.ts';
 import type { RequestPlan } from '../plan/cases.ts';
 import { encodeBody } from '../plan/parameters.ts';
 import { defaultAccept, jsonRequestType } from '../plan/accept-header.ts';
@@ -16,6 +16,11 @@ import type { Profile } from '../description/profile.ts';
 /** One request of an operation, as a case or phase means it (values, not yet encoded). */
 export interface CallRequest {
   pathParams?: Record<string, string>;
+  /**
+   * Path segments already percent-encoded (`%ZZ`, `a%2Fb`), put in the URL as they are, over `pathParams`: the
+   * coverage phase's encoding edges (plan/path-classes.ts). WHATWG URL parsing (undici's) leaves such escapes alone.
+   */
+  rawPathParams?: Record<string, string>;
   query?: Record<string, unknown>;
   body?: unknown;
   /** A body sent as is (malformed JSON, a foreign media type), with `contentType` as its content type. */
@@ -33,6 +38,8 @@ export interface CallRequest {
   method?: HttpMethod;
   /** A URL an answer named (a Location header), sent as it is in place of the operation's own; credentials in the query added. */
   url?: string;
+  /** Where the input this request varies is, for the run's counts (plan/input-location.ts); else the case's own. */
+  location?: InputLocation;
 }
 
 /** Whether the operation's query parameter of that name is described by a JSON media type (`content`). */
@@ -72,10 +79,11 @@ export class RequestBuilder {
     return value;
   }
 
-  url(op: Operation, pathParams: Record<string, string>, query: Record<string, unknown> = {}): string {
+  /** The operation's URL; `raw`: path segments already encoded, put in as they are. */
+  url(op: Operation, pathParams: Record<string, string>, query: Record<string, unknown> = {}, raw: Record<string, string> = {}): string {
     const base = this.settings.baseUrls[op.service];
     if (!base) throw new Error(`No base URL for service ${op.service}.`);
-    const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(pathParams[name] ?? ''));
+    const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => (Object.hasOwn(raw, name) ? raw[name]! : encodeURIComponent(pathParams[name] ?? '')));
     const search = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) {
       if (v === undefined) continue;
@@ -187,7 +195,7 @@ export class RequestBuilder {
     if (Object.keys(cookies).length > 0) headers['cookie'] = Object.entries(cookies).map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('; ');
     return {
       method: request.method ?? op.method,
-      url: request.url !== undefined ? withQuery(request.url, credentials.query) : this.url(op, request.pathParams ?? {}, { ...(request.query ?? {}), ...credentials.query }),
+      url: request.url !== undefined ? withQuery(request.url, credentials.query) : this.url(op, request.pathParams ?? {}, { ...(request.query ?? {}), ...credentials.query }, request.rawPathParams),
       headers,
       ...(body !== undefined ? { body } : {}),
       ...(body !== undefined && request.rawBody !== undefined && request.rawBodyEncoding ? { bodyEncoding: request.rawBodyEncoding } : {}),

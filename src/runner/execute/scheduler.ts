@@ -2,8 +2,11 @@
  * Runs the generated cases in the engine itself: a fixed number of cases in flight (the session bounds the
  * requests in flight by the same number: a fuzzing case sends its drawn requests several at a time, taking
  * the slots other cases leave free), started in canonical order, each
- * result handed on as soon as it is judged. An interrupt stops starting cases and abandons those in flight
- * (their operations read "not reached"); the cleanup ledger is worked off at the end either way.
+ * result handed on as soon as it is judged. A case that deletes records other cases may use (PlannedCase.runsLast)
+ * waits until every other case has finished; those run one at a time, the deepest collection first, each handed on
+ * alone after its operation's other cases were (the operations are not held back in memory meanwhile). An interrupt
+ * stops starting cases and abandons those in flight (their operations read "not reached"); the cleanup ledger is
+ * worked off at the end either way.
  */
 import type { CaseResult, LeftBehindRecord } from '../model.ts';
 import { testName, type OperationPlan, type PlannedCase } from '../plan/cases.ts';
@@ -53,8 +56,14 @@ export function schedule(session: Runner, plans: Iterable<OperationPlan>, concur
   const failing = new Set<string>();
   /** The finished cases of each operation in flight: handed on together, once its last case is done. */
   const finished = new Map<string, Array<{ index: number; result: CaseResult }>>();
+  /** Cases that run once every other case has finished (PlannedCase.runsLast), one at a time. */
+  const last: Array<{ planned: PlannedCase; index: number; depth: number }> = [];
   const take = (): { planned: PlannedCase; index: number } | undefined => {
-    while (!current || at >= current.cases.length) {
+    while (!current || at >= current.cases.length || current.cases[at]!.runsLast) {
+      if (current && at < current.cases.length) {
+        last.push({ planned: current.cases[at]!, index: at++, depth: current.operation.path.split('{').length });
+        continue;
+      }
       current = undefined;
       if (exhausted) return undefined;
       let next: IteratorResult<OperationPlan>;
@@ -71,7 +80,8 @@ export function schedule(session: Runner, plans: Iterable<OperationPlan>, concur
       }
       current = next.value;
       at = 0;
-      left.set(current.operation.operationId, current.cases.length);
+      // An operation is handed on once its other cases are done: a case that runs last is handed on alone, later.
+      left.set(current.operation.operationId, current.cases.filter((c) => !c.runsLast).length);
     }
     const index = at++;
     return { planned: current.cases[index]!, index };
@@ -102,20 +112,29 @@ export function schedule(session: Runner, plans: Iterable<OperationPlan>, concur
     events.onOperationDone?.(operationId, failed);
   };
 
+  const runOne = async ({ planned, index }: { planned: PlannedCase; index: number }): Promise<void> => {
+    let result: CaseResult;
+    try {
+      result = await session.runCase(planned);
+    } catch (error) {
+      // A defect of the tool, never the deployment's fault: the case is errored with the reason.
+      const message = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'error';
+      result = { name: planned.name, kind: planned.kind, outcome: 'errored', errorMessage: `${testName(planned)}: ${message}`, durationMs: 0, checks: [], findings: [], exchanges: [] };
+    }
+    if (interrupted) return;
+    ran++;
+    if (!planned.runsLast) return finish(planned.operationId, index, result);
+    // Its operation's other cases were handed on when they were done; this one joins them by its index.
+    events.onCase(planned.operationId, index, result);
+  };
   const worker = async (): Promise<void> => {
-    for (let next = interrupted ? undefined : take(); next; next = interrupted ? undefined : take()) {
-      const { planned, index } = next;
-      let result: CaseResult;
-      try {
-        result = await session.runCase(planned);
-      } catch (error) {
-        // A defect of the tool, never the deployment's fault: the case is errored with the reason.
-        const message = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'error';
-        result = { name: planned.name, kind: planned.kind, outcome: 'errored', errorMessage: `${testName(planned)}: ${message}`, durationMs: 0, checks: [], findings: [], exchanges: [] };
-      }
+    for (let next = interrupted ? undefined : take(); next; next = interrupted ? undefined : take()) await runOne(next);
+  };
+  /** The last cases, deepest collection first (a nested one's parents are still there), one at a time. */
+  const lastOnes = async (): Promise<void> => {
+    for (const next of [...last].sort((a, b) => b.depth - a.depth)) {
       if (interrupted) return;
-      ran++;
-      finish(planned.operationId, index, result);
+      await runOne(next);
     }
   };
 
@@ -123,6 +142,7 @@ export function schedule(session: Runner, plans: Iterable<OperationPlan>, concur
     const workers = Array.from({ length: Math.max(1, concurrency) }, () => worker());
     // An interrupt does not wait for the cases in flight (a hanging request may take --timeout).
     await Promise.race([Promise.all(workers), stopped]);
+    if (!interrupted && planError === undefined) await Promise.race([lastOnes(), stopped]);
     // An interrupt (or a plan that failed) leaves operations part-done: what their finished cases showed counts.
     for (const [operationId, list] of finished) {
       list.sort((a, b) => a.index - b.index);

@@ -17,7 +17,7 @@ import { Random } from '../plan/random.ts';
 import { accepts } from '../plan/accepts.ts';
 import { fillReferences, withoutMadeUpReferences } from './references.ts';
 import { absentValue } from '../plan/values.ts';
-import { createdId, producerFor } from '../plan/resources.ts';
+import { producerFor, type Producer } from '../plan/resources.ts';
 import type { Examples, SetupStep } from '../description/examples.ts';
 import { loadExamples } from '../description/examples.ts';
 import { loadContract } from '../description/load.ts';
@@ -41,7 +41,8 @@ import { ValuePool } from './value-pool.ts';
 import { Slots } from './slots.ts';
 import { SENT_ALONE } from '../checks/dropped.ts';
 import { CreateFence } from './create-fence.ts';
-import { idFromLocation, undoOf } from '../plan/undo.ts';
+import { MadeRecords, recordIdOf, withRecordJson } from './made-records.ts';
+import { RecordSearch } from './record-search.ts';
 import { identityCredentials } from './identities.ts';
 import { CredentialAnswers, type RefusedCredential } from './diagnose.ts';
 import { markOwnCredential } from './own-credential.ts';
@@ -102,6 +103,49 @@ export const WORKER_FROM_OPERATIONS = 50;
 /** Path values of other shapes tried where a free string's made-up value met an unknown-route answer: letters, then digits, short first. */
 const OTHER_SHAPES = ['a', 'ab', 'abc', 'abcd', '1', '12', '123'];
 
+/** How often an operation's shared records are made again after a build that failed (sharedFixture). */
+const FIXTURE_REBUILDS = 3;
+
+/** Refusals of a create that no other body would change (credentials, the method, the media types, a rate limit). */
+const NOT_ABOUT_THE_BODY = new Set([401, 403, 405, 406, 415, 429]);
+
+/** Whether a case uses up the record it is given: it was made for it alone (fresh), or the case deletes it. */
+function consumes(op: Operation, fresh: boolean): boolean {
+  return fresh || op.method === 'DELETE';
+}
+
+/** The records an operation's cases share: being made, what the making said (CaseResult.notes), and when it began. */
+interface SharedFixture {
+  ids: Promise<Record<string, string>>;
+  notes: string[];
+  /** MadeRecords.version when the build began. */
+  version: number;
+  rebuilds: number;
+}
+
+/** Where a fixture's record is being made: the ids so far, the case, whether it consumes the record, its notes. */
+interface FixtureAt {
+  ids: Record<string, string>;
+  run: CaseRun;
+  fresh: boolean;
+  notes: string[];
+}
+
+/** What a create answered to the bodies sent for a record, and the id, where its success named one. */
+interface MadeAttempt {
+  exchange: Exchange;
+  sent: unknown[];
+  statuses: Array<number | undefined>;
+  id?: string;
+}
+
+/** How the create was sent, and the record the deployment serves now that a case may take instead. */
+interface Recovery {
+  pathParams: Record<string, string>;
+  declared: Pick<CallRequest, 'query' | 'headers' | 'cookies'>;
+  servedInstead: () => Promise<string | undefined>;
+}
+
 /** The kinds of case a path value the route took may run (runsOnRouteValues). */
 const ROUTE_VALUE_KINDS = new Set(['positive', 'negative', 'auth', 'coverage']);
 
@@ -137,10 +181,14 @@ export class Session implements CaseHost, PhaseHost {
   /** Path values of other shapes a route took where no record could be had, by path (servedForOtherValues). */
   private readonly routeValues = new Map<string, Record<string, string>>();
   private readonly unknownRoutes = new Map<string, Promise<{ path: string; response: UnknownRouteAnswer } | undefined>>();
-  private readonly fixtures = new Map<string, Promise<Record<string, string>>>();
+  private readonly fixtures = new Map<string, SharedFixture>();
   private readonly ledger: CleanupLedger;
   private fixtureCount = 0;
   private readonly created = new CreatedRecords();
+  /** Every record a create of the run made, whichever case sent it (made-records.ts). */
+  readonly made: MadeRecords;
+  /** Other bodies for a record a create refused (record-search.ts). */
+  private readonly search: RecordSearch;
   private readonly byId: Map<string, Operation>;
   private readonly slots: Slots;
   private readonly fences = new Map<string, CreateFence>();
@@ -181,6 +229,8 @@ export class Session implements CaseHost, PhaseHost {
       profileOf: (op) => this.profileOf(op),
     });
     this.ledger = new CleanupLedger(contract, (op) => this.profileOf(op), (op, pathParams) => this.url(op, pathParams));
+    this.made = new MadeRecords(contract, (op) => this.profileOf(op));
+    this.search = new RecordSearch({ contract, pool: this.pool, made: this.made, seed: String(config.seed), declaredParams: (op, random) => this.declaredParams(op, random) });
     this.validator = new SchemaValidator(contract.services.flatMap((s) => (s.validationDocument ? [s.validationDocument] : [])));
   }
 
@@ -344,7 +394,7 @@ export class Session implements CaseHost, PhaseHost {
     }
     // An answer to a method the operation does not have records nothing of it.
     if (request.method === undefined || request.method === op.method) {
-      this.record(op, exchange, request.pathParams ?? {});
+      this.record(op, exchange, request.pathParams ?? {}, request.rawBody === undefined ? request.body : undefined);
       if ((request.auth ?? 'valid') === 'valid') {
         const schemes = this.credentialsSent(op);
         this.credentialAnswers.note(op, schemes, exchange.response?.status);
@@ -471,10 +521,15 @@ export class Session implements CaseHost, PhaseHost {
     }
   }
 
-  /** Whatever a create answered with success goes into the cleanup ledger, whichever case sent it; its values into the pool. */
-  private record(op: Operation, exchange: Exchange, pathParams: Record<string, string>): void {
+  /**
+   * Whatever a create answered with success goes into the cleanup ledger and the run's made records, whichever case
+   * sent it; its values into the pool.
+   */
+  private record(op: Operation, answered: Exchange, pathParams: Record<string, string>, body: unknown): void {
+    const exchange = withRecordJson(answered);
     this.created.note(exchange, (id) => this.ledger.undoCall(op, pathParams, id));
     this.ledger.note(op, exchange, pathParams);
+    this.made.note(op, exchange, pathParams, body);
     this.pool.harvest(op, exchange);
   }
 
@@ -491,13 +546,13 @@ export class Session implements CaseHost, PhaseHost {
    * An answer of an operation to a call another operation's case made: judged for that operation, when the
    * run tests it (an operation left out by --include/--exclude/--shard is not reported on).
    */
-  side(op: Operation, exchange: Exchange, more: Finding[] = []): void {
+  side(op: Operation, exchange: Exchange, more: Finding[] = [], extra: Pick<JudgeInput, 'note'> = {}): void {
     this.selectedIds ??= new Set(selectOperations(this.contract.operations, this.config).map((o) => o.operationId));
     if (!this.selectedIds.has(op.operationId)) return;
     // A missing operation's answers, or those of one whose presence no record could prove, are a gateway's.
     const presence = this.presenceState.get(op.operationId);
     if (presence === 'missing' || presence === 'unverified') return;
-    const judged = judge({ operation: op, exchange, ...this.judgeInput(op) });
+    const judged = judge({ operation: op, exchange, ...this.judgeInput(op), ...extra });
     // What the calling case found of this answer beyond its conformance (a write to a record it had deleted).
     const judgement = more.length > 0 ? { ...judged, outcome: 'failed' as const, checks: [...judged.checks, ...more.map((f) => ({ id: f.check, status: 'failed' as const }))], findings: [...judged.findings, ...more] } : judged;
     if (!judgement.findings.some((f) => f.severity === 'error' || f.severity === 'warning')) return;
@@ -620,6 +675,10 @@ export class Session implements CaseHost, PhaseHost {
 
   get ledgerSize(): number {
     return this.ledger.size;
+  }
+
+  ownRecords(create: Operation, pathParams: Record<string, string>): Array<{ id?: string; undo: { operation: Operation; pathParams: Record<string, string> } }> {
+    return this.ledger.pendingOf(create, this.url(create, pathParams));
   }
 
   /** Records a refused create stored all the same (a read after it showed them): into the cleanup ledger. */
@@ -793,137 +852,210 @@ export class Session implements CaseHost, PhaseHost {
 
   /** Creates (through the API) the records an operation's path ids name; `fresh` makes new ones. */
   async fixture(op: Operation, fresh: boolean, run: CaseRun): Promise<Record<string, string>> {
-    if (fresh) return this.buildFixture(op, run, true);
-    let shared = this.fixtures.get(op.operationId);
-    if (!shared) {
-      shared = this.buildFixture(op, run, false);
-      this.fixtures.set(op.operationId, shared);
+    if (!fresh) return this.sharedFixture(op, run);
+    const notes: string[] = [];
+    try {
+      return await this.buildFixture(op, run, true, notes);
+    } finally {
+      run.note(...notes);
     }
-    return shared;
+  }
+
+  /**
+   * The records an operation's cases share, made once. A build that failed is made again where a create it needs
+   * made a record since that the case may take (another case's, a coverage request's), a few times at most.
+   */
+  private async sharedFixture(op: Operation, run: CaseRun): Promise<Record<string, string>> {
+    for (let rebuilds = 0; ; ) {
+      let shared = this.fixtures.get(op.operationId);
+      if (!shared) {
+        const notes: string[] = [];
+        shared = { version: this.made.version, rebuilds, notes, ids: this.buildFixture(op, run, false, notes) };
+        this.fixtures.set(op.operationId, shared);
+      }
+      try {
+        const ids = await shared.ids;
+        run.note(...shared.notes);
+        return ids;
+      } catch (error) {
+        const current = this.fixtures.get(op.operationId);
+        if (current !== undefined && current !== shared) continue;
+        if (!(error instanceof Skip) || error.kind !== 'setup-failed' || shared.rebuilds >= FIXTURE_REBUILDS || !this.madeForFixture(op, shared.version)) throw error;
+        rebuilds = shared.rebuilds + 1;
+        this.fixtures.delete(op.operationId);
+      }
+    }
+  }
+
+  /** Whether a create of a record the operation's path names made one since `version` that a shared fixture may take. */
+  private madeForFixture(op: Operation, version: number): boolean {
+    return pathParamNames(op).some((param) => {
+      const found = producerFor(this.contract, op, param);
+      return found !== undefined && this.made.madeSince(found.producer, version) && this.made.has(found.producer, param, { parents: {}, fresh: consumes(op, false) });
+    });
   }
 
   /** Creates whose parent records are being made (a nested create's fixture): a cycle among them ends. */
   private readonly parentsBuilding = new Set<string>();
 
-  private async buildFixture(op: Operation, run: CaseRun, fresh: boolean): Promise<Record<string, string>> {
+  private async buildFixture(op: Operation, run: CaseRun, fresh: boolean, notes: string[]): Promise<Record<string, string>> {
     const ids: Record<string, string> = {};
     const examples: Record<string, string> = {};
     let exampleReader: Operation | undefined;
     for (const param of pathParamNames(op)) {
       const found = producerFor(this.contract, op, param);
-      if (!found) {
-        // A parameter that lists its values, and that no operation creates, names a choice, not a record.
-        const choice = listedValue(op, param);
-        if (choice !== undefined) {
-          ids[param] = choice;
-          continue;
-        }
-        // A read may use a record the deployment already has (seen in an answer of the run), else the contract's
-        // example value once a GET shows it names one (below).
-        const pooled = isSafe(op) ? this.pool.values(op, param).at(-1) : undefined;
-        if (pooled !== undefined) {
-          ids[param] = pooled;
-          continue;
-        }
-        const example = fresh ? undefined : pathExample(this.contract, op, param);
-        if (example) {
-          ids[param] = examples[param] = example.value;
-          exampleReader = example.reader;
-          continue;
-        }
-        // A value of another shape the route took (presence, servedForOtherValues): served as a record seen in an
-        // answer is, for a read, or for a write where the user allows what cannot be undone; one this operation's
-        // parameter takes.
-        const taken = !fresh && (isSafe(op) || this.config.allowIrreversible) ? this.routeTaken(op)?.[param] : undefined;
-        if (taken !== undefined && accepts(pathSchema(op, param) ?? true, taken) === true) {
-          ids[param] = taken;
-          continue;
-        }
-        throw new Skip('no-producer', `no described operation creates the record for {${param}}`);
+      if (found) {
+        ids[param] = await this.producedId(op, param, found, { ids, run, fresh, notes });
+        continue;
       }
-      const producer = found.producer;
-      // Where the run cannot make the record: one the deployment serves now (seen in an answer, read back), for a
-      // case that only reads it, or that writes it where the user allows what cannot be undone; never for a case
-      // that consumes its record (fresh).
-      const servedInstead = async () => (!fresh && (isSafe(op) || this.config.allowIrreversible) ? this.servedRecord(op, param, ids, run) : undefined);
-      const random = new Random(`${this.config.seed}:${producer.operationId}:fixture:${run.exchanges.length}`);
-      const body = await this.recordBody(producer, random, run);
-      const declared = this.declaredParams(producer, random);
-      // PUT-to-create: the client names the record; its id is the value sent in the path.
-      // Each fixture names a record of its own (two cases must not share, and delete, one record).
-      const chosen = found.via === 'put' ? this.idValue(producer, param, new Random(`${this.config.seed}:${op.operationId}:${param}:put:${this.fixtureCount++}`)) : undefined;
-      // A create nested under a parent record the operation does not name (`POST /owners/{ownerId}/pets` for
-      // `/pets/{petId}`): the parent is a record of the create's own fixture.
-      const nestedParent = pathParamNames(producer).some((p) => p !== param && !(p in ids));
-      if (nestedParent && this.parentsBuilding.has(producer.operationId)) throw new Skip('setup-failed', `setup: the records ${producer.operationId} needs lead back to ${op.operationId}`);
-      let parents: Record<string, string> = {};
-      if (nestedParent) {
-        this.parentsBuilding.add(producer.operationId);
-        try {
-          parents = await this.fixture(producer, false, run);
-        } catch (error) {
-          if (!(error instanceof Skip)) throw error;
-          // No parent, no create: a record the deployment serves now does, where it may (as below).
-          const served = await servedInstead();
-          if (served === undefined) throw error;
-          ids[param] = served;
-          continue;
-        } finally {
-          this.parentsBuilding.delete(producer.operationId);
-        }
+      const { value, reader } = this.unproducedValue(op, param, fresh);
+      ids[param] = value;
+      if (reader) {
+        examples[param] = value;
+        exampleReader = reader;
       }
-      const pathParams = { ...this.idValues(producer, random), ...parents, ...ids, ...(chosen ? { [param]: chosen } : {}) };
-      let exchange = await run.send(producer, { ...declared, pathParams, body });
-      // Refused: asked once more with only what the body's schema requires (what the run needs is a record; the
-      // producer's own cases judge the refusal).
-      const minimal = exchange.response && exchange.response.status >= 400 ? requiredOnly(producer, body) : undefined;
-      if (minimal) exchange = await run.send(producer, { ...declared, pathParams, body: minimal });
-      // The id from any answer that holds one: the documented place, else a record, array or page, else Location.
-      const json = exchange.response?.json;
-      const undo = undoOf(this.contract, this.profileOf(producer), producer);
-      const reader = readersOfCreated(this.contract, producer).find((r) => r.role !== 'list');
-      const itemOperation = reader?.operation ?? undo?.delete;
-      const id =
-        chosen ??
-        createdId(json, param, found.pointer) ??
-        (found.pointer !== undefined ? createdId(json, param) : undefined) ??
-        (itemOperation ? idFromLocation(exchange.response?.headers['location'], itemOperation) : undefined);
-      if (!is2xx(exchange) || !id) {
-        // The run cannot make the record: one the deployment serves now does, where it may (servedInstead).
-        const served = exchange.response ? await servedInstead() : undefined;
-        if (served !== undefined) {
-          ids[param] = served;
-          continue;
-        }
-        throw new Skip('setup-failed', `setup: ${producer.operationId} answered ${exchange.response?.status ?? exchange.error?.message} without a record id`);
-      }
-      // A created id that its reader does not serve would fail the dependant, not the producer: skip instead.
-      if (reader?.param) {
-        // A sanity check only: a reader the run no longer sends to (it timed out twice) checks nothing.
-        const check = await run.send(reader.operation, { pathParams: { ...parents, ...ids, [reader.param]: id } }).catch((error: unknown) => {
-          if (error instanceof Skip && error.kind === 'timed-out') return undefined;
-          throw error;
-        });
-        const status = check?.response?.status;
-        const documented = status !== undefined && reader.operation.responses.some((r) => r.status === String(status));
-        if (check && status !== undefined && status >= 400 && status < 500 && documented && !(await this.looksUnknown(reader.operation, check))) {
-          throw new Skip('setup-failed', `setup: the id ${producer.operationId} answered is not served by ${reader.operation.operationId} (${status}); see ${producer.operationId}'s created-record case`);
-        }
-      }
-      ids[param] = id;
     }
     if (exampleReader) await this.lookUpExamples(op, exampleReader, ids, examples, run);
     return ids;
   }
 
   /**
+   * A path value no described operation creates: a listed choice; for a read, a record the deployment already has
+   * (seen in an answer of the run); else the contract's example value (its reader then shows whether it names one);
+   * else a value of another shape the route took.
+   */
+  private unproducedValue(op: Operation, param: string, fresh: boolean): { value: string; reader?: Operation } {
+    // A parameter that lists its values, and that no operation creates, names a choice, not a record.
+    const choice = listedValue(op, param);
+    if (choice !== undefined) return { value: choice };
+    const pooled = isSafe(op) ? this.pool.values(op, param).at(-1) : undefined;
+    if (pooled !== undefined) return { value: pooled };
+    const example = fresh ? undefined : pathExample(this.contract, op, param);
+    if (example) return { value: example.value, reader: example.reader };
+    // A value of another shape the route took (presence, servedForOtherValues): served as a record seen in an
+    // answer is, for a read, or for a write where the user allows what cannot be undone; one this operation's
+    // parameter takes.
+    const taken = !fresh && (isSafe(op) || this.config.allowIrreversible) ? this.routeTaken(op)?.[param] : undefined;
+    if (taken !== undefined && accepts(pathSchema(op, param) ?? true, taken) === true) return { value: taken };
+    throw new Skip('no-producer', `no described operation creates the record for {${param}}`);
+  }
+
+  /** The id of a record the producer makes for the fixture, its parents first, then checked with its reader. */
+  private async producedId(op: Operation, param: string, found: Producer, at: FixtureAt): Promise<string> {
+    const { ids, run, fresh } = at;
+    const producer = found.producer;
+    // Where the run cannot make the record: one the deployment serves now (seen in an answer, read back), for a
+    // case that only reads it, or that writes it where the user allows what cannot be undone; never for a case
+    // that consumes its record (fresh).
+    const servedInstead = async () => (!fresh && (isSafe(op) || this.config.allowIrreversible) ? this.servedRecord(op, param, ids, run, producer) : undefined);
+    const random = new Random(`${this.config.seed}:${producer.operationId}:fixture:${run.exchanges.length}`);
+    const body = await this.recordBody(producer, random, run);
+    const declared = this.declaredParams(producer, random);
+    // PUT-to-create: the client names the record; its id is the value sent in the path.
+    // Each fixture names a record of its own (two cases must not share, and delete, one record).
+    const chosen = found.via === 'put' ? this.idValue(producer, param, new Random(`${this.config.seed}:${op.operationId}:${param}:put:${this.fixtureCount++}`)) : undefined;
+    // A create nested under a parent record the operation does not name (`POST /owners/{ownerId}/pets` for
+    // `/pets/{petId}`): the parent is a record of the create's own fixture.
+    const nestedParent = pathParamNames(producer).some((p) => p !== param && !(p in ids));
+    if (nestedParent && this.parentsBuilding.has(producer.operationId)) throw new Skip('setup-failed', `setup: the records ${producer.operationId} needs lead back to ${op.operationId}`);
+    let parents: Record<string, string> = {};
+    if (nestedParent) {
+      this.parentsBuilding.add(producer.operationId);
+      try {
+        parents = await this.fixture(producer, false, run);
+      } catch (error) {
+        // No parent, no create: a record the deployment serves now does, where it may (as below).
+        const served = error instanceof Skip ? await servedInstead() : undefined;
+        if (served === undefined) throw error;
+        return served;
+      } finally {
+        this.parentsBuilding.delete(producer.operationId);
+      }
+    }
+    const pathParams = { ...this.idValues(producer, random), ...parents, ...ids, ...(chosen ? { [param]: chosen } : {}) };
+    const made = await this.createRecord(found, param, { ...declared, pathParams, body }, run);
+    if (made.id !== undefined) this.made.handOut(producer, param, made.id, consumes(op, fresh));
+    const recovered = made.id !== undefined ? { id: made.id } : await this.recoveredId(op, param, found, { ...at, ...made, pathParams, declared, servedInstead });
+    if (!recovered.served) await this.readerServes(producer, param, { ...parents, ...ids }, recovered.id, run);
+    return recovered.id;
+  }
+
+  /**
+   * The create sent for a record, and once more with only what its body's schema requires where it was refused
+   * (what the run needs is a record; the producer's own cases judge the refusal); the id its success names.
+   */
+  private async createRecord(found: Producer, param: string, request: CallRequest & { pathParams: Record<string, string> }, run: CaseRun): Promise<MadeAttempt> {
+    const producer = found.producer;
+    let exchange = await run.send(producer, request);
+    const sent = [request.body];
+    const statuses = [exchange.response?.status];
+    const minimal = exchange.response && exchange.response.status >= 400 ? requiredOnly(producer, request.body) : undefined;
+    if (minimal) {
+      exchange = await run.send(producer, { ...request, body: minimal });
+      sent.push(minimal);
+      statuses.push(exchange.response?.status);
+    }
+    // The id from any answer that holds one: the documented place, else a record, array or page, else Location.
+    const id = is2xx(exchange) ? recordIdOf(this.contract, this.profileOf(producer), found, param, exchange, request.pathParams) : undefined;
+    return { exchange, sent, statuses, ...(id !== undefined ? { id } : {}) };
+  }
+
+  /**
+   * A record for a fixture whose create refused the bodies sent: one the run made already (MadeRecords), else one
+   * the deployment serves now (servedInstead), else one a search for another body makes (record-search.ts). The
+   * case's result says which; a skip says what was tried.
+   */
+  private async recoveredId(op: Operation, param: string, found: Producer, at: FixtureAt & MadeAttempt & Recovery): Promise<{ id: string; served?: boolean }> {
+    const { producer } = found;
+    const { exchange, pathParams, fresh, notes, run } = at;
+    const failed = `setup: ${producer.operationId} answered ${exchange.response?.status ?? exchange.error?.message} without a record id`;
+    if (!exchange.response) throw new Skip('setup-failed', failed);
+    const refused = `setup: ${producer.operationId} answered ${at.statuses[0]} to the body sent for the record${at.statuses.length > 1 ? ` (${at.statuses[1]} to its required part)` : ''}`;
+    const taken = this.made.take(producer, param, { parents: pathParams, fresh: consumes(op, fresh) });
+    if (taken) {
+      notes.push(`${refused}; the case takes a record ${producer.operationId} made earlier in the run ({${param}} = ${taken.ids[param]})`);
+      return { id: taken.ids[param]! };
+    }
+    const served = await at.servedInstead();
+    if (served !== undefined) return { id: served, served: true };
+    // A success without an id, or a refusal of something other than the body: no other body would do better.
+    if (is2xx(exchange) || NOT_ABOUT_THE_BODY.has(exchange.response.status)) throw new Skip('setup-failed', failed);
+    // Answered like a route the deployment does not have: no body reaches a record there.
+    if (await this.looksUnknown(producer, exchange)) throw new Skip('setup-failed', failed);
+    const idOf = (e: Exchange, p: Record<string, string>) => recordIdOf(this.contract, this.profileOf(producer), found, param, e, p);
+    const result = await this.search.find({ producer, pathParams, declared: at.declared, sent: at.sent, send: (o, r) => run.send(o, r), idOf });
+    if (!result.made) throw new Skip('setup-failed', `${failed}${result.tried ? `; tried besides: ${result.tried}` : ''}`);
+    this.made.handOut(producer, param, result.made.id, consumes(op, fresh));
+    notes.push(`${refused}; a record was made with ${result.made.how}${result.tried ? ` (tried before: ${result.tried})` : ''}`);
+    return { id: result.made.id };
+  }
+
+  /** A created id that its reader does not serve would fail the dependant, not the producer: the case is skipped instead. */
+  private async readerServes(producer: Operation, param: string, named: Record<string, string>, id: string, run: CaseRun): Promise<void> {
+    const reader = readersOfCreated(this.contract, producer).find((r) => r.role !== 'list');
+    if (!reader?.param) return;
+    // A sanity check only: a reader the run no longer sends to (it timed out twice) checks nothing.
+    const check = await run.send(reader.operation, { pathParams: { ...named, [reader.param]: id } }).catch((error: unknown) => {
+      if (error instanceof Skip && error.kind === 'timed-out') return undefined;
+      throw error;
+    });
+    const status = check?.response?.status;
+    const documented = status !== undefined && reader.operation.responses.some((r) => r.status === String(status));
+    if (check && status !== undefined && status >= 400 && status < 500 && documented && !(await this.looksUnknown(reader.operation, check))) {
+      throw new Skip('setup-failed', `setup: the id ${producer.operationId} answered is not served by ${reader.operation.operationId} (${status}); see ${producer.operationId}'s created-record case`);
+    }
+  }
+
+  /**
    * A record of the path parameter's collection that an answer of the run held and that the operation's reader
    * serves now (the newest of the pool's first few; undefined: none, or no reader to ask).
    */
-  private async servedRecord(op: Operation, param: string, ids: Record<string, string>, run: CaseRun): Promise<string | undefined> {
+  private async servedRecord(op: Operation, param: string, ids: Record<string, string>, run: CaseRun, producer?: Operation): Promise<string | undefined> {
     const reader = this.contract.operations.find((o) => o.method === 'GET' && o.path === op.path.slice(0, op.path.indexOf(`{${param}}`) + param.length + 2));
     if (!reader) return undefined;
-    for (const value of this.pool.values(op, param).reverse().slice(0, 3)) {
+    // Not a record the run handed to a case that consumes it (a delete may be removing it now).
+    const values = this.pool.values(op, param).filter((value) => !producer || !this.made.consumed(producer, value));
+    for (const value of values.reverse().slice(0, 3)) {
       const names = pathParamNames(reader);
       const check = await run.send(reader, { pathParams: Object.fromEntries(names.map((n) => [n, n === param ? value : (ids[n] ?? '')])) });
       if (is2xx(check)) return value;
@@ -1018,6 +1150,8 @@ export class Session implements CaseHost, PhaseHost {
       if (!(error instanceof Skip)) throw error;
       result = run.skipped(error.message, error.kind);
     }
+    // The records this case made are done with: another case may take one (MadeRecords.take).
+    this.made.settle(run.exchanges.map((e) => e.request));
     redactFlowSecrets(result.exchanges, secrets);
     if (result.outcome === 'failed' || result.outcome === 'flaky') this.failedOperations.add(planned.operationId);
     // The chain is built from the redacted exchanges, so the script carries no flow secret either.

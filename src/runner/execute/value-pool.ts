@@ -109,7 +109,11 @@ export class ValuePool {
    */
   forReference(name: string): string[] {
     const stem = referenceStem(name);
-    if (!stem) return [];
+    return stem ? this.forStem(stem, name) : [];
+  }
+
+  /** Values for a field named `name` that names records of the kind `stem`: seen under that name, and ids of its collection. */
+  forStem(stem: string, name: string): string[] {
     const out = [...(this.byKey.get(`n:${name.toLowerCase()}`) ?? [])];
     const named = namedCollections(stem);
     for (const [key, list] of this.byKey) {

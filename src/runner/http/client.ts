@@ -4,7 +4,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { Agent, errors } from './undici.ts';
 import { CappedBody, Cancellation, exchange, type RawResponse } from './exchange.ts';
-import { TOO_DEEP, type Exchange, type HttpMethod, type RecordedResponse, type TransportErrorKind } from '../model.ts';
+import { MAX_JSON_DEPTH, TOO_DEEP, type Exchange, type HttpMethod, type RecordedResponse, type TransportErrorKind } from '../model.ts';
 import { redactHeaders, redactText, type Secret } from './redact.ts';
 
 export interface HttpOptions {
@@ -197,8 +197,7 @@ class UnknownCoding extends Error {
   }
 }
 
-/** Deeper JSON than this is not kept as JSON (validation and reports recurse over it). */
-export const MAX_JSON_DEPTH = 512;
+export { MAX_JSON_DEPTH };
 
 /** The nesting depth of a JSON value, counted without recursion; stops counting past `limit`. */
 export function nestingDepth(value: unknown, limit: number): number {

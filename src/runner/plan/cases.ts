@@ -1,13 +1,13 @@
 import { AUTH_VARIANTS } from '../http/auth-variants.ts';
 import type { AuthMode, RequestPlan } from './request-plan.ts';
 import { DEFAULT_IDENTITY, type Identity } from '../execute/identities.ts';
-import type { CaseKind, Contract, JsonSchema, Operation, SkipKind } from '../model.ts';
+import type { CaseKind, Contract, InputLocation, JsonSchema, Operation, RequestBodySpec, SkipKind } from '../model.ts';
 import type { Examples, Expectation, RequestExample, SetupStep } from '../description/examples.ts';
 import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../description/json-schema.ts';
 import { isIrreversible, lackingFor, sideEffectOf, type Profile } from '../description/profile.ts';
 import { Random } from './random.ts';
 import { DEFAULT_MAX_EXAMPLES } from './coverage.ts';
-import { hasInputs } from './fuzz-inputs.ts';
+import { fuzzedPath, hasInputs } from './fuzz-inputs.ts';
 import { parameterValues, stringValues, withoutReadOnly } from './parameters.ts';
 import { createsItself, producerFor, readerFor } from './resources.ts';
 import { createOf, isCreate, readersOfCreated, referencedCreates } from './relations.ts';
@@ -18,11 +18,14 @@ import { accepts } from './accepts.ts';
 import type { InputClass } from './input-tiers.ts';
 import { plansRefusedCreate, REFUSED_CREATE_CASE } from './refused-create.ts';
 import { MASS_ASSIGNMENT_CASE, massAssignmentCase } from './mass-assignment.ts';
+import { isFormMedia, mediaNegatives } from './media-negatives.ts';
+import { EDGE_WRITES_CASE, edgeWrites } from './edge-writes.ts';
+import { collectionOperations, EMPTY_COLLECTION_CASE, emptyCollectionSkip } from './empty-collection.ts';
 
 export type { AuthMode, RequestPlan } from './request-plan.ts';
 
 /** What a case expects of the deployment. */
-export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete' | 'created-readable' | 'ownership' | 'semantic' | 'coverage' | 'unsupported-method' | 'object-access' | 'function-access' | 'put-idempotent' | 'refused-create' | 'mass-assignment';
+export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete' | 'created-readable' | 'ownership' | 'semantic' | 'coverage' | 'unsupported-method' | 'object-access' | 'function-access' | 'put-idempotent' | 'refused-create' | 'mass-assignment' | 'empty-collection' | 'edge-writes';
 
 export interface PlannedCase {
   operationId: string;
@@ -49,6 +52,10 @@ export interface PlannedCase {
    * --allow-irreversible, an unsafe method under --read-only), and it is gated as the negative cases are.
    */
   mustRefuseOnly?: true;
+  /** Runs once every other case of the run has finished (the scheduler's last ones): it deletes records other cases may use. */
+  runsLast?: true;
+  /** Where the input a negative case varies is (plan/input-location.ts; one that leaves out a parameter: its `omits`). */
+  location?: InputLocation;
 }
 
 export interface OperationPlan {
@@ -87,7 +94,7 @@ export const MIN_DEFAULT_FUZZ_EXAMPLES = 10;
 
 /** True when the operation gets a fuzzing case (with a fuzzing budget above 0). */
 export function fuzzes(op: Operation): boolean {
-  return op.method !== 'DELETE' && hasInputs(op);
+  return op.method !== 'DELETE' && (hasInputs(op) || fuzzedPath(op).length > 0);
 }
 
 /** The fuzzing requests per operation of a run over these operations without `--fuzz-examples`. */
@@ -285,9 +292,11 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
     expect: example.expect ?? [],
   });
   // The same request in each other media type the body declares (form-urlencoded, multipart, ...).
+  const otherMedia: Array<[RequestBodySpec, unknown]> = [];
   for (const media of (op.requestBodies ?? []).slice(1)) {
     const value = withoutReadOnly(generate(media.schema, random), media.schema);
     if (value === UNKNOWN || value === undefined) continue;
+    otherMedia.push([media, value]);
     add({
       name: `positive: ${media.contentType}`,
       kind: 'positive',
@@ -321,8 +330,8 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
 
   // Negative cases: each must be rejected with 400 in the documented form.
   const fixture: PlannedCase['fixture'] = needsFixture ? 'shared' : 'none';
-  const negative = (name: string, request: RequestPlan, inputClass: InputClass) =>
-    add({ name: `negative: ${name}`, kind: 'negative', expectation: 'rejected', fixture, request, inputClass });
+  const negative = (name: string, request: RequestPlan, inputClass: InputClass, location: InputLocation = 'body') =>
+    add({ name: `negative: ${name}`, kind: 'negative', expectation: 'rejected', fixture, request, inputClass, location });
   // Wrong JSON types only mean something in a JSON body (a form field is text whatever it holds).
   if (op.requestBody && /json/i.test(op.requestBody.contentType) && isPlainObject(body)) {
     // A top-level allOf (a base schema extended) is read as the one object its parts make.
@@ -343,13 +352,19 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
       }
     }
   }
+  // A field left out and a wrong kind in every other declared media type that carries them, a form's as text
+  // (plan/media-negatives.ts); a form that is the first media type gets them too.
+  const firstForm: Array<[RequestBodySpec, unknown, boolean]> = op.requestBody && isFormMedia(op.requestBody.contentType) ? [[op.requestBody, body, false]] : [];
+  for (const [media, value, named] of [...firstForm, ...otherMedia.map(([m, v]): [RequestBodySpec, unknown, boolean] => [m, v, true])]) {
+    for (const n of mediaNegatives(media, value, named)) negative(n.name, base({ body: n.body, contentType: media.contentType }), n.inputClass);
+  }
   for (const p of op.parameters) {
     if (p.in === 'path' && schemaFormat(p.schema) === 'uuid') {
-      negative(`non-uuid path id ${p.name}`, base({ pathParams: { ...explicitParams, [p.name]: NOT_A_UUID } }), 'invalid-format');
+      negative(`non-uuid path id ${p.name}`, base({ pathParams: { ...explicitParams, [p.name]: NOT_A_UUID } }), 'invalid-format', 'path');
     }
     if (p.in === 'query' && isInt32(p.schema)) {
-      negative(`int32 out of range in query ${p.name}`, base({ query: { ...declared.query, ...(example.query ?? {}), [p.name]: INT32_MAX + 1 } }), 'bound');
-      negative(`int32 below range in query ${p.name}`, base({ query: { ...declared.query, ...(example.query ?? {}), [p.name]: -INT32_MAX - 2 } }), 'bound');
+      negative(`int32 out of range in query ${p.name}`, base({ query: { ...declared.query, ...(example.query ?? {}), [p.name]: INT32_MAX + 1 } }), 'bound', 'query');
+      negative(`int32 below range in query ${p.name}`, base({ query: { ...declared.query, ...(example.query ?? {}), [p.name]: -INT32_MAX - 2 } }), 'bound', 'query');
     }
   }
 
@@ -404,10 +419,24 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
   if ((options.sequences ?? DEFAULT_SEQUENCES) > 0 && plansRefusedCreate(contract, op, body)) {
     add({ name: REFUSED_CREATE_CASE, kind: 'lifecycle', expectation: 'refused-create', fixture: needsFixture ? 'shared' : 'none', request: base() });
   }
+  // A read of a record after each write of it that stored a schema-valid boundary value (plan/edge-writes.ts); a
+  // small sequence, so --sequences 0 leaves it out too.
+  if ((options.sequences ?? DEFAULT_SEQUENCES) > 0 && edgeWrites(contract, op, (w) => options.allowIrreversible || !isIrreversible(profile, w.operationId)).length > 0) {
+    add({ name: EDGE_WRITES_CASE, kind: 'lifecycle', expectation: 'edge-writes', fixture: 'fresh', request: base() });
+  }
   // Stateful sequences: records made for the call alone (its path's and those its body names), the call, the
   // same call again on the state the first one left.
   if ((options.sequences ?? DEFAULT_SEQUENCES) > 0 && !explicitParamsCover(op, explicitParams) && sequences(contract, op)) {
     add({ name: SEQUENCE_CASE, kind: 'lifecycle', expectation: 'coverage', fixture: 'fresh', request: base() });
+  }
+  // A collection asked empty: its records deleted (the run's own; with --allow-irreversible those it lists too),
+  // then the list again (plan/empty-collection.ts), after every other case; a nested one under a parent made for it.
+  const collection = (options.sequences ?? DEFAULT_SEQUENCES) > 0 ? collectionOperations(contract, profile, op) : undefined;
+  if (collection) {
+    add({ name: EMPTY_COLLECTION_CASE, kind: 'lifecycle', expectation: 'empty-collection', fixture: needsFixture ? 'fresh' : 'none', request: base(), runsLast: true });
+    const planned = cases.at(-1)!;
+    const gated = planned.skip === undefined ? emptyCollectionSkip(profile, collection, options) : undefined;
+    if (gated) Object.assign(planned, gated);
   }
   const creator = op.method === 'GET' ? createOf(contract, op) : undefined;
   if (creator && pathParamNames(creator).length > 0) {

@@ -5,10 +5,13 @@ import { responseMediaTypes, undeclaredAccept } from './accept-header.ts';
 import { tierOf } from './input-tiers.ts';
 import type { PositiveRequest } from './arbitraries.ts';
 import { boundaryValues } from './coverage.ts';
+import { deepNestingItems, valuesAsArrayItem } from './body-shapes.ts';
 import { formatRow } from './formats.ts';
 import { emptyIsAmbiguous, sendsEmpty } from './empty-values.ts';
 import { edges, factsOf, INT64, mergedShape } from './keywords.ts';
 import { pathRecordFields } from './relations.ts';
+import { beyondInt64Text, isDotSegment, isRawSegment, rawSegments } from './path-classes.ts';
+import type { InputLocation } from './input-location.ts';
 import type { Random } from './random.ts';
 import { coercibleValues, generate, isOmitted, patternValue, UNKNOWN, withoutExamples, wrongKindValues } from './values.ts';
 
@@ -36,6 +39,14 @@ import { coercibleValues, generate, isOmitted, patternValue, UNKNOWN, withoutExa
  *   it or decode leniently), so only the answer's conformance is judged.
  * - undeclared-media-type: the positive body's JSON as text/plain (else application/xml, ...): a media type
  *   no declared one (wildcards included) matches. Invalid.
+ * - values-as-array: the positive body's own values as a JSON array, in the schema's property order
+ *   (`[5,"x",false]` for `{id, value, done}`; plan/body-shapes.ts): what a decoder building a record from a
+ *   sequence takes. Invalid for an object body schema; where the schema names properties but no type, only the
+ *   answer is judged.
+ * - deep-nesting: JSON nested 5,000 levels deep in a few kilobytes (plan/body-shapes.ts), as the whole body
+ *   (`[[[…]]]`) and at each object- or array-typed top-level field (`{"a":{"a":…}}`, `[[[…]]]`), sent as rawBody.
+ *   Invalid where the schema makes it so; otherwise only the answer is judged (a recursive parser's stack
+ *   overflow is a 5xx or a dropped connection; a depth limit's 4xx is right).
  *
  * Accept (plan/accept-header.ts; every request asks for the declared media types, successes first):
  * - accept-declared: the positive request asking for each type a successful answer declares beyond the first
@@ -55,6 +66,9 @@ import { coercibleValues, generate, isOmitted, patternValue, UNKNOWN, withoutExa
  *   limits them, invalid under int32/int64 or min/max. Bodies holding them go as rawBody (lossless-json).
  * - wrong-type: a value of another type (body: wrongTypeValue; path, query, header and cookie: text that no
  *   declared type parses, e.g. "not-a-number" for an integer; none for a string parameter). Kept if invalid.
+ * - one-element-array: for a scalar body field, its valid value (the positive one where it has one) as an array of
+ *   one (`["a@b.c"]`), which validators coercing types to arrays (ajv's coerceTypes: 'array') unwrap. Kept if
+ *   invalid (the wrong-type class's array, under its own name).
  * - bound: each declared bound and its neighbour outside, as plan/keywords.ts edges() lists them
  *   (minimum/maximum, exclusive ones honoured, int32 and int64 limits where no bound is declared,
  *   minLength/maxLength, minItems/maxItems). The edge is kept if valid, the neighbour kept if invalid. Other
@@ -67,6 +81,10 @@ import { coercibleValues, generate, isOmitted, patternValue, UNKNOWN, withoutExa
  * - null: null for a body field. As judged (valid where nullable).
  * - empty-string, unicode: "" (not for a path parameter: it changes the route) and a non-ASCII string (not
  *   for a header). As judged.
+ * - Path parameters only (plan/path-classes.ts), their answer alone judged: invalid-percent-encoding (`%ZZ`,
+ *   `%C0%AF` overlong UTF-8, `%FF`), encoded-separator (`%2F`, `%3F`, `%23` inside the value), dot-segment (`..%2F`
+ *   before it), each sent as it is (rawPathParams); a bare dot segment (`.`, `..`, `%2E%2E`) is never sent, the
+ *   URL parser resolves it into another route. A string that takes digits also gets 2^63 as beyond-int64, first.
  * - empty-array: [] for a body field. As judged.
  * - enum: each enum (or const) value. Kept if valid. outside-enum: a value of the same type outside it. Kept if
  *   invalid.
@@ -88,39 +106,8 @@ import { coercibleValues, generate, isOmitted, patternValue, UNKNOWN, withoutExa
  * Requests identical to an earlier one or to the positive request are left out; the list is cut at `max`.
  */
 
-export interface CoverageRequest {
-  /** What it varies, e.g. "query.limit = 9223372036854775808 (beyond int64)". */
-  label: string;
-  /** Schema-valid (judged as a positive) or schema-invalid (judged as a negative). */
-  valid: boolean;
-  /** The input class (see the list above). */
-  class: string;
-  /** Merged over the positive request's. */
-  pathParams?: Record<string, string>;
-  /** Replaces the positive query (the full query). */
-  query?: Record<string, unknown>;
-  /** Merged over the positive request's. */
-  headers?: Record<string, string>;
-  /** Merged over the positive request's. */
-  cookies?: Record<string, string>;
-  /** Replaces the body (a JSON value, encoded by the engine). */
-  body?: unknown;
-  /** Sent verbatim (malformed JSON, a body holding integers beyond 2^53, another media type). */
-  rawBody?: string;
-  /** With rawBody: the content type sent. */
-  contentType?: string;
-  /** With rawBody: its bytes, one per character (a body that is not UTF-8). */
-  rawBodyEncoding?: 'latin1';
-  /** Send no body at all. */
-  noBody?: true;
-  /**
-   * 'response': neither a positive nor a negative (nothing says how a server must take it): only its answer's
-   * conformance is judged (a documented status, its schema, no server error).
-   */
-  judgeAs?: 'response';
-  /** A valid request whose refusal is a warning, for this reason (a spelling the contract admits and decoders differ on). */
-  refusalMayBeRight?: string;
-}
+export type { CoverageRequest } from './coverage-request.ts';
+import type { CoverageRequest } from './coverage-request.ts';
 
 export type { PositiveRequest };
 
@@ -196,6 +183,8 @@ const OTHER_MEDIA_TYPES = ['text/plain', 'application/xml', 'application/x-www-f
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 /** Longest string built for a length. */
 const MAX_BUILT_LENGTH = 10_000;
+/** The JSON types a one-element array of a valid value is sent for (the one-element-array class). */
+const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
 
 /** The coverage phase's requests for one operation: its input classes first, then random variations, at most `max`. */
 export function coverageRequests(op: Operation, positive: PositiveRequest, random: Random, max: number, options: CoverageOptions = {}): CoverageRequest[] {
@@ -377,6 +366,10 @@ function bodyLevelItems(op: Operation, positive: PositiveRequest): { first: Cove
     // Valid by the letter only where the schema names properties but no type: its answer alone is judged.
     const byLetter = nullVerdict === true && objectSchema && !bodyFacts.types.includes('object') && !bodyFacts.nullable;
     if (nullVerdict !== undefined) later.push({ label: `body = null (${nullVerdict ? (byLetter ? 'the body schema allows it' : 'nullable') : 'not nullable'})`, valid: nullVerdict, class: 'null-body', rawBody: 'null', contentType: json.contentType, ...(byLetter ? { judgeAs: 'response' as const } : {}) });
+    // Shapes that break parsers and binders (plan/body-shapes.ts): the body's own values as an array, JSON nested deep.
+    const asArray = valuesAsArrayItem(json.schema, json.contentType, positive.body);
+    if (asArray) later.push(asArray);
+    later.push(...deepNestingItems(json.schema, json.contentType, positive.body));
   }
   const other = OTHER_MEDIA_TYPES.find((t) => !declared.some((b) => mediaMatches(b.contentType, t)));
   if (other) {
@@ -565,12 +558,14 @@ function parameterTarget(p: ParameterSpec, positive: PositiveRequest): Target {
     required: p.required,
     present: p.in === 'query' ? p.name in positive.query : true,
     positiveValue: positiveParameter(p, positive),
-    // Parameters are independent of each other: the parameter's own schema decides.
-    verdict: (value) => (value === ABSENT ? !p.required : accepts(p.schema, value)),
+    // Parameters are independent of each other: the parameter's own schema decides. A raw segment is no value of it.
+    verdict: (value) => (value === ABSENT ? !p.required : isRawSegment(value) ? false : accepts(p.schema, value)),
     request: (value) => {
       switch (p.in) {
         case 'path':
-          return value === ABSENT ? undefined : { pathParams: { [p.name]: text(value) } };
+          if (isRawSegment(value)) return { rawPathParams: { [p.name]: value.raw } };
+          // A dot segment goes out resolved (another route): not sent.
+          return value === ABSENT || isDotSegment(text(value)) ? undefined : { pathParams: { [p.name]: text(value) } };
         case 'query': {
           const { [p.name]: _left, ...rest } = positive.query;
           return { query: value === ABSENT ? rest : { ...positive.query, [p.name]: json ? value : queryValue(value) } };
@@ -664,6 +659,9 @@ function candidates(t: Target, op: Operation, random: Random, options: CoverageO
   const integer = types.includes('integer');
   const beyond = integer ? [2n ** 63n, INT64.min - 1n, 2n ** 64n, -(2n ** 64n)] : [];
   if (beyond[0] !== undefined) add(beyond[0], 'beyond-int64', 'beyond int64', 'either');
+  // A string path id a server may cast to a 64-bit integer: 2^63 first, on every method (plan/path-classes.ts).
+  const digits = t.where === 'path' && inUrl ? beyondInt64Text(schema) : undefined;
+  if (digits !== undefined) add(digits, 'beyond-int64', 'beyond int64, in a string', 'either', undefined, true);
   const item = inUrl && (t.where === 'query' || t.where === 'path') && types.includes('array') && facts.hasItems && typeof facts.items === 'object' ? nonNullBranch(facts.items) : undefined;
   if (item && factsOf(item).types.includes('integer')) add([2n ** 63n], 'beyond-int64', 'an item beyond int64', 'either');
 
@@ -675,7 +673,13 @@ function candidates(t: Target, op: Operation, random: Random, options: CoverageO
     // One value of each JSON kind no parser turns into the declared type (must be refused), then the scalars
     // lenient parsers coerce (accepting them is lenient: plan/input-tiers.ts).
     const like = t.positiveValue === ABSENT ? undefined : t.positiveValue;
-    for (const v of wrongKindValues(schema, like)) add(v, 'wrong-type', `${kindName(v)}, not ${declared}`, false);
+    // A scalar body field's valid value as a one-element array (`["a@b.c"]`) is a class of its own: validators that
+    // coerce types to arrays (ajv's coerceTypes: 'array') unwrap it.
+    const scalar = t.where === 'body' && types.some((x) => x !== 'null') && types.every((x) => SCALAR_TYPES.has(x));
+    for (const v of wrongKindValues(schema, like)) {
+      if (scalar && Array.isArray(v) && v.length === 1 && accepts(schema, v[0]) === true) add(v, 'one-element-array', `a one-element array, not ${declared}`, false);
+      else add(v, 'wrong-type', `${kindName(v)}, not ${declared}`, false);
+    }
     for (const v of coercibleValues(schema, like)) add(v, 'coercible-type', `${kindName(v)}, not ${declared}`, false);
     const decimal = integerAsDecimal(facts, like);
     if (decimal && t.where === 'body') {
@@ -728,6 +732,8 @@ function candidates(t: Target, op: Operation, random: Random, options: CoverageO
     const probes = identifierProbes(schema, random);
     for (const v of probes) add(v, 'identifier-like', 'a name or a number in a string', 'either', undefined, true);
   }
+  // Segments sent as they are, already encoded: percent-encoding edges, encoded separators (plan/path-classes.ts).
+  if (t.where === 'path' && inUrl) for (const r of rawSegments()) add(r.value, r.class, r.note, 'either', undefined, true);
   // An array in the URL (a list of ids, of names) gets the classes of its items that break servers, as a list of one.
   if (item) {
     for (const v of identifierProbes(item, random)) add([v], 'identifier-like', 'a name or a number in a string', 'either', undefined, true);
@@ -968,6 +974,7 @@ function randomItems(targets: Target[], positive: PositiveRequest, random: Rando
  */
 function targetKey(t: Target, value: Value): string {
   if (value === ABSENT) return `${t.where}\u0000${t.name}\u0000absent`;
+  if (isRawSegment(value)) return `${t.where}\u0000${t.name}\u0000raw\u0000${value.raw}`;
   if (t.where === 'body') return `body\u0000${t.name}\u0000${valueKey(value)}`;
   const items = Array.isArray(value) ? value : [value];
   return `${t.where}\u0000${t.name}\u0000${items.map((v) => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v))).join('\u0000')}`;
@@ -988,6 +995,7 @@ function wholeKey(item: Pick<CoverageRequest, 'body' | 'rawBody' | 'contentType'
 
 function show(value: unknown): string {
   if (typeof value === 'bigint') return value.toString();
+  if (isRawSegment(value)) return value.raw;
   if (typeof value === 'string' && value.length > 12 && /^(.)\1*$/su.test(value)) return `"${[...value][0]}" × ${[...value].length}`;
   if (Array.isArray(value) && value.length > 3) return `[${value.length} items]`;
   const shown = losslessStringify(value) ?? String(value);

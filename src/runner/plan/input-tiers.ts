@@ -3,7 +3,8 @@
  * contract does not describe as valid is judged when a deployment takes it.
  *
  * - must-reject: what the contract makes certain (a required property or parameter left out, a JSON kind no
- *   mainstream parser turns into the declared type, a declared bound, length, enum, pattern or format broken, a
+ *   mainstream parser turns into the declared type (a scalar's value as an array of one, an object's values as an
+ *   array, which some validators and derived decoders take anyway), a declared bound, length, enum, pattern or format broken, a
  *   property `additionalProperties: false` forbids, malformed JSON, a required body left out). Accepting it is an
  *   error (`negative-data-rejected`).
  * - lenient: whatever is not in the must-reject list (a well-formed body under a media type the operation does
@@ -29,6 +30,13 @@ export const INPUT_CLASSES = {
   'non-object-body': 'must-reject',
   /** An object for a body that is no object. */
   'wrong-type-body': 'must-reject',
+  /** The object body's own values as a JSON array (`[5,"x",false]`): no JSON kind an object is read from by the contract. */
+  'values-as-array': 'must-reject',
+  /**
+   * JSON nested thousands of levels deep: invalid only where the schema makes it so; otherwise only the answer is
+   * judged (no server error, no dropped connection).
+   */
+  'deep-nesting': 'must-reject',
   /** `null` as the whole body where it is not nullable: many binders read it as no value. */
   'null-body': 'lenient',
   /** A well-formed body under a media type the operation does not declare: most JSON decoders do not look. */
@@ -46,6 +54,8 @@ export const INPUT_CLASSES = {
   'beyond-int64': 'must-reject',
   /** A JSON kind no mainstream parser turns into the declared type (plan/input-tiers.ts kindTier). */
   'wrong-type': 'must-reject',
+  /** A scalar's valid value as an array of one (`["a@b.c"]`): validators that coerce types to arrays unwrap it. */
+  'one-element-array': 'must-reject',
   /** A scalar mainstream parsers coerce: a number for a string, a numeric string for a number, 1 or "true" for a boolean. */
   'coercible-type': 'lenient',
   /**
@@ -77,6 +87,13 @@ export const INPUT_CLASSES = {
   'no-match-filter': 'valid',
   /** A plain word or a numeric string in a URL string nothing constrains (a name or a number a server may read it as). */
   'identifier-like': 'response-only',
+  // A path segment sent as it is, already percent-encoded (plan/path-classes.ts): no value of the parameter's schema.
+  /** `%ZZ`, an overlong UTF-8 sequence (`%C0%AF`), a lone byte (`%FF`). */
+  'invalid-percent-encoding': 'response-only',
+  /** `%2F`, `%3F`, `%23` inside the value. */
+  'encoded-separator': 'response-only',
+  /** `..%2F` before the value (bare dot segments are resolved by the URL parser and never sent). */
+  'dot-segment': 'response-only',
   /** Invalid only where another field depends on it. */
   'optional-left-out': 'must-reject',
   'optional-present': 'must-reject',

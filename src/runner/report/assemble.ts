@@ -1,5 +1,6 @@
 import type { CaseResult, Contract, Exchange, Finding, OperationResult } from '../model.ts';
 import { toCurl } from './curl.ts';
+import { summed } from '../plan/input-location.ts';
 
 /**
  * Turns case results gathered per operationId into the run's operation results, whichever engine ran them
@@ -51,14 +52,15 @@ export function assembleOperations(input: {
  * An operation's time and requests from its cases: the wall time from the first case's start to the last one's end
  * where the cases say when they started (they overlap: a sum would exceed the run), else the sum.
  */
-function wallTime(cases: readonly CaseResult[]): { durationMs: number; requests?: number } {
+function wallTime(cases: readonly CaseResult[]): Pick<OperationResult, 'durationMs' | 'requests' | 'requestsByLocation'> {
   const timed = cases.filter((c) => c.startedAt !== undefined);
   const durationMs =
     timed.length > 0
       ? Math.round(Math.max(...timed.map((c) => c.startedAt! + c.durationMs)) - Math.min(...timed.map((c) => c.startedAt!)))
       : cases.reduce((n, c) => n + c.durationMs, 0);
   const counted = cases.filter((c) => c.requests !== undefined);
-  return { durationMs, ...(counted.length > 0 ? { requests: counted.reduce((n, c) => n + c.requests!, 0) } : {}) };
+  const byLocation = summed(cases.map((c) => c.requestsByLocation));
+  return { durationMs, ...(counted.length > 0 ? { requests: counted.reduce((n, c) => n + c.requests!, 0) } : {}), ...(byLocation ? { requestsByLocation: byLocation } : {}) };
 }
 
 /** The case with a curl line reproducing its last exchange (when it has one and none yet). */

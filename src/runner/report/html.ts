@@ -129,6 +129,8 @@ interface CaseView {
   duration: string;
   skipReason?: string;
   errorMessage?: string;
+  /** What the case's setup did that a reader should know (CaseResult.notes). */
+  notes?: string[];
   checks: Array<{ id: string; status: CheckStatus }>;
   findings: FindingView[];
   exchanges: ExchangeView[];
@@ -357,6 +359,7 @@ function operationView(given: OperationResult, results: RunResults, maxBytes: nu
     };
     if (c.reproduction) view.reproduction = c.reproduction;
     if (c.skipReason) view.skipReason = c.skipReason;
+    if (c.notes?.length) view.notes = c.notes;
     if (c.errorMessage) view.errorMessage = c.errorMessage;
     if (c.curl) view.curl = c.curl;
     return view;

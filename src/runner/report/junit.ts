@@ -365,6 +365,7 @@ function caseProperties(op: OperationResult, c: CaseResult): Array<[string, stri
   const implied = c.outcome === 'failed' || c.outcome === 'errored' || c.outcome === 'skipped' || c.outcome === 'passed';
   const props = [...baseProperties(op), ['case-kind', c.kind], ...(implied ? [] : [['outcome', c.outcome]])] as Array<[string, string]>;
   for (const check of c.checks) if (check.status !== 'passed') props.push(['check', check.id]);
+  for (const note of c.notes ?? []) props.push(['setup-note', oneLine(note)]);
   const passed = c.checks.filter((k) => k.status === 'passed').length;
   if (passed > 0) props.push(['checks-passed', String(passed)]);
   for (const f of c.findings) {

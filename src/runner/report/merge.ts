@@ -20,6 +20,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { OperationResult, PactInteractionResult, RunResults } from '../model.ts';
 import { summarise, sortOperations } from './outcomes.ts';
+import { summed } from '../plan/input-location.ts';
 import { expandResults, READABLE_SCHEMA_VERSIONS } from './results-format.ts';
 import { validateResults } from './results-schema.ts';
 import { RESULTS_FILE } from './write.ts';
@@ -170,6 +171,10 @@ export function mergeResults(parts: RunResults[]): RunResults {
   if (pactMode) merged.pact = { mode: pactMode, interactions: [...interactions.values()] };
   if (deploymentDiff) merged.deploymentDiff = { extra: deploymentDiff.extra, lacking: [...deploymentDiff.lacking].sort() };
   if (leftBehind.length > 0) merged.leftBehind = leftBehind;
+  // Requests by input location: each shard's, added (read back, its operations carry none).
+  const byLocation = summed(ordered.map((p) => p.requestsByLocation));
+  if (byLocation) merged.requestsByLocation = byLocation;
+  else delete merged.requestsByLocation;
   return summarise(merged);
 }
 

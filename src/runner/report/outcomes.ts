@@ -33,6 +33,7 @@ import type {
   RunResults,
   SkipKind,
 } from '../model.ts';
+import { summed } from '../plan/input-location.ts';
 
 export type FailOn = RunResults['failOn'];
 export type Verdict = RunResults['verdict'];
@@ -362,6 +363,10 @@ export function summarise(results: UnsummarisedResults): RunResults {
   const lenient = leniencyCounts(operations);
   if (lenient) out.acceptedLeniently = lenient;
   else delete out.acceptedLeniently;
+  // From the operations' counts; results read back from results.json keep the run's (operations store none).
+  const byLocation = summed(operations.map((op) => op.requestsByLocation)) ?? results.requestsByLocation;
+  if (byLocation) out.requestsByLocation = byLocation;
+  else delete out.requestsByLocation;
   const access = accessTable(operations);
   if (access) out.access = access;
   else delete out.access;
@@ -413,7 +418,7 @@ export function accessTable(operations: readonly OperationResult[]): AccessTable
 
 const KEY_ORDER: ReadonlyArray<keyof RunResults> = [
   'schemaVersion', 'tool', 'contract', 'target', 'startedAt', 'finishedAt', 'durationMs', 'verdict', 'verdictLine', 'interrupted',
-  'stopped', 'targetDown', 'failOn', 'failOnUntested', 'seed', 'shard', 'coverage', 'counts', 'acceptedLeniently', 'operations', 'access', 'deploymentDiff', 'pact', 'expiredWaivers',
+  'stopped', 'targetDown', 'failOn', 'failOnUntested', 'seed', 'shard', 'coverage', 'counts', 'acceptedLeniently', 'requestsByLocation', 'operations', 'access', 'deploymentDiff', 'pact', 'expiredWaivers',
 ];
 
 function canonicalKeyOrder(results: RunResults): RunResults {

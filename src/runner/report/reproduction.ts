@@ -170,10 +170,16 @@ function bodyParts(body: string, lookup: (value: string) => Capture | undefined,
     if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, marked(v, k)]));
     return value;
   };
-  const replaced = marked(json, '');
-  if (marks.size === 0) return [{ text: body }];
-  // Compact JSON; the captured values are strings, so each mark sits inside quotes and stays inside them.
-  const text = JSON.stringify(replaced);
+  let text: string;
+  try {
+    const replaced = marked(json, '');
+    if (marks.size === 0) return [{ text: body }];
+    // Compact JSON; the captured values are strings, so each mark sits inside quotes and stays inside them.
+    text = JSON.stringify(replaced);
+  } catch {
+    // Nested deeper than the stack walks (a body thousands of levels deep): sent as it is.
+    return [{ text: body }];
+  }
   const parts: Part[] = [];
   let rest = text;
   for (const [text, capture] of marks) {

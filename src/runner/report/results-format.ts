@@ -12,6 +12,7 @@
  *  - a skipped case with nothing but its reason is listed by name under `skipped`, grouped by reason and kind
  *    ({ reason, cases: { kind: [names] } }); it comes back with durationMs 0 after the cases of its kind;
  *  - a passed case keeps its `curl` line only when it kept its exchanges (--keep-passed-exchanges, a retry);
+ *  - requests by input location are kept for the run only (`requestsByLocation` at the top), not per operation;
  *  - a finding keeps its `curl` line only where it is not its case's (stored) one: absent, the case's line is it;
  *  - records left behind that no id names are counted (one entry per operation and reason, with a `count` when
  *    more than one, the model's own shape); alike entries (shards merged) are one entry with their counts added;
@@ -47,6 +48,7 @@ export interface StoredCase {
   /** The earlier case of the operation with the same checks and findings (see the module comment). */
   sameAs?: string;
   access?: CaseResult['access'];
+  notes?: string[];
 }
 
 export interface SkippedGroup {
@@ -76,7 +78,8 @@ function plainSkip(c: CaseResult): c is CaseResult & { skipReason: string } {
     c.flaky === undefined &&
     !c.retried &&
     c.omittedExchanges === undefined &&
-    c.access === undefined
+    c.access === undefined &&
+    c.notes === undefined
   );
 }
 
@@ -92,7 +95,8 @@ function repeatable(c: CaseResult): boolean {
     c.skipReason === undefined &&
     c.flaky === undefined &&
     !c.retried &&
-    c.access === undefined
+    c.access === undefined &&
+    c.notes === undefined
   );
 }
 
@@ -145,12 +149,14 @@ function storedCase(c: CaseResult, op: OperationResult): StoredCase {
   if (c.retried) out.retried = true;
   if (c.omittedExchanges !== undefined) out.omittedExchanges = c.omittedExchanges;
   if (c.access !== undefined) out.access = c.access;
+  if (c.notes !== undefined && c.notes.length > 0) out.notes = c.notes;
   return out;
 }
 
 /** One operation as schemaVersion 2 stores it (see the module comment). */
 export function storedOperation(op: OperationResult): StoredOperation {
-  const { cases, ran, passedChecks: _passed, ...rest } = op;
+  // Requests by input location are stored summed over the run only (a few bytes per operation at 2,770 of them).
+  const { cases, ran, passedChecks: _passed, requestsByLocation: _byLocation, ...rest } = op;
   const out: StoredOperation = { ...rest };
   if (ran && ran.length > 0) out.ran = ran;
   const passed: Record<string, number> = { ...op.passedChecks };

@@ -5,6 +5,15 @@
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 
+/** A path segment decoded, or as it is where it is no valid escape (`%ZZ`): as frameworks that decode leniently read it. */
+function decodeLeniently(segment) {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function startNotesServer({ token, fault } = {}) {
@@ -47,7 +56,7 @@ export async function startNotesServer({ token, fault } = {}) {
       }
       if (item && (req.method === 'GET' || req.method === 'DELETE')) {
         if (!authorized && !(fault === 'no-auth' && req.method === 'GET')) return problem(401, 'UNAUTHENTICATED');
-        const id = decodeURIComponent(item[1]);
+        const id = decodeLeniently(item[1]);
         if (!UUID.test(id)) return problem(400, 'INVALID');
         const note = notes.get(id);
         if (!note) return problem(404, 'NO_SUCH_NOTE');

@@ -1,4 +1,5 @@
-import type { CaseResult, HttpMethod, Operation } from '../../model.ts';
+import type { CaseResult, Contract, HttpMethod, Operation } from '../../model.ts';
+import type { PositiveRequest } from '../../plan/arbitraries.ts';
 import { DEFAULT_MAX_EXAMPLES } from '../../plan/coverage.ts';
 import { coverageRequests, type CoverageRequest } from '../../plan/coverage-classes.ts';
 import { isSafe } from '../../plan/cases.ts';
@@ -81,27 +82,36 @@ function mustBeRefused(item: CoverageRequest): boolean {
 }
 
 /** The description's dialect counts `2.0` as an integer: JSON Schema 2020-12, OpenAPI 3.1 and after. */
-function decimalIntegers(session: PhaseHost, op: Operation): boolean {
-  const version = session.contract.services.find((s) => s.id === op.service)?.openapi ?? '';
+function decimalIntegers(contract: Contract, op: Operation): boolean {
+  const version = contract.services.find((s) => s.id === op.service)?.openapi ?? '';
   return /^3\.(?:[1-9]|\d{2,})\./.test(version);
+}
+
+/**
+ * The coverage items of one operation as the phase sends them (the methods its path does not document aside), in
+ * order; pure, so `conformance plan` counts them too. Every class that breaks servers (up to CLASS_LIMIT), then
+ * random variation up to --max-examples requests in all; only what must be refused where valid calls may not be made.
+ */
+export function coverageItemsOf(contract: Contract, op: Operation, positive: PositiveRequest, settings: { seed: number; maxExamples?: number; allowIrreversible: boolean; mustRefuseOnly: boolean }): CoverageRequest[] {
+  const random = new Random(`${settings.seed}:${op.operationId}:coverage`);
+  const max = settings.maxExamples ?? DEFAULT_MAX_EXAMPLES;
+  const all = coverageRequests(op, positive, random, CLASS_LIMIT + max, { decimalIntegers: decimalIntegers(contract, op) });
+  // The operation's valid calls may not be made: what a correct deployment must refuse, and nothing else.
+  if (settings.mustRefuseOnly) return all.filter(mustBeRefused).slice(0, CLASS_LIMIT);
+  const classes = all.filter((i) => i.class !== 'random').slice(0, CLASS_LIMIT);
+  const sendable = oneRemoval(op, settings.allowIrreversible || isSafe(op) ? classes : classes.filter((i) => !namesAnotherRecord(i)));
+  return [...sendable, ...all.filter((i) => i.class === 'random').slice(0, Math.max(0, max - classes.length))];
 }
 
 /** The coverage case of one operation: its planned items sent and judged (phases/coverage.ts), then replayed. */
 export async function runCoveragePhase(session: PhaseHost, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }, doubts: Doubts): Promise<CaseResult> {
   const { op } = run;
-  const random = new Random(`${session.config.seed}:${op.operationId}:coverage`);
   const positive = { pathParams: request.pathParams, query: request.query, ...(request.headers ? { headers: request.headers } : {}), ...(request.cookies ? { cookies: request.cookies } : {}), ...(request.body !== undefined ? { body: request.body } : {}) };
   // Every class of input that breaks servers is sent (up to CLASS_LIMIT); --max-examples is the phase's budget
   // per operation, filled with random variation after the classes.
-  const max = session.config.maxExamples ?? DEFAULT_MAX_EXAMPLES;
-  const all = coverageRequests(op, positive, random, CLASS_LIMIT + max, { decimalIntegers: decimalIntegers(session, op) });
   const mustRefuseOnly = run.planned.mustRefuseOnly === true;
-  const classes = all.filter((i) => i.class !== 'random').slice(0, CLASS_LIMIT);
-  const sendable = oneRemoval(op, session.config.allowIrreversible || isSafe(op) ? classes : classes.filter((i) => !namesAnotherRecord(i)));
-  const items: CoverageItem[] = mustRefuseOnly
-    ? // The operation's valid calls may not be made: what a correct deployment must refuse, and nothing else.
-      [...all.filter(mustBeRefused).slice(0, CLASS_LIMIT), ...undocumentedMethodItems(session, op)]
-    : [...sendable, ...all.filter((i) => i.class === 'random').slice(0, Math.max(0, max - classes.length)), ...undocumentedMethodItems(session, op)];
+  const settings = { seed: session.config.seed, ...(session.config.maxExamples !== undefined ? { maxExamples: session.config.maxExamples } : {}), allowIrreversible: session.config.allowIrreversible, mustRefuseOnly };
+  const items: CoverageItem[] = [...coverageItemsOf(session.contract, op, positive, settings), ...undocumentedMethodItems(session, op)];
   if (items.length === 0) return run.skipped(mustRefuseOnly ? `${GUARDED}; the contract shows nothing to vary that must be refused` : 'the contract shows no constraint to vary in this request');
   const { sent } = await runCoverage(run, request, items, doubts, { mustRefuseOnly });
   if (sent === 0) return run.skipped('no coverage request was sent');

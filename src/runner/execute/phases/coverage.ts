@@ -19,6 +19,7 @@ import { accepts } from '../../plan/accepts.ts';
 import { hasBigInt, type CoverageRequest } from '../../plan/coverage-classes.ts';
 import { requiredOnly } from '../../plan/cases.ts';
 import type { CallRequest } from '../request-builder.ts';
+import { locationOf } from '../../plan/input-location.ts';
 
 /**
  * One request of the coverage phase (plan/coverage-classes.ts); a shrinking step has no class of its own.
@@ -69,6 +70,8 @@ export function itemRequest(op: Operation, base: CallRequest, item: CoverageItem
     // The body's field of the same name follows the path: the request still names one record.
     if (item.body === undefined && item.rawBody === undefined) out.body = alignBodyToPath(op, base.body, item.pathParams);
   }
+  // Segments sent as they are (plan/path-classes.ts): the body keeps its value (no record is named).
+  if (item.rawPathParams) out.rawPathParams = { ...(base.rawPathParams ?? {}), ...item.rawPathParams };
   if (item.query) out.query = item.query;
   if (item.headers) out.headers = { ...(base.headers ?? {}), ...item.headers };
   if (item.cookies) out.cookies = { ...(base.cookies ?? {}), ...item.cookies };
@@ -82,6 +85,7 @@ export function itemRequest(op: Operation, base: CallRequest, item: CoverageItem
   } else if (item.body !== undefined) out.body = item.body;
   if (item.contentType !== undefined) out.contentType = item.contentType;
   if (item.method !== undefined) out.method = item.method;
+  out.location = locationOf(item);
   return out;
 }
 
@@ -159,6 +163,7 @@ export async function runCoverage(
       item.class !== undefined && BODY_CLASSES.has(item.class) ? (j: Judgement) => softenUndocumented(op, exchange, j, 415)
       : item.class === 'accept-undeclared' ? (j: Judgement) => softenUndocumented(op, exchange, j, 406)
       : item.class === 'malformed-content-type' ? (j: Judgement) => softenUndocumented(op, exchange, softenUndocumented(op, exchange, j, 415), 400)
+      : notAUri(item) ? (j: Judgement) => softenHttpLayer(exchange, j)
       : undefined;
     const coverage = { label, sent, ...(shared ? { unvaried: true } : {}) };
     // A valid request must be taken (positive-data-accepted), unless its refusal can depend on stored data or on a
@@ -230,7 +235,7 @@ export async function runCoverage(
     const plain = await unvariedAnswer();
     last = plain;
     const fails = isServerError(plain) || isClientError(plain);
-    const taken = fails ? await sendOnce({ ...base, body: minimalBody }) : undefined;
+    const taken = fails ? await sendOnce({ ...base, body: minimalBody, location: 'body' }) : undefined;
     if (taken) last = taken;
     if (taken?.response && taken.response.status >= 200 && taken.response.status < 300) {
       const rank = (item: CoverageItem) => (item.class === undefined ? BREAKING.length : BREAKING.indexOf(item.class) + 1 || BREAKING.length);
@@ -313,6 +318,25 @@ function rebased(varied: Record<string, unknown>, base: Record<string, unknown>,
  * documents no such status for the operation, leaving it out is a warning, not an error (users rarely document
  * them).
  */
+/** A path segment with a `%` that starts no escape (`%ZZ`): the request-target is no URI (RFC 3986), whatever the API. */
+function notAUri(item: CoverageItem): boolean {
+  return Object.values(item.rawPathParams ?? {}).some((raw) => /%(?![0-9A-Fa-f]{2})/.test(raw));
+}
+
+/**
+ * A request whose target is no URI may be refused by the HTTP server before the API sees it (Go's net/http answers
+ * `400 Bad Request` as text/plain): a 4xx answer's media type and body are then the server's, not the API's, and a
+ * finding about them is a warning. Its status is judged as any answer's.
+ */
+function softenHttpLayer(exchange: Exchange, judgement: Judgement): Judgement {
+  const status = exchange.response?.status ?? 0;
+  if (status < 400 || status >= 500) return judgement;
+  const layer = new Set(['content-type-conformance', 'response-schema-conformance', 'error-envelope-conformance', 'response-headers-conformance']);
+  const findings = judgement.findings.map((f) => (layer.has(f.check) && f.severity === 'error' ? { ...f, severity: 'warning' as const, message: `${f.message} The request's path is no URI (a % that starts no escape): the HTTP server may refuse it before the API.` } : f));
+  const failed = findings.some((f) => f.severity === 'error');
+  return { ...judgement, findings, outcome: judgement.outcome === 'failed' && !failed ? 'passed' : judgement.outcome };
+}
+
 export function softenUndocumented(op: Operation, exchange: Exchange, judgement: Judgement, status: 400 | 406 | 415): Judgement {
   if (exchange.response?.status !== status || responseFor(op, status)) return judgement;
   const soften = (f: Finding): Finding => (f.check === 'status-code-conformance' || f.check === 'negative-data-rejected' ? { ...f, severity: 'warning' } : f);

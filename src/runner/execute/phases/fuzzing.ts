@@ -14,6 +14,8 @@ import { Skip } from '../skip.ts';
 import { judgedUnanswered } from '../judge.ts';
 import { replayed } from './replay.ts';
 import { alignBodyToPath, type Doubts } from '../references.ts';
+import { fuzzedPath } from '../../plan/fuzz-inputs.ts';
+import { fuzzLocation } from '../../plan/input-location.ts';
 
 export async function runFuzzingPhase(session: PhaseHost, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }, doubts: Doubts): Promise<CaseResult> {
   const { op } = run;
@@ -22,12 +24,16 @@ export async function runFuzzingPhase(session: PhaseHost, run: CaseRun, request:
   // A request the session would not send (the operation timed out twice, the deployment stopped answering) ends
   // the phase; the case says why once the requests in flight are in.
   let notSent: Skip | undefined;
+  // A read by id that takes nothing else has its path drawn (plan/fuzz-inputs.ts); elsewhere the path stays the record's.
+  const varyPath = new Set(fuzzedPath(op));
+  const location = fuzzLocation(op, varyPath);
   const fuzz = await fuzzOperation(op, request, {
     seed: `${session.config.seed}:${op.operationId}`,
     numRuns: session.config.fuzzExamples ?? DEFAULT_FUZZ_EXAMPLES,
     // The drawn requests go out as many at a time as the run allows (the session bounds the run's requests in
     // flight by --concurrency), judged in the order drawn.
     parallel: session.config.concurrency,
+    varyPath,
     send: (r) =>
       run
         .send(op, {
@@ -39,6 +45,7 @@ export async function runFuzzingPhase(session: PhaseHost, run: CaseRun, request:
           // A drawn body field named like a path parameter names the path's record (a drawn null names none).
           ...(r.body !== undefined ? { body: alignBodyToPath(op, r.body, r.pathParams, { keepNull: true }) } : {}),
           ...(r.contentType ? { contentType: r.contentType } : {}),
+          location,
         }, { intent: true, keep: false })
         .catch((error: unknown) => {
           if (!(error instanceof Skip)) throw error;
@@ -46,10 +53,15 @@ export async function runFuzzingPhase(session: PhaseHost, run: CaseRun, request:
           return undefined;
         }),
     // Every draw is schema-valid: it must be taken (positive-data-accepted), unless its refusal can depend on
-    // stored data (it names a record the run did not get from the service, or it is a 409).
+    // stored data (it names a record the run did not get from the service, or it is a 409); a drawn path is judged
+    // by its answer alone.
     answered: (r, exchange, sent) => {
       if (exchange.response === undefined && !judgedUnanswered(exchange)) return;
-      run.judgeIntent(exchange, { intent: 'success', coverage: { label: `fuzzing: ${describeRequest(r, request)}`, sent }, ...doubts({ pathParams: r.pathParams, query: r.query, body: r.body }) });
+      const coverage = { label: `fuzzing: ${describeRequest(r, request)}`, sent };
+      // A drawn path names a record nobody made: any documented answer will do (a refusal is the record's), judged for
+      // its conformance and server errors only.
+      if (varyPath.size > 0) run.judgeResponse(exchange, { coverage });
+      else run.judgeIntent(exchange, { intent: 'success', coverage, ...doubts({ pathParams: r.pathParams, query: r.query, body: r.body }) });
     },
   });
   // The case keeps the evidence of its defects (the judge's) and its last exchange, not every draw.

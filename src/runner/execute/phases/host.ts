@@ -37,8 +37,8 @@ export interface PhaseHost {
   /** The answer holds to the contract (the judge finds no error in it). */
   conforms(op: Operation, exchange: Exchange): boolean;
   judgeInput(op: Operation): Pick<JudgeInput, 'profile' | 'validator' | 'timeoutMs' | 'bodyCapBytes'>;
-  /** Notes what an operation answered to a call another operation's case made. */
-  side(op: Operation, exchange: Exchange, more?: Finding[]): void;
+  /** Notes what an operation answered to a call another operation's case made (`note`: before each finding's message). */
+  side(op: Operation, exchange: Exchange, more?: Finding[], extra?: Pick<JudgeInput, 'note'>): void;
   /** Whether the operation is proven served (its presence proof, started now if its own cases have not yet). */
   provenPresent(op: Operation): Promise<boolean>;
   /** Path values of other shapes the operation's route took (presence): served, but no record the service gave. */
@@ -47,6 +47,8 @@ export interface PhaseHost {
   fixture(op: Operation, fresh: boolean, run: CaseRun): Promise<Record<string, string>>;
   /** A body for a record the run makes with this create. */
   recordBody(producer: Operation, random: Random, run: CaseRun): Promise<unknown>;
+  /** The run's records a create made under these path values and has not deleted yet, newest first, with their DELETE. */
+  ownRecords(create: Operation, pathParams: Record<string, string>): Array<{ id?: string; undo: { operation: Operation; pathParams: Record<string, string> } }>;
   /** Records a refused create stored all the same (a read after it showed them, by these ids): deleted in the clean-up. */
   noteStored(op: Operation, exchange: Exchange, pathParams: Record<string, string>, ids: string[]): void;
   runSetup(steps: SetupStep[], run: CaseRun): Promise<Record<string, unknown>>;

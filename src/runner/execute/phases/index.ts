@@ -6,7 +6,7 @@
  *  - fuzzing: random schema-valid requests, shrunk on a failure (fuzzing.ts);
  *  - stateful: update persisted, use after delete, created record readable, ownership, and sequences: the
  *    call on records made for it, then again (stateful.ts); a refused create, then the reads that would show
- *    what it stored (refused-create.ts).
+ *    what it stored (refused-create.ts); a collection's records deleted, then its list again (empty-collection.ts).
  * A case waits on a record of the run only when its check is about that record (positive, stateful); the
  * others take a record the run has where one is at hand, else values from the pool or of the parameter's type.
  */
@@ -30,6 +30,8 @@ import { runPresence } from './presence.ts';
 import { runCreatedReadable, runLifecycle, runOwnership, runSequences } from './stateful.ts';
 import { runMassAssignment } from './mass-assignment.ts';
 import { runRefusedCreate } from './refused-create.ts';
+import { runEmptyCollection } from './empty-collection.ts';
+import { runEdgeWrites } from './edge-writes.ts';
 
 const UNVERIFIED = 'answered like an unknown route; presence unverified';
 
@@ -62,6 +64,7 @@ export async function runPhase(session: PhaseHost, run: CaseRun, secrets: string
 async function runRequests(session: PhaseHost, run: CaseRun, secrets: string[], presence: string | undefined): Promise<CaseResult> {
   const { planned, op } = run;
   if (planned.expectation === 'ownership') return runOwnership(session, run);
+  if (planned.expectation === 'edge-writes') return runEdgeWrites(session, run);
 
   const steps = await session.runSetup(planned.request.setup, run);
   const scope = session.scope(steps, secrets);
@@ -104,6 +107,7 @@ async function runRequests(session: PhaseHost, run: CaseRun, secrets: string[], 
   if (planned.expectation === 'created-readable') return runCreatedReadable(session, run, request);
   if (planned.expectation === 'mass-assignment') return runMassAssignment(session, run, request);
   if (planned.expectation === 'refused-create') return runRefusedCreate(session, run, request);
+  if (planned.expectation === 'empty-collection') return runEmptyCollection(session, run, request);
   if (planned.name === SEQUENCE_CASE) return runSequences(session, run, request);
   if (planned.kind === 'lifecycle') return runLifecycle(session, run, request, doubts);
   if (planned.kind === 'coverage') return planned.name === FUZZ_CASE ? runFuzzingPhase(session, run, request, doubts) : runCoveragePhase(session, run, request, doubts);

@@ -258,6 +258,7 @@
     add(h, el('span', 'kind', c.kind));
     add(h, el('span', 'time', c.duration));
     if (c.skipReason) add(article, el('p', 'skip-reason', 'Skipped: ' + c.skipReason));
+    (c.notes || []).forEach(function (n) { add(article, el('p', 'skip-reason', n)); });
     if (c.errorMessage) add(article, el('p', 'error-message', "Tool or network error (not the service's fault): " + c.errorMessage));
     var notPassed = (c.checks || []).filter(function (k) { return k.status !== 'passed'; });
     if (notPassed.length > 0) {
