@@ -303,7 +303,7 @@ describe('the record search', () => {
     expect(s.sent[1]!.body).toEqual({ ...example, folderId: 2 });
     expect(a.made).toBeUndefined();
     expect(b.tried).toBe(a.tried);
-    expect(a.tried).toMatch(/^read GET \/folders \(500\), the contract's other example \(500\), the body with folderId drawn afresh \(500\), 3 bodies drawn from its schema \(500, 500, 500\)$/);
+    expect(a.tried).toMatch(/^read GET \/folders \(500\), the contract's other example \(500\), the body with folderId drawn afresh \(500\), 3 bodies drawn from its schema \(500, 500, 500\) \(its 6 requests for createNote in this run are spent\)$/);
     // Spent: a later case's search sends nothing.
     await s.search.find(s.call(example));
     expect(s.sent.length).toBe(SEARCH_BUDGET);

@@ -99,7 +99,9 @@ export class RecordSearch {
     for (const body of call.sent) state.tried.add(keyOf(body));
     const random = new Random(`${this.host.seed}:${call.producer.operationId}:search:${state.spent}:${call.sent.length}`);
     if (state.winner) {
-      const again = { ...state.winner, body: redrawn(state.winner.body, random) };
+      // Sent again as it was made: its unique-looking text drawn afresh, values set by their names drawn anew.
+      const named = state.winner.kind === 'named' ? namedCandidate(call.producer, state.winner.body, random) : undefined;
+      const again = { ...state.winner, body: redrawn(named?.body ?? state.winner.body, random) };
       const made = await this.send(state, call, again, false);
       if (made) return made;
       state.winner = undefined;
@@ -126,7 +128,8 @@ export class RecordSearch {
         }
       }
     }
-    return { tried: triedText(state.log) };
+    const spent = state.spent >= SEARCH_BUDGET ? ` (its ${SEARCH_BUDGET} requests for ${call.producer.operationId} in this run are spent)` : '';
+    return { tried: `${triedText(state.log)}${spent}` };
   }
 
   /** Sends one candidate; the record it made, or undefined. */
