@@ -223,7 +223,7 @@ describe('a shared record whose making failed', () => {
       const op = (id: string) => contract.operations.find((o) => o.operationId === id)!;
       const runOf = (id: string, fixture: 'shared' | 'fresh') => new CaseRun(session, { operationId: id, name: 'positive', kind: 'positive', expectation: 'success', request: { pathParams: {}, query: {}, auth: 'valid', setup: [] }, fixture, expect: [] }, op(id));
       const first = runOf('getNote', 'shared');
-      const failed = await session.fixture(op('getNote'), false, first).catch((e: unknown) => e as Error);
+      const failed = await session.fixtures.fixture(op('getNote'), false, first).catch((e: unknown) => e as Error);
       expect(failed).toBeInstanceOf(Skip);
       expect((failed as Skip).message).toBe("setup: createNote answered 422 without a record id; tried besides: the contract's other example (422), the body with folderId drawn afresh (422), 3 bodies drawn from its schema (422, 422, 422)");
       // Another case (a coverage request, say) makes a note, and finishes.
@@ -232,11 +232,11 @@ describe('a shared record whose making failed', () => {
       expect(made.response?.status).toBe(201);
       session.made.settle([made.request]);
       const later = runOf('getNote', 'shared');
-      expect(await session.fixture(op('getNote'), false, later)).toEqual({ noteId: '1' });
+      expect(await session.fixtures.fixture(op('getNote'), false, later)).toEqual({ noteId: '1' });
       expect(later.result().notes).toEqual(['setup: createNote answered 422 to the body sent for the record (422 to its required part); the case takes a record createNote made earlier in the run ({noteId} = 1)']);
       // A delete takes no record another case has: the search sends the body that made one again (its last request).
       const fresh = runOf('deleteNote', 'fresh');
-      expect(await session.fixture(op('deleteNote'), true, fresh)).toEqual({ noteId: '2' });
+      expect(await session.fixtures.fixture(op('deleteNote'), true, fresh)).toEqual({ noteId: '2' });
       expect(fresh.result().notes?.[0]).toMatch(/; a record was made with a body it answered with success earlier in the run, sent again \(201\) \(tried before: the contract's other example \(422\), .*\)$/);
       await session.cleanup();
       expect(server.notes.size).toBe(0);

@@ -1,6 +1,6 @@
 /**
  * Slots: at most `size` tasks at once, in the order asked; a lone task runs with none beside it (it waits for those
- * running, and those asked meanwhile wait for it), as the re-send of a cut request does (Session.droppedOrNot).
+ * running, and those asked meanwhile wait for it), as the re-send of a cut request does (Caller.droppedOrNot).
  */
 import { describe, expect, test } from 'vitest';
 import { Slots } from '../../src/runner/execute/slots.ts';

@@ -6,7 +6,7 @@ import { specLocation } from './types.ts';
 /**
  * WFC 100 without a status: a request whose connection the deployment closes without an answer on every attempt,
  * again when it is sent alone (no other request of the run in flight), while the deployment answers other requests
- * (execute/session.ts droppedOrNot decides it). A handler that crashed: Go's net/http and Rust's hyper cut the
+ * (execute/caller.ts droppedOrNot decides it). A handler that crashed: Go's net/http and Rust's hyper cut the
  * connection of a request whose handler panicked. A cut whose lone re-send is answered is judged on that answer.
  */
 export const connectionDropped: Check = {

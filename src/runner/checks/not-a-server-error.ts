@@ -24,7 +24,7 @@ export const notAServerError: Check = {
     }
     return [finding(ctx, 'not-a-server-error', 'error', `The deployment answered ${status}, a server error.`, { expected: '< 500', actual: status })];
   },
-  // A request whose connection was cut in flight as the deployment stopped answering (execute/session.ts
+  // A request whose connection was cut in flight as the deployment stopped answering (execute/target-down.ts
   // noteAnswer): the likely cause, a server error without a status. One cut again when sent alone while the
   // deployment answered others is the connection-dropped check's.
   unanswered(ctx) {

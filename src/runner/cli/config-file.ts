@@ -10,8 +10,8 @@ import { InputError } from '../description/errors.ts';
 
 export const DEFAULT_CONFIG_FILE = 'conformance.config.yaml';
 
-/** File keys that differ from the option's attribute name. */
-const ALIASES: Record<string, string> = { servers: 'server', headers: 'header', secretHeaders: 'secretHeader', identities: 'identity' };
+/** File keys that differ from the option's attribute name (exported for the options table in docs/options.md). */
+export const ALIASES: Record<string, string> = { servers: 'server', headers: 'header', secretHeaders: 'secretHeader', identities: 'identity' };
 
 /** Keys whose values are file paths, resolved against the config file's directory. */
 const PATHS = new Set(['clientCert', 'clientKey', 'caCert', 'profile', 'examples', 'catalog', 'waivers', 'out', 'suites', 'spec', 'deploymentSpec', 'baseline']);

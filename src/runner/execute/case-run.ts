@@ -32,6 +32,8 @@ export class CaseRun {
   private readonly byLocation: LocationCounts = {};
   /** The requests behind the exchanges (to send one again alone). */
   private readonly requests = new WeakMap<Exchange, { op: Operation; request: CallRequest }>();
+  /** The POST and PUT requests the case sent (their records are settled when it is done). */
+  readonly writes: Array<Exchange['request']> = [];
   /** The kept copy of each exchange whose answer was cut (one copy however often it is kept). */
   private readonly keptCopies = new WeakMap<Exchange, Exchange>();
   /** Exchanges judged with their intent: their response conformance is part of that judgement. */
@@ -62,6 +64,8 @@ export class CaseRun {
     // Another operation's call (a record made first, a read-back) varies nothing of this one.
     count(this.byLocation, request.location ?? (op.operationId === this.op.operationId ? caseLocation(this.planned) : 'none'));
     this.requests.set(exchange, { op, request });
+    // The requests that may have made a record, kept or not: settled when the case is done (MadeRecords.settle).
+    if (exchange.request.method === 'POST' || exchange.request.method === 'PUT') this.writes.push(exchange.request);
     // The case keeps its exchanges as a report shows them; the caller reads the whole answer it returns.
     if (options.keep !== false) this.exchanges.push(this.kept(exchange));
     const note = typeof options.note === 'function' ? options.note(exchange) : options.note;

@@ -9,7 +9,7 @@ import type { Exchange, Operation } from '../model.ts';
 import { matchOperation } from '../pact/match-operation.ts';
 import type { CaseRun } from './case-run.ts';
 import type { Answered } from './judge.ts';
-import type { PhaseHost } from './phases/host.ts';
+import type { PhaseContext } from './phases/host.ts';
 
 /** The base URL's path without its trailing slash ('' at the root). */
 function basePath(base: URL): string {
@@ -24,13 +24,13 @@ function underBase(url: URL, base: string): string | undefined {
 }
 
 /** The documented GET a path under the base path names, and its path values. */
-function readAt(session: PhaseHost, service: string, path: string): { operation: Operation; pathParams: Record<string, string> } | undefined {
+function readAt(session: PhaseContext, service: string, path: string): { operation: Operation; pathParams: Record<string, string> } | undefined {
   const match = matchOperation(session.contract, service, 'GET', path);
   return match && match.operation.service === service ? { operation: match.operation, pathParams: match.pathParams } : undefined;
 }
 
 /** The create's 201 Location followed; undefined where it has none, or the GET got no answer. */
-export async function followLocation(session: PhaseHost, run: CaseRun, action: Answered, reads: RelatedRead[], createdId: string | undefined): Promise<LocationContext | undefined> {
+export async function followLocation(session: PhaseContext, run: CaseRun, action: Answered, reads: RelatedRead[], createdId: string | undefined): Promise<LocationContext | undefined> {
   const header = action.response.headers['location'];
   if (action.response.status !== 201 || !header) return undefined;
   let url: URL;
@@ -57,11 +57,11 @@ export async function followLocation(session: PhaseHost, run: CaseRun, action: A
  * The GET of the Location: as the documented read it names (judged as that read's answer), else with the credentials
  * of the record's own read, judged by the check alone.
  */
-async function locationGet(session: PhaseHost, run: CaseRun, url: string, documented: Operation | undefined, reads: RelatedRead[]): Promise<Exchange | undefined> {
+async function locationGet(session: PhaseContext, run: CaseRun, url: string, documented: Operation | undefined, reads: RelatedRead[]): Promise<Exchange | undefined> {
   if (documented) return run.send(documented, { url });
   const reader = reads.find((r) => r.role === 'item')?.operation ?? reads[0]?.operation;
   if (!reader) return undefined;
-  const exchange = await session.call(reader, { url });
+  const exchange = await session.caller.call(reader, { url });
   run.keep(exchange);
   return exchange;
 }

@@ -74,33 +74,62 @@ export async function fuzzOperation(op: Operation, positive: PositiveRequest, op
   }
   const small = smallSweep(op, positive, options);
   const parameters = { seed: seedOf(options.seed), numRuns: Math.max(1, options.numRuns - small.length), verbose: 0 } as const;
-  const checked = async (property: fc.IAsyncPropertyWithHooks<[FuzzRequest]>): Promise<string | undefined> => {
-    try {
-      const details = await fc.check(property, parameters);
-      if (details.failed && !run.failing && details.errorInstance) return `the fuzzing phase failed: ${String((details.errorInstance as Error).message ?? details.errorInstance)}`;
-    } catch (error) {
-      return `the fuzzing phase failed: ${(error as Error).message}`;
-    }
-    return undefined;
-  };
+  const checked = (property: fc.IAsyncPropertyWithHooks<[FuzzRequest]>) => checkProperty(property, parameters, run);
 
   // 1. Draw: the requests fast-check's run would try, in its order (a property that holds sees them all).
-  const drawn: Array<{ request: FuzzRequest; key: string }> = small.map((request) => ({ request, key: JSON.stringify(request, bigintText) }));
+  const drawn: DrawnRequest[] = small.map((request) => ({ request, key: JSON.stringify(request, bigintText) }));
   const drawError = await checked(fc.asyncProperty(arbitrary, async (request) => {
     drawn.push({ request, key: JSON.stringify(request, bigintText) });
     return true;
   }));
   if (drawError) return { ...run, error: drawError };
 
-  // 2. Send them, `parallel` at a time in the order drawn, each distinct request once (a value no generator could
-  // make schema-valid is not sent: the request would not be schema-valid).
-  const order: Array<{ request: FuzzRequest; key: string }> = [];
+  const seen = await sendDrawn(distinctSendable(drawn), positive, options, run);
+  if (!run.failing) return run;
+
+  // 4. Shrink from the first server error: fast-check's run again, the drawn answers known, new requests sent
+  // one at a time while they fail, within the budget.
+  const shrinkError = await checked(fc.asyncProperty(arbitrary, shrinkStep(seen, budget, positive, options, run)));
+  if (shrinkError) return { ...run, error: shrinkError };
+  return run;
+}
+
+/** A drawn request and its text (what tells identical requests apart). */
+interface DrawnRequest {
+  request: FuzzRequest;
+  key: string;
+}
+
+/** Runs a property with fast-check; what went wrong in the tool (never a failure of the service), if anything. */
+async function checkProperty(property: fc.IAsyncPropertyWithHooks<[FuzzRequest]>, parameters: fc.Parameters<[FuzzRequest]>, run: FuzzRun): Promise<string | undefined> {
+  try {
+    const details = await fc.check(property, parameters);
+    if (details.failed && !run.failing && details.errorInstance) return `the fuzzing phase failed: ${String((details.errorInstance as Error).message ?? details.errorInstance)}`;
+  } catch (error) {
+    return `the fuzzing phase failed: ${(error as Error).message}`;
+  }
+  return undefined;
+}
+
+/** The drawn requests to send, in the order drawn: each distinct request once (a value no generator could make
+ * schema-valid is not sent: the request would not be schema-valid). */
+function distinctSendable(drawn: readonly DrawnRequest[]): DrawnRequest[] {
+  const order: DrawnRequest[] = [];
   const keys = new Set<string>();
   for (const d of drawn) {
     if (d.key.includes(NOT_SENT_TEXT) || keys.has(d.key)) continue;
     keys.add(d.key);
     order.push(d);
   }
+  return order;
+}
+
+/**
+ * 2. Sends the requests, `parallel` at a time in the order drawn, and 3. judges them in that order: a request
+ * without an answer before any server error ends the phase. Fills `run` (sent, last, failing, unanswered);
+ * returns whether each answered request passed, by its key.
+ */
+async function sendDrawn(order: readonly DrawnRequest[], positive: PositiveRequest, options: FuzzOptions, run: FuzzRun): Promise<Map<string, boolean>> {
   const parallel = Math.max(1, options.parallel ?? 1);
   const slots = new Slots(parallel);
   let stopped = false;
@@ -137,12 +166,13 @@ export async function fuzzOperation(op: Operation, positive: PositiveRequest, op
   stopped = true;
   await Promise.all(answers.values());
   answers.clear();
-  if (!run.failing) return run;
+  return seen;
+}
 
-  // 4. Shrink from the first server error: fast-check's run again, the drawn answers known, new requests sent
-  // one at a time while they fail, within the budget.
+/** The shrinking run's property: known answers from `seen`, new requests sent one at a time within the budget. */
+function shrinkStep(seen: Map<string, boolean>, budget: number, positive: PositiveRequest, options: FuzzOptions, run: FuzzRun): (request: FuzzRequest) => Promise<boolean> {
   let shrinkSent = 0;
-  const shrinkError = await checked(fc.asyncProperty(arbitrary, async (request) => {
+  return async (request) => {
     const key = JSON.stringify(request, bigintText);
     if (key.includes(NOT_SENT_TEXT)) return true;
     const known = seen.get(key);
@@ -159,9 +189,7 @@ export async function fuzzOperation(op: Operation, positive: PositiveRequest, op
     seen.set(key, passed);
     if (!passed) run.failing = { request, exchange, label: describeRequest(request, positive) };
     return passed;
-  }));
-  if (shrinkError) return { ...run, error: shrinkError };
-  return run;
+  };
 }
 
 /** The small-value sweep's requests (none where the request carries no integer or the budget is under 4). */

@@ -110,45 +110,12 @@ export function judge(input: JudgeInput): Judgement {
     return { ...judged, findings: judged.findings.map((f) => (noted(f, note) ? { ...f, message: `${note.text}: ${f.message}` } : f)) };
   }
   const { exchange, operation } = input;
-  if (!answered(exchange)) {
-    // A method the contract does not document, cut without an answer: the check of that class says what it is.
-    const cut = input.unsupportedMethod ? cutProbe(exchange, operation) : [];
-    if (cut.length > 0) return { outcome: 'passed', checks: [{ id: 'unsupported-method', status: 'warning' }], findings: cut };
-    const { checks, findings } = runUnansweredChecks({ exchange, operation, ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}), ...(input.coverage ? { coverage: input.coverage } : {}) });
-    // A network failure is the network's (or the tool's), never the service's: nothing was judged.
-    if (findings.length === 0) return { outcome: 'errored', checks: [], findings: [], errorMessage: exchange.error?.message ?? 'no response' };
-    return { outcome: 'failed', checks, findings };
-  }
+  if (!answered(exchange)) return judgeUnanswered(input, exchange);
   const denied = ipDeniedReason(input.profile, exchange.response.status, exchange.response.json);
   if (denied) return { outcome: 'errored', checks: [], findings: [], errorMessage: denied };
   let judged: ReturnType<typeof runChecks>;
   try {
-    judged = runChecks({
-      exchange,
-      operation,
-      profile: input.profile,
-      validator: input.validator,
-      ...(input.intent ? { expectation: input.intent } : {}),
-      ...(input.expect ? { expect: input.expect } : {}),
-      ...(input.lifecycle ? { lifecycle: input.lifecycle } : {}),
-      ...(input.reads ? { reads: input.reads } : {}),
-      ...(input.secrets ? { secrets: input.secrets } : {}),
-      ...(input.caseExchanges ? { caseExchanges: input.caseExchanges } : {}),
-      ...(input.unknownRoute ? { unknownRoute: input.unknownRoute } : {}),
-      ...(input.coverage ? { coverage: input.coverage } : {}),
-      ...(input.anyClientError ? { anyClientError: true } : {}),
-      ...(input.unsupportedMethod ? { unsupportedMethod: input.unsupportedMethod } : {}),
-      ...(input.madeUpReferences?.length ? { madeUpReferences: input.madeUpReferences } : {}),
-      ...(input.gone?.length ? { gone: input.gone } : {}),
-      ...(input.unshown?.length ? { unshown: input.unshown } : {}),
-      ...(input.inputClass !== undefined ? { inputClass: input.inputClass } : {}),
-      ...(input.bodyCapBytes !== undefined ? { bodyCapBytes: input.bodyCapBytes } : {}),
-      ...(input.access ? { access: input.access } : {}),
-      ...(input.repeat ? { repeat: input.repeat } : {}),
-      ...(input.location ? { location: input.location } : {}),
-      ...(input.massAssignment ? { massAssignment: input.massAssignment } : {}),
-      ...(ownCredentialOf(exchange) ? { ownCredential: ownCredentialOf(exchange)! } : {}),
-    });
+    judged = runChecks(checkContextOf(input, exchange));
   } catch (error) {
     // The tool cannot judge this response (e.g. a schema ajv cannot compile): not the service's fault.
     if (error instanceof SchemaCompileError) {
@@ -156,8 +123,56 @@ export function judge(input: JudgeInput): Judgement {
     }
     throw error;
   }
+  return verdictOf(input, exchange, judged);
+}
+
+/** An exchange without an answer judged: a cut probe of an undocumented method, a timeout or drop, else errored. */
+function judgeUnanswered(input: JudgeInput, exchange: Exchange): Judgement {
+  const { operation } = input;
+  // A method the contract does not document, cut without an answer: the check of that class says what it is.
+  const cut = input.unsupportedMethod ? cutProbe(exchange, operation) : [];
+  if (cut.length > 0) return { outcome: 'passed', checks: [{ id: 'unsupported-method', status: 'warning' }], findings: cut };
+  const { checks, findings } = runUnansweredChecks({ exchange, operation, ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}), ...(input.coverage ? { coverage: input.coverage } : {}) });
+  // A network failure is the network's (or the tool's), never the service's: nothing was judged.
+  if (findings.length === 0) return { outcome: 'errored', checks: [], findings: [], errorMessage: exchange.error?.message ?? 'no response' };
+  return { outcome: 'failed', checks, findings };
+}
+
+/** What the checks of an answered exchange are given: the judge's input, the parts it has. */
+function checkContextOf(input: JudgeInput, exchange: Answered): CheckContext {
+  return {
+    exchange,
+    operation: input.operation,
+    profile: input.profile,
+    validator: input.validator,
+    ...(input.intent ? { expectation: input.intent } : {}),
+    ...(input.expect ? { expect: input.expect } : {}),
+    ...(input.lifecycle ? { lifecycle: input.lifecycle } : {}),
+    ...(input.reads ? { reads: input.reads } : {}),
+    ...(input.secrets ? { secrets: input.secrets } : {}),
+    ...(input.caseExchanges ? { caseExchanges: input.caseExchanges } : {}),
+    ...(input.unknownRoute ? { unknownRoute: input.unknownRoute } : {}),
+    ...(input.coverage ? { coverage: input.coverage } : {}),
+    ...(input.anyClientError ? { anyClientError: true } : {}),
+    ...(input.unsupportedMethod ? { unsupportedMethod: input.unsupportedMethod } : {}),
+    ...(input.madeUpReferences?.length ? { madeUpReferences: input.madeUpReferences } : {}),
+    ...(input.gone?.length ? { gone: input.gone } : {}),
+    ...(input.unshown?.length ? { unshown: input.unshown } : {}),
+    ...(input.inputClass !== undefined ? { inputClass: input.inputClass } : {}),
+    ...(input.bodyCapBytes !== undefined ? { bodyCapBytes: input.bodyCapBytes } : {}),
+    ...(input.access ? { access: input.access } : {}),
+    ...(input.repeat ? { repeat: input.repeat } : {}),
+    ...(input.location ? { location: input.location } : {}),
+    ...(input.massAssignment ? { massAssignment: input.massAssignment } : {}),
+    ...(ownCredentialOf(exchange) ? { ownCredential: ownCredentialOf(exchange)! } : {}),
+  };
+}
+
+/** The outcome of an answered exchange from what its checks found (a persisting 503, a large answer, an absent route). */
+function verdictOf(input: JudgeInput, exchange: Answered, checked: ReturnType<typeof runChecks>): Judgement {
+  let judged = checked;
   // A documented 503 that persisted: the deployment did not serve the request (its body is still held to its schema).
-  const unavailable = unavailableReason(operation, exchange.response, input.profile);
+  const unavailable = unavailableReason(input.operation, exchange.response, input.profile);
   if (unavailable) {
     const findings = judged.findings.filter((f) => f.check !== 'not-a-server-error');
     if (!findings.some((f) => f.severity === 'error')) return { outcome: 'errored', checks: [], findings: [], errorMessage: unavailable };

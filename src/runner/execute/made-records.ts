@@ -2,7 +2,7 @@
  * The records the run made: every success of a create (a POST to a collection, a create an OpenAPI link or a
  * nested path names, a PUT that creates the record its path names), in any phase and to any body, with the request
  * that made it (its path values and body). A case whose own create for a record failed takes one of them
- * (Session.buildFixture, record-search.ts): a record no other case consumes, its parents the same, not deleted since.
+ * (Fixtures.buildFixture, record-search.ts): a record no other case consumes, its parents the same, not deleted since.
  * Bounded: the newest few records and bodies per create.
  */
 import type { Contract, Exchange, Operation } from '../model.ts';
@@ -74,7 +74,7 @@ export class MadeRecords {
   private readonly records = new Map<string, MadeRecord[]>();
   private readonly bodies = new Map<string, unknown[]>();
   /** The records whose maker is still at work, by the request that made them. */
-  private readonly unsettled = new Map<Exchange['request'], MadeRecord>();
+  private readonly unsettled = new WeakMap<Exchange['request'], MadeRecord>();
   /** Per create: the path parameters it produces, each with how (worked out once). */
   private produced: Map<string, Array<{ param: string; found: Producer }>> | undefined;
   /** The records handed to a case that consumes them, as `<create> <id>`. */
@@ -119,7 +119,7 @@ export class MadeRecords {
     const record: MadeRecord = { producer: op.operationId, ids, pathParams, status };
     const list = this.records.get(op.operationId) ?? this.records.set(op.operationId, []).get(op.operationId)!;
     list.push(record);
-    if (list.length > PER_CREATE) this.forget(list.shift()!);
+    if (list.length > PER_CREATE) list.shift();
     this.unsettled.set(exchange.request, record);
     this.version++;
     if (body === undefined) return;
@@ -128,11 +128,6 @@ export class MadeRecords {
     if (bodies.some((b) => JSON.stringify(b) === text)) return;
     bodies.push(body);
     if (bodies.length > BODIES_PER_CREATE) bodies.shift();
-  }
-
-  private forget(record: MadeRecord): void {
-    if (record.settled) return;
-    for (const [request, r] of this.unsettled) if (r === record) this.unsettled.delete(request);
   }
 
   /** A DELETE's success: the record its path's last value names is gone. */

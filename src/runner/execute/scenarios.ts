@@ -8,6 +8,7 @@ import { fork } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { CliOptions, Reporter, Vitest } from 'vitest/node';
 import type { CaseResult, Contract } from '../model.ts';
 import type { RunConfig } from './config.ts';
 import { suitePoolOptions } from './in-thread-pool.ts';
@@ -141,51 +142,7 @@ export function runScenariosHere(input: ScenarioInput): ScenarioRun {
         gathered = { cases: new Map(operations.map((o) => [o.operationId, o.cases])), errors: end.errors, interrupted: end.reason === 'interrupted' };
       },
     });
-    const signalListeners = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
-    // vitest installs SIGINT/SIGTERM listeners that exit the process at once; while it starts, keep them from
-    // being installed at all (an interrupt then must still write the reports), and remove any left afterwards.
-    const restore = { on: process.on, once: process.once };
-    const skipSignals = (register: typeof process.on): typeof process.on =>
-      function (this: NodeJS.Process, event: string | symbol, listener: (...args: unknown[]) => void) {
-        if (event === 'SIGINT' || event === 'SIGTERM') return this;
-        return register.call(this, event, listener);
-      } as typeof process.on;
-    process.on = skipSignals(restore.on);
-    process.once = skipSignals(restore.once);
-    const vitest = await createVitest(
-      'test',
-      {
-        config: false,
-        root: input.root,
-        watch: false,
-        include: input.include,
-        exclude: [...(input.exclude ?? []), '**/node_modules/**'],
-        reporters: [collector],
-        provide: { conformance: input.config, conformanceOperations: input.operationFiles },
-        maxConcurrency: input.config.concurrency,
-        testTimeout: input.config.timeoutMs * 8 + 5_000,
-        hookTimeout: input.config.timeoutMs * 40 + 10_000,
-        passWithNoTests: true,
-        // The suites run in this thread or process, one file after another (in-thread-pool.ts), else on vitest's threads.
-        ...pool,
-        // The suite files of a worker share one module graph: the engine (and its session: one per worker,
-        // testing/index.ts) is imported once, not once per file (about 0.5 s of a default run's 2 s).
-        isolate: false,
-        fileParallelism: true,
-        ...builtTestingExternal(),
-      },
-      { logLevel: 'silent', server: { watch: null }, ...builtTesting() },
-    ).finally(() => {
-      process.on = restore.on;
-      process.once = restore.once;
-    });
-    // vitest adds listeners that exit the process at once on SIGINT/SIGTERM; drop them so the run can end
-    // cleanly and write its reports with what was measured.
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      for (const listener of process.listeners(signal)) {
-        if (!signalListeners[signal].includes(listener)) process.off(signal, listener);
-      }
-    }
+    const vitest = await createSuitesVitest(createVitest, input, collector, pool);
     cancel = () => void vitest.cancelCurrentRun('keyboard-input');
     try {
       if (!cancelled) await vitest.start();
@@ -204,6 +161,63 @@ export function runScenariosHere(input: ScenarioInput): ScenarioRun {
       cancel();
     },
     done,
+  };
+}
+
+/**
+ * vitest made for the suites, without the SIGINT/SIGTERM listeners it installs: they exit the process at once,
+ * and an interrupt must still write the reports.
+ */
+async function createSuitesVitest(createVitest: typeof import('vitest/node').createVitest, input: ScenarioInput, collector: Reporter, pool: Awaited<ReturnType<typeof suitePoolOptions>>): Promise<Vitest> {
+  const signalListeners = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
+  // vitest installs SIGINT/SIGTERM listeners that exit the process at once; while it starts, keep them from
+  // being installed at all (an interrupt then must still write the reports), and remove any left afterwards.
+  const restore = { on: process.on, once: process.once };
+  process.on = skipSignals(restore.on);
+  process.once = skipSignals(restore.once);
+  const vitest = await createVitest('test', suitesOptions(input, collector, pool), { logLevel: 'silent', server: { watch: null }, ...builtTesting() }).finally(() => {
+    process.on = restore.on;
+    process.once = restore.once;
+  });
+  // vitest adds listeners that exit the process at once on SIGINT/SIGTERM; drop them so the run can end
+  // cleanly and write its reports with what was measured.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    for (const listener of process.listeners(signal)) {
+      if (!signalListeners[signal].includes(listener)) process.off(signal, listener);
+    }
+  }
+  return vitest;
+}
+
+/** A process.on (or once) that installs no SIGINT or SIGTERM listener. */
+function skipSignals(register: typeof process.on): typeof process.on {
+  return function (this: NodeJS.Process, event: string | symbol, listener: (...args: unknown[]) => void) {
+    if (event === 'SIGINT' || event === 'SIGTERM') return this;
+    return register.call(this, event, listener);
+  } as typeof process.on;
+}
+
+/** vitest's options for the suites: their files, the run's configuration provided to them, their timeouts and pool. */
+function suitesOptions(input: ScenarioInput, collector: Reporter, pool: Awaited<ReturnType<typeof suitePoolOptions>>): CliOptions {
+  return {
+    config: false,
+    root: input.root,
+    watch: false,
+    include: input.include,
+    exclude: [...(input.exclude ?? []), '**/node_modules/**'],
+    reporters: [collector],
+    provide: { conformance: input.config, conformanceOperations: input.operationFiles },
+    maxConcurrency: input.config.concurrency,
+    testTimeout: input.config.timeoutMs * 8 + 5_000,
+    hookTimeout: input.config.timeoutMs * 40 + 10_000,
+    passWithNoTests: true,
+    // The suites run in this thread or process, one file after another (in-thread-pool.ts), else on vitest's threads.
+    ...pool,
+    // The suite files of a worker share one module graph: the engine (and its session: one per worker,
+    // testing/index.ts) is imported once, not once per file (about 0.5 s of a default run's 2 s).
+    isolate: false,
+    fileParallelism: true,
+    ...builtTestingExternal(),
   };
 }
 

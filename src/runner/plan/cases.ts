@@ -154,7 +154,7 @@ export function producerOf(contract: Contract, op: Operation, param: string): Op
 /**
  * The contract's example value of a path parameter no described operation creates, for a read (GET, HEAD,
  * OPTIONS) whose record a GET of the same path can look up: such a read may take the example, once that GET shows
- * it names a record on the deployment (Session.buildFixture; a 404 there leaves the read untested, as before). A
+ * it names a record on the deployment (Fixtures.buildFixture; a 404 there leaves the read untested, as before). A
  * write never acts on a record the run did not make.
  */
 export function pathExample(contract: Contract, op: Operation, param: string): { value: string; reader: Operation } | undefined {

@@ -5,7 +5,7 @@ export interface CoverageRequest {
   label: string;
   /** Schema-valid (judged as a positive) or schema-invalid (judged as a negative). */
   valid: boolean;
-  /** The input class (see the list at the top of plan/coverage-classes.ts). */
+  /** The input class (one row of plan/coverage-table.ts). */
   class: string;
   /** Merged over the positive request's. */
   pathParams?: Record<string, string>;

@@ -13,97 +13,19 @@
  *   as "accepted leniently"; a profile that declares `strictInput` (its platform promises strict validation)
  *   makes it an error for the services it claims, for every lenient class or for those it lists.
  *
- * Every input class of the coverage phase and of the negative cases is in exactly one row. Two rows are no
- * tier: `valid` (the class only ever sends schema-valid requests: judged as positives) and `response-only`
- * (nothing says how a server must take it: only the answer's conformance is judged).
+ * Every input class of the coverage phase and of the negative cases is in exactly one row of plan/coverage-table.ts,
+ * which holds its tier. Two rules are no tier: `valid` (the class only ever sends schema-valid requests: judged as
+ * positives) and `response-only` (nothing says how a server must take it: only the answer's conformance is judged).
  */
 
-export type InputTier = 'must-reject' | 'lenient';
-export type ClassRule = InputTier | 'valid' | 'response-only';
+import { COVERAGE_TABLE, type ClassRule, type InputTier } from './coverage-table.ts';
 
-export const INPUT_CLASSES = {
-  // The body as a whole.
-  'malformed-json': 'must-reject',
-  /** Invalid only where the body is required. */
-  'empty-body': 'must-reject',
-  /** A scalar or an array for an object body (response-only where the schema names properties but no type). */
-  'non-object-body': 'must-reject',
-  /** An object for a body that is no object. */
-  'wrong-type-body': 'must-reject',
-  /** The object body's own values as a JSON array (`[5,"x",false]`): no JSON kind an object is read from by the contract. */
-  'values-as-array': 'must-reject',
-  /**
-   * JSON nested thousands of levels deep: invalid only where the schema makes it so; otherwise only the answer is
-   * judged (no server error, no dropped connection).
-   */
-  'deep-nesting': 'must-reject',
-  /** `null` as the whole body where it is not nullable: many binders read it as no value. */
-  'null-body': 'lenient',
-  /** A well-formed body under a media type the operation does not declare: most JSON decoders do not look. */
-  'undeclared-media-type': 'lenient',
-  'not-utf8': 'response-only',
-  'additional-property': 'valid',
-  /** The positive request asking for a media type a successful answer declares. */
-  'accept-declared': 'valid',
-  /** Asking for a media type no answer declares: a 406 is right, documented or not (a warning when not). */
-  'accept-undeclared': 'response-only',
-  /** A Content-Type header no parser takes as it is (a multipart type without its boundary). */
-  'malformed-content-type': 'response-only',
-  // One parameter or body field.
-  /** Invalid only under a declared format or bound. */
-  'beyond-int64': 'must-reject',
-  /** A JSON kind no mainstream parser turns into the declared type (plan/input-tiers.ts kindTier). */
-  'wrong-type': 'must-reject',
-  /** A scalar's valid value as an array of one (`["a@b.c"]`): validators that coerce types to arrays unwrap it. */
-  'one-element-array': 'must-reject',
-  /** A scalar mainstream parsers coerce: a number for a string, a numeric string for a number, 1 or "true" for a boolean. */
-  'coercible-type': 'lenient',
-  /**
-   * An integer written with a fraction of zero (`2.0`): refused by .NET and Go. No integer in OpenAPI 3.0's dialect
-   * (this row); JSON Schema 2020-12's integer, so valid, in a 3.1 description (plan/coverage-classes.ts CoverageOptions).
-   */
-  'integer-as-decimal': 'lenient',
-  bound: 'must-reject',
-  'invalid-format': 'must-reject',
-  /**
-   * Another spelling of a valid value of the format that the format's validator refuses (a uuid without hyphens, in
-   * braces). One it takes is no lenient input: valid (an upper-case uuid), or, beyond the format's own definition
-   * (a uuid's URN form, which ajv-formats takes), judged for its answer only (plan/coverage-classes.ts).
-   */
-  'format-respelling': 'lenient',
-  'multiple-of': 'must-reject',
-  /** `null` for a property or parameter that is not nullable (an optional .NET `string?` reads it as not given). */
-  null: 'lenient',
-  /** Invalid only under minLength, a format, a pattern or an enum; sent in the query only where both readings refuse it. */
-  'empty-string': 'must-reject',
-  /** An empty value for an optional query parameter without `allowEmptyValue` (read as left out by many binders). */
-  'empty-optional-query': 'lenient',
-  unicode: 'must-reject',
-  'empty-array': 'must-reject',
-  boolean: 'must-reject',
-  pattern: 'must-reject',
-  enum: 'valid',
-  'outside-enum': 'must-reject',
-  'no-match-filter': 'valid',
-  /** A plain word or a numeric string in a URL string nothing constrains (a name or a number a server may read it as). */
-  'identifier-like': 'response-only',
-  // A path segment sent as it is, already percent-encoded (plan/path-classes.ts): no value of the parameter's schema.
-  /** `%ZZ`, an overlong UTF-8 sequence (`%C0%AF`), a lone byte (`%FF`). */
-  'invalid-percent-encoding': 'response-only',
-  /** `%2F`, `%3F`, `%23` inside the value. */
-  'encoded-separator': 'response-only',
-  /** `..%2F` before the value (bare dot segments are resolved by the URL parser and never sent). */
-  'dot-segment': 'response-only',
-  /** Invalid only where another field depends on it. */
-  'optional-left-out': 'must-reject',
-  'optional-present': 'must-reject',
-  'all-at-bound': 'valid',
-  random: 'valid',
-  // The negative cases of the examples phase.
-  'missing-required': 'must-reject',
-  /** A negative case written in the examples file: the user says it must be refused. */
-  'example-negative': 'must-reject',
-} as const satisfies Record<string, ClassRule>;
+export type { ClassRule, InputTier };
+
+type Row = (typeof COVERAGE_TABLE)[number];
+
+/** Each class's rule, as its row in plan/coverage-table.ts says. */
+export const INPUT_CLASSES = Object.fromEntries(COVERAGE_TABLE.map((row) => [row.id, row.tier])) as { readonly [R in Row as R['id']]: R['tier'] };
 
 export type InputClass = keyof typeof INPUT_CLASSES;
 

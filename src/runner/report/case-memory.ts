@@ -5,7 +5,7 @@
  * Each case is built afresh, so without this every copy of "presence" or of a five-check list is a string or
  * an array of its own. The values are the same, only shared: nothing that reads the results can tell.
  */
-import type { CaseResult, CheckResult, Finding } from '../model.ts';
+import type { CaseResult, CheckResult, Finding, LocationCounts } from '../model.ts';
 
 /** Longer texts are rarely repeated (they name ids, values or bodies): they are kept as they are. */
 const MAX_SHARED_LENGTH = 512;
@@ -15,6 +15,7 @@ const MAX_ENTRIES = 50_000;
 export class SharedValues {
   private readonly texts = new Map<string, string>();
   private readonly checkLists = new Map<string, CheckResult[]>();
+  private readonly locationCounts = new Map<string, LocationCounts>();
 
   /** The first equal text seen, else this one (remembered for the next). */
   text(value: string): string;
@@ -46,7 +47,17 @@ export class SharedValues {
     const shared: CaseResult = { ...c, name: this.text(c.name), checks: this.checks(c.checks), findings: c.findings.map((f) => this.finding(f)) };
     if (c.skipReason !== undefined) shared.skipReason = this.text(c.skipReason);
     if (c.errorMessage !== undefined) shared.errorMessage = this.text(c.errorMessage);
+    if (c.requestsByLocation !== undefined) shared.requestsByLocation = this.locations(c.requestsByLocation);
     return shared;
+  }
+
+  /** The first equal count of requests by location seen (only ever summed: report/assemble.ts), else this one. */
+  private locations(counts: LocationCounts): LocationCounts {
+    const key = JSON.stringify(counts);
+    const known = this.locationCounts.get(key);
+    if (known) return known;
+    if (this.locationCounts.size < MAX_ENTRIES) this.locationCounts.set(key, counts);
+    return counts;
   }
 
   private finding(f: Finding): Finding {

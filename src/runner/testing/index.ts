@@ -108,7 +108,7 @@ export async function conformanceClient(): Promise<ConformanceClient> {
     },
     async otp(transactionId) {
       const s = await (loaded[0]?.session ?? session());
-      return s.readOtp(transactionId).catch(() => undefined);
+      return s.fixtures.readOtp(transactionId).catch(() => undefined);
     },
     get otpSourceConfigured() {
       return runConfig().otpSourceUrl !== undefined;

@@ -14,7 +14,7 @@ import { pathParamNames } from '../../plan/cases.ts';
 import { DEFAULT_IDENTITY } from '../identities.ts';
 import type { CaseRun } from '../case-run.ts';
 import type { CallRequest } from '../request-builder.ts';
-import type { PhaseHost } from './host.ts';
+import type { PhaseContext } from './host.ts';
 
 type AccessRequest = CallRequest & { pathParams: Record<string, string> };
 
@@ -54,10 +54,10 @@ function absentValue(op: Operation, name: string): string {
   return `absent-${randomUUID().slice(0, 8)}`;
 }
 
-export async function runObjectAccess(session: PhaseHost, run: CaseRun, request: AccessRequest): Promise<CaseResult> {
+export async function runObjectAccess(session: PhaseContext, run: CaseRun, request: AccessRequest): Promise<CaseResult> {
   const { op } = run;
   const identity = callerOf(run);
-  const owned = ownedPerIdentity(op, session.profileOf(op));
+  const owned = ownedPerIdentity(op, session.judging.profileOf(op));
   const asOther = await run.send(op, request, { intent: true });
   const stop = unusable(run, asOther, identity);
   if (stop) return stop;
@@ -90,11 +90,11 @@ export async function runObjectAccess(session: PhaseHost, run: CaseRun, request:
   return { ...run.result(), access };
 }
 
-export async function runFunctionAccess(session: PhaseHost, run: CaseRun, request: AccessRequest): Promise<CaseResult> {
+export async function runFunctionAccess(session: PhaseContext, run: CaseRun, request: AccessRequest): Promise<CaseResult> {
   const { op } = run;
   const name = callerOf(run);
   const identity = session.config.identities?.find((i) => i.name === name);
-  const lacking = lackingFor(op, session.profileOf(op), identity);
+  const lacking = lackingFor(op, session.judging.profileOf(op), identity);
   const exchange = await run.send(op, request, { intent: true });
   const stop = unusable(run, exchange, name);
   if (stop) return stop;

@@ -7,7 +7,7 @@ import { tierOf } from '../../plan/input-tiers.ts';
 import { Random } from '../../plan/random.ts';
 import type { CaseRun } from '../case-run.ts';
 import type { CallRequest } from '../request-builder.ts';
-import type { PhaseHost } from './host.ts';
+import type { PhaseContext } from './host.ts';
 import { runCoverage, type CoverageItem } from './coverage.ts';
 import { replayed } from './replay.ts';
 import type { Doubts } from '../references.ts';
@@ -30,8 +30,8 @@ const UNDOCUMENTED_PROBES: HttpMethod[] = ['GET', 'TRACE', 'QUERY', 'OPTIONS'];
 const UNSAFE_PROBES: HttpMethod[] = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** The path's requests with a method the contract documents for no operation of it (one operation per path sends them). */
-function undocumentedMethodItems(session: PhaseHost, op: Operation): CoverageItem[] {
-  const { methods, covered, probes } = session.methodsOfPath(op);
+function undocumentedMethodItems(session: PhaseContext, op: Operation): CoverageItem[] {
+  const { methods, covered, probes } = session.presence.methodsOfPath(op);
   if (!probes) return [];
   const unsafe = session.config.allowIrreversible && !session.config.readOnly;
   return [...UNDOCUMENTED_PROBES, ...(unsafe ? UNSAFE_PROBES : [])].filter((m) => !covered.includes(m)).map((method) => ({
@@ -104,7 +104,7 @@ export function coverageItemsOf(contract: Contract, op: Operation, positive: Pos
 }
 
 /** The coverage case of one operation: its planned items sent and judged (phases/coverage.ts), then replayed. */
-export async function runCoveragePhase(session: PhaseHost, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }, doubts: Doubts): Promise<CaseResult> {
+export async function runCoveragePhase(session: PhaseContext, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }, doubts: Doubts): Promise<CaseResult> {
   const { op } = run;
   const positive = { pathParams: request.pathParams, query: request.query, ...(request.headers ? { headers: request.headers } : {}), ...(request.cookies ? { cookies: request.cookies } : {}), ...(request.body !== undefined ? { body: request.body } : {}) };
   // Every class of input that breaks servers is sent (up to CLASS_LIMIT); --max-examples is the phase's budget

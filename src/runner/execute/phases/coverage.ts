@@ -105,56 +105,90 @@ export async function runCoverage(
   doubts: Doubts = () => ({}),
   options: { mustRefuseOnly?: boolean } = {},
 ): Promise<CoverageOutcome> {
-  const op = run.op;
-  let sent = 0;
-  const failing: Exchange[] = [];
-  // A connection that broke before any answer is sent once more by the session (Session.call).
-  const sendOnce = async (request: CallRequest): Promise<Exchange> => {
-    sent++;
-    return run.send(op, request, { intent: true, keep: false });
-  };
+  const pass = new CoveragePass(run, base, doubts, options);
+  for (const item of items) await pass.sendItem(item);
+  await pass.resendRefusedQueries();
+  await pass.resendFailedBodies();
+  if (pass.last) run.keep(pass.last);
+  return { sent: pass.sent, failing: pass.failing };
+}
+
+/** The state of one coverage phase: its requests sent and judged, the re-sends they call for, what stays with the case. */
+class CoveragePass {
+  sent = 0;
+  readonly failing: Exchange[] = [];
   // Only the evidence of a defect (kept by the judge) and the last exchange stay with the case: a phase of a
   // hundred requests holds no more than that in memory.
-  let last: Exchange | undefined;
+  last: Exchange | undefined;
   // Whether the request without any variation breaks the server too (sent once, at the first server error): then
   // no variation is what broke it, and none is named as the broken part.
-  let unvaried: boolean | undefined;
+  private unvaried: boolean | undefined;
   // The request without any variation, sent at most once: whether it breaks the server, and whether it is refused
   // (the re-sends below).
-  let plainAnswer: Promise<Exchange> | undefined;
-  const unvariedAnswer = (): Promise<Exchange> => (plainAnswer ??= sendOnce(base));
-  const breaksUnvaried = async (): Promise<boolean> => {
-    if (options.mustRefuseOnly) return false;
-    if (unvaried === undefined) {
-      const plain = await unvariedAnswer();
-      unvaried = isServerError(plain);
-      if (unvaried) judgeItem(plain, { label: 'the request unvaried', valid: true } as CoverageItem, 'the request unvaried', base, true);
+  private plainAnswer: Promise<Exchange> | undefined;
+  private baseNames: Set<string> | undefined;
+  // Query variations refused (4xx): sent again without the optional query parameters if the request they vary is
+  // itself refused, so that one parameter's refusal does not hide what another breaks.
+  private readonly refusedQuery: CoverageItem[] = [];
+  // Body variations answered as the body they vary is (a server error, a refusal): sent again on the body without
+  // its optional fields where that one is taken, so that one optional field's fault does not hide the others'.
+  private readonly failedBody: CoverageItem[] = [];
+  private readonly op: Operation;
+
+  constructor(
+    private readonly run: CaseRun,
+    private readonly base: CallRequest & { query: Record<string, unknown> },
+    private readonly doubts: Doubts,
+    private readonly options: { mustRefuseOnly?: boolean },
+  ) {
+    this.op = run.op;
+  }
+
+  // A connection that broke before any answer is sent once more by the session (Session.call).
+  private async sendOnce(request: CallRequest): Promise<Exchange> {
+    this.sent++;
+    return this.run.send(this.op, request, { intent: true, keep: false });
+  }
+
+  private unvariedAnswer(): Promise<Exchange> {
+    return (this.plainAnswer ??= this.sendOnce(this.base));
+  }
+
+  private async breaksUnvaried(): Promise<boolean> {
+    if (this.options.mustRefuseOnly) return false;
+    if (this.unvaried === undefined) {
+      const plain = await this.unvariedAnswer();
+      this.unvaried = isServerError(plain);
+      if (this.unvaried) this.judgeItem(plain, { label: 'the request unvaried', valid: true } as CoverageItem, 'the request unvaried', this.base, true);
     }
-    return unvaried;
-  };
+    return this.unvaried;
+  }
+
   // Whether the request without any variation was taken (2xx): then what it names (a made-up id, an owner) is no
   // reason for a variation of it to be refused.
-  const unvariedTaken = async (): Promise<boolean> => {
-    const status = (await unvariedAnswer()).response?.status;
+  private async unvariedTaken(): Promise<boolean> {
+    const status = (await this.unvariedAnswer()).response?.status;
     return status !== undefined && status >= 200 && status < 300;
-  };
-  let baseNames: Set<string> | undefined;
+  }
+
   /**
    * The doubts of a valid request: where it was refused naming something the run did not get, less the names the
    * request without the variation also sends, if that one was taken (asked at most once per case).
    */
-  const doubtsOf = async (request: CallRequest, refused: boolean): Promise<ReturnType<Doubts>> => {
-    const found = doubts(sentBody(request));
+  private async doubtsOf(request: CallRequest, refused: boolean): Promise<ReturnType<Doubts>> {
+    const found = this.doubts(sentBody(request));
     if (!refused || found.madeUpReferences === undefined) return found;
     // What the request without the variation names, as the run knew it before asking (its answer may teach the pool).
-    baseNames ??= new Set(doubts(sentBody(base)).madeUpReferences ?? []);
-    if (!(await unvariedTaken())) return found;
+    this.baseNames ??= new Set(this.doubts(sentBody(this.base)).madeUpReferences ?? []);
+    if (!(await this.unvariedTaken())) return found;
     const { madeUpReferences, ...rest } = found;
-    const left = madeUpReferences.filter((name) => !baseNames!.has(name));
+    const left = madeUpReferences.filter((name) => !this.baseNames!.has(name));
     return left.length > 0 ? { ...rest, madeUpReferences: left } : rest;
-  };
-  const judgeItem = (exchange: Exchange, item: CoverageItem, label: string, request: CallRequest, shared = false, doubted?: ReturnType<Doubts>): Judgement => {
-    last = exchange;
+  }
+
+  private judgeItem(exchange: Exchange, item: CoverageItem, label: string, request: CallRequest, shared = false, doubted?: ReturnType<Doubts>): Judgement {
+    const { run, op } = this;
+    this.last = exchange;
     if (exchange.response === undefined && !judgedUnanswered(exchange)) {
       run.unanswered(exchange);
       return { outcome: 'errored', checks: [], findings: [] };
@@ -165,7 +199,7 @@ export async function runCoverage(
       : item.class === 'malformed-content-type' ? (j: Judgement) => softenUndocumented(op, exchange, softenUndocumented(op, exchange, j, 415), 400)
       : notAUri(item) ? (j: Judgement) => softenHttpLayer(exchange, j)
       : undefined;
-    const coverage = { label, sent, ...(shared ? { unvaried: true } : {}) };
+    const coverage = { label, sent: this.sent, ...(shared ? { unvaried: true } : {}) };
     // A valid request must be taken (positive-data-accepted), unless its refusal can depend on stored data or on a
     // rule the contract does not show.
     const judgement = item.unsupportedMethod
@@ -173,27 +207,29 @@ export async function runCoverage(
       : item.judgeAs === 'response'
       ? run.judgeResponse(exchange, { coverage }, adjust)
       : item.valid
-      ? run.judgeIntent(exchange, { intent: 'success', coverage, ...withReason(doubted ?? doubts(sentBody(request)), item.refusalMayBeRight) }, adjust)
+      ? run.judgeIntent(exchange, { intent: 'success', coverage, ...withReason(doubted ?? this.doubts(sentBody(request)), item.refusalMayBeRight) }, adjust)
       : run.judgeIntent(exchange, { intent: 'rejected', coverage, anyClientError: !documentsRefusal(op), ...(item.class !== undefined ? { inputClass: item.class } : {}) }, adjust);
-    if (judgement.findings.some((f) => f.severity === 'error')) failing.push(run.kept(exchange));
+    if (judgement.findings.some((f) => f.severity === 'error')) this.failing.push(run.kept(exchange));
     return judgement;
-  };
-  // Query variations refused (4xx): sent again without the optional query parameters if the request they vary is
-  // itself refused, so that one parameter's refusal does not hide what another breaks.
-  const refusedQuery: CoverageItem[] = [];
-  // Body variations answered as the body they vary is (a server error, a refusal): sent again on the body without
-  // its optional fields where that one is taken, so that one optional field's fault does not hide the others'.
-  const failedBody: CoverageItem[] = [];
-  for (const item of items) {
+  }
+
+  /** One planned item sent and judged; noted for a re-send, or shrunk where a valid one broke the server. */
+  async sendItem(item: CoverageItem): Promise<void> {
+    const { op, base, options } = this;
     const request = itemRequest(op, base, item);
-    const exchange = await sendOnce(request);
-    const shared = isServerError(exchange) && (await breaksUnvaried());
-    const doubted = item.valid && item.judgeAs === undefined ? await doubtsOf(request, isClientError(exchange)) : undefined;
-    judgeItem(exchange, item, item.label, request, shared, doubted);
-    if (!options.mustRefuseOnly && isQueryOnly(item) && isClientError(exchange)) refusedQuery.push(item);
-    if (!options.mustRefuseOnly && isBodyOnly(item) && (shared || isClientError(exchange))) failedBody.push(item);
-    if (shared || !item.valid || !isServerError(exchange) || (item.pathParams ?? item.headers ?? item.cookies ?? item.rawBody ?? item.noBody) !== undefined) continue;
-    // Shrink a server error of a valid body or query variation: the first smaller request that still fails.
+    const exchange = await this.sendOnce(request);
+    const shared = isServerError(exchange) && (await this.breaksUnvaried());
+    const doubted = item.valid && item.judgeAs === undefined ? await this.doubtsOf(request, isClientError(exchange)) : undefined;
+    this.judgeItem(exchange, item, item.label, request, shared, doubted);
+    if (!options.mustRefuseOnly && isQueryOnly(item) && isClientError(exchange)) this.refusedQuery.push(item);
+    if (!options.mustRefuseOnly && isBodyOnly(item) && (shared || isClientError(exchange))) this.failedBody.push(item);
+    if (shared || !item.valid || !isServerError(exchange) || (item.pathParams ?? item.headers ?? item.cookies ?? item.rawBody ?? item.noBody) !== undefined) return;
+    await this.shrink(item);
+  }
+
+  /** Shrink a server error of a valid body or query variation: the first smaller request that still fails. */
+  private async shrink(item: CoverageItem): Promise<void> {
+    const { op, base } = this;
     let current: Variation = { label: item.label, ...(item.body !== undefined ? { body: item.body } : {}), ...(item.query ? { query: item.query } : {}) };
     let budget = SHRINK_BUDGET;
     for (let improved = true; improved && budget > 0; ) {
@@ -204,8 +240,8 @@ export async function runCoverage(
         if (budget-- <= 0) break;
         const label = describeVariation(step, { body: base.body, query: base.query });
         const stepRequest = itemRequest(op, base, { ...step, label, valid: true });
-        const tried = await sendOnce(stepRequest);
-        judgeItem(tried, { ...step, label, valid: true }, label, stepRequest);
+        const tried = await this.sendOnce(stepRequest);
+        this.judgeItem(tried, { ...step, label, valid: true }, label, stepRequest);
         if (isServerError(tried)) {
           current = step;
           improved = true;
@@ -214,47 +250,56 @@ export async function runCoverage(
       }
     }
   }
-  const minimal = requiredQuery(op, base.query);
-  if (refusedQuery.length > 1 && Object.keys(minimal).length < Object.keys(base.query).length) {
-    const plain = await unvariedAnswer();
-    last = plain;
-    if (isClientError(plain)) {
-      // Those most likely to break a server first.
-      const rank = (item: CoverageItem) => (item.class === undefined ? BREAKING.length : BREAKING.indexOf(item.class) + 1 || BREAKING.length);
-      for (const item of [...refusedQuery].sort((a, b) => rank(a) - rank(b)).slice(0, REBASED_LIMIT)) {
-        const query = rebased(item.query!, base.query, minimal);
-        if (query === undefined) continue;
-        const label = `${item.label}, the optional query parameters left out (the request with them is refused: ${plain.response!.status})`;
-        const request = itemRequest(op, { ...base, query }, { ...item, query, label });
-        judgeItem(await sendOnce(request), { ...item, query, label }, label, request);
+
+  /** The refused query variations sent again without the optional query parameters, where the request with them is refused. */
+  async resendRefusedQueries(): Promise<void> {
+    const { op, base } = this;
+    const minimal = requiredQuery(op, base.query);
+    if (this.refusedQuery.length > 1 && Object.keys(minimal).length < Object.keys(base.query).length) {
+      const plain = await this.unvariedAnswer();
+      this.last = plain;
+      if (isClientError(plain)) {
+        // Those most likely to break a server first.
+        for (const item of [...this.refusedQuery].sort((a, b) => breakingRank(a) - breakingRank(b)).slice(0, REBASED_LIMIT)) {
+          const query = rebased(item.query!, base.query, minimal);
+          if (query === undefined) continue;
+          const label = `${item.label}, the optional query parameters left out (the request with them is refused: ${plain.response!.status})`;
+          const request = itemRequest(op, { ...base, query }, { ...item, query, label });
+          this.judgeItem(await this.sendOnce(request), { ...item, query, label }, label, request);
+        }
       }
     }
   }
-  const minimalBody = failedBody.length > 0 && base.body !== undefined ? requiredOnly(op, base.body) : undefined;
-  if (minimalBody && op.requestBody) {
-    const plain = await unvariedAnswer();
-    last = plain;
+
+  /** The failed body variations sent again on the body without its optional fields, where that one is taken. */
+  async resendFailedBodies(): Promise<void> {
+    const { op, base } = this;
+    const minimalBody = this.failedBody.length > 0 && base.body !== undefined ? requiredOnly(op, base.body) : undefined;
+    if (!minimalBody || !op.requestBody) return;
+    const plain = await this.unvariedAnswer();
+    this.last = plain;
     const fails = isServerError(plain) || isClientError(plain);
-    const taken = fails ? await sendOnce({ ...base, body: minimalBody, location: 'body' }) : undefined;
-    if (taken) last = taken;
-    if (taken?.response && taken.response.status >= 200 && taken.response.status < 300) {
-      const rank = (item: CoverageItem) => (item.class === undefined ? BREAKING.length : BREAKING.indexOf(item.class) + 1 || BREAKING.length);
-      for (const item of [...failedBody].sort((a, b) => rank(a) - rank(b)).slice(0, REBASED_LIMIT)) {
-        const varied = item.body !== undefined ? item.body : parseExact(item.rawBody as string);
-        const body = isRecord(varied) && isRecord(base.body) ? rebased(varied, base.body, minimalBody) : undefined;
-        // Its validity must not change with the fields left out (a field another one depends on).
-        if (body === undefined || accepts(op.requestBody.schema, body) === !item.valid) continue;
-        const label = `${item.label}, the optional body fields left out (the body with them is answered ${plain.response?.status ?? plain.error?.message})`;
-        const over = hasBigInt(body) ? { rawBody: losslessStringify(body) as string, ...(item.contentType ? { contentType: item.contentType } : {}) } : { body };
-        const rebasedItem: CoverageItem = { ...item, ...over, label };
-        if (!('rawBody' in over)) delete rebasedItem.rawBody;
-        const request = itemRequest(op, base, rebasedItem);
-        judgeItem(await sendOnce(request), rebasedItem, label, request);
-      }
+    const taken = fails ? await this.sendOnce({ ...base, body: minimalBody, location: 'body' }) : undefined;
+    if (taken) this.last = taken;
+    if (!(taken?.response && taken.response.status >= 200 && taken.response.status < 300)) return;
+    for (const item of [...this.failedBody].sort((a, b) => breakingRank(a) - breakingRank(b)).slice(0, REBASED_LIMIT)) {
+      const varied = item.body !== undefined ? item.body : parseExact(item.rawBody as string);
+      const body = isRecord(varied) && isRecord(base.body) ? rebased(varied, base.body, minimalBody) : undefined;
+      // Its validity must not change with the fields left out (a field another one depends on).
+      if (body === undefined || accepts(op.requestBody.schema, body) === !item.valid) continue;
+      const label = `${item.label}, the optional body fields left out (the body with them is answered ${plain.response?.status ?? plain.error?.message})`;
+      const over = hasBigInt(body) ? { rawBody: losslessStringify(body) as string, ...(item.contentType ? { contentType: item.contentType } : {}) } : { body };
+      const rebasedItem: CoverageItem = { ...item, ...over, label };
+      if (!('rawBody' in over)) delete rebasedItem.rawBody;
+      const request = itemRequest(op, base, rebasedItem);
+      this.judgeItem(await this.sendOnce(request), rebasedItem, label, request);
     }
   }
-  if (last) run.keep(last);
-  return { sent, failing };
+}
+
+/** Where an item's class stands among those most likely to break a server (BREAKING; unlisted last). */
+function breakingRank(item: CoverageItem): number {
+  return item.class === undefined ? BREAKING.length : BREAKING.indexOf(item.class) + 1 || BREAKING.length;
 }
 
 /** JSON with numbers as numbers where a double holds them exactly, else as LosslessNumber; undefined if it is no JSON. */

@@ -26,14 +26,14 @@ import { createdIds } from '../created.ts';
 import { is2xx } from '../judge.ts';
 import { alignBodyToPath } from '../references.ts';
 import { Skip } from '../skip.ts';
-import type { PhaseHost } from './host.ts';
+import type { PhaseContext } from './host.ts';
 
 type Params = Record<string, string>;
 type Body = Record<string, unknown>;
 
 /** What the writes of one case share: the record the updates write, their base bodies, what restores each edged property. */
 interface Writing {
-  session: PhaseHost;
+  session: PhaseContext;
   run: CaseRun;
   targets: EdgeTargets;
   /** The record the updates write (made for the case before the first of them); undefined: none could be made. */
@@ -45,15 +45,15 @@ interface Writing {
   sent: number;
 }
 
-export async function runEdgeWrites(session: PhaseHost, run: CaseRun): Promise<CaseResult> {
+export async function runEdgeWrites(session: PhaseContext, run: CaseRun): Promise<CaseResult> {
   const { op } = run;
   const targets = edgeTargets(session.contract, op);
-  let writes = edgeWrites(session.contract, op, (w) => session.config.allowIrreversible || !isIrreversible(session.profileOf(w), w.operationId));
+  let writes = edgeWrites(session.contract, op, (w) => session.config.allowIrreversible || !isIrreversible(session.judging.profileOf(w), w.operationId));
   if (!targets || writes.length === 0) return run.skipped('no write of the record has a boundary value its schema accepts', 'not-applicable');
   const w: Writing = { session, run, targets, bases: new Map(), restore: {}, sent: 0 };
   if (writes.some((e) => e.write !== targets.create)) {
     try {
-      w.record = await session.fixture(targets.item?.operation ?? targets.updates[0]!, true, run);
+      w.record = await session.fixtures.fixture(targets.item?.operation ?? targets.updates[0]!, true, run);
     } catch (error) {
       // No record to update: the create's writes still make their own.
       writes = writes.filter((e) => e.write === targets.create);
@@ -74,7 +74,7 @@ async function parentsOf(w: Writing, create: Operation): Promise<Params> {
   if (names.length === 0) return {};
   const record = w.record;
   if (record && names.every((n) => n in record)) return Object.fromEntries(names.map((n) => [n, record[n]!]));
-  return (w.parents ??= await w.session.fixture(create, true, w.run));
+  return (w.parents ??= await w.session.fixtures.fixture(create, true, w.run));
 }
 
 /**
@@ -87,7 +87,7 @@ async function baseOf(w: Writing, write: Operation, pathParams: Params): Promise
     let body: unknown;
     try {
       const random = new Random(`${w.session.config.seed}:${write.operationId}:edge-writes${create ? `:${w.sent}` : ''}`);
-      body = alignBodyToPath(write, await w.session.recordBody(write, random, w.run), pathParams);
+      body = alignBodyToPath(write, await w.session.fixtures.recordBody(write, random, w.run), pathParams);
     } catch (error) {
       if (!(error instanceof Skip)) throw error;
     }

@@ -21,7 +21,7 @@ import { is2xx, judgedUnanswered, type Judgement } from '../judge.ts';
 import { alignBodyToPath } from '../references.ts';
 import type { CallRequest } from '../request-builder.ts';
 import { Skip } from '../skip.ts';
-import type { PhaseHost } from './host.ts';
+import type { PhaseContext } from './host.ts';
 
 /** What the case deleted before its last list, by record id. */
 interface Emptied {
@@ -33,23 +33,23 @@ interface Emptied {
   gone: Set<string>;
 }
 
-export async function runEmptyCollection(session: PhaseHost, run: CaseRun, request: CallRequest & { pathParams: Record<string, string> }): Promise<CaseResult> {
+export async function runEmptyCollection(session: PhaseContext, run: CaseRun, request: CallRequest & { pathParams: Record<string, string> }): Promise<CaseResult> {
   const { op } = run;
-  const ops = collectionOperations(session.contract, session.profileOf(op), op);
+  const ops = collectionOperations(session.contract, session.judging.profileOf(op), op);
   if (!ops) return run.skipped(`no create and DELETE by id of the records ${op.path} lists`, 'not-applicable');
   const parent = request.pathParams;
   await makeRecord(session, run, ops.create, parent);
   const all = session.config.allowIrreversible;
-  const { last, emptied } = await session.deleteChain(ops.delete, () => emptyAndList(session, run, ops, parent, all));
+  const { last, emptied } = await session.caller.deleteChain(ops.delete, () => emptyAndList(session, run, ops, parent, all));
   return judgeLast(run, last, emptied, { all, nested: Object.keys(parent).length > 0, idParam: ops.idParam });
 }
 
 /** One record of the collection, made by its create (a create refused or unanswered leaves the case to what the run holds). */
-async function makeRecord(session: PhaseHost, run: CaseRun, create: Operation, parent: Record<string, string>): Promise<void> {
+async function makeRecord(session: PhaseContext, run: CaseRun, create: Operation, parent: Record<string, string>): Promise<void> {
   const random = new Random(`${session.config.seed}:${create.operationId}:empty-collection`);
   let body: unknown;
   try {
-    body = create.requestBody ? alignBodyToPath(create, await session.recordBody(create, random, run), parent) : undefined;
+    body = create.requestBody ? alignBodyToPath(create, await session.fixtures.recordBody(create, random, run), parent) : undefined;
   } catch (error) {
     if (error instanceof Skip) return;
     throw error;
@@ -59,7 +59,7 @@ async function makeRecord(session: PhaseHost, run: CaseRun, create: Operation, p
 }
 
 /** The list's largest first page, with its required parameters only (no optional filter narrows it). */
-function listRequest(session: PhaseHost, list: Operation, parent: Record<string, string>): CallRequest {
+function listRequest(session: PhaseContext, list: Operation, parent: Record<string, string>): CallRequest {
   const random = new Random(`${session.config.seed}:${list.operationId}:empty-collection`);
   const headers = stringValues(parameterValues(list, 'header', random, 'none'));
   return { pathParams: parent, query: { ...parameterValues(list, 'query', random, 'none'), ...largestPage(list) }, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
@@ -79,10 +79,10 @@ function servedIds(exchange: Exchange, idParam: string): string[] {
  * the records it served, listed again while it shows records not yet tried (within the budget). Every list but the
  * last is judged here; the last is returned unjudged.
  */
-async function emptyAndList(session: PhaseHost, run: CaseRun, ops: CollectionOperations, parent: Record<string, string>, all: boolean): Promise<{ last: Exchange; emptied: Emptied }> {
+async function emptyAndList(session: PhaseContext, run: CaseRun, ops: CollectionOperations, parent: Record<string, string>, all: boolean): Promise<{ last: Exchange; emptied: Emptied }> {
   const list = () => run.send(run.op, listRequest(session, run.op, parent), { intent: true });
   const first = all ? await list() : undefined;
-  const own = session.ownRecords(ops.create, parent);
+  const own = session.ledger.ownRecords(ops.create, parent);
   const emptied: Emptied = { own: new Set(own.flatMap((r) => (r.id !== undefined ? [r.id] : []))), ownGone: 0, served: new Set(), gone: new Set() };
   const ownGone = await deleteAll(session, run, own.map((r) => r.undo));
   own.forEach((r, i) => {
@@ -113,7 +113,7 @@ async function emptyAndList(session: PhaseHost, run: CaseRun, ops: CollectionOpe
 }
 
 /** Sends the DELETEs, as many at a time as the run's concurrency, kept in the order given; whether each record is gone. */
-async function deleteAll(session: PhaseHost, run: CaseRun, calls: Array<{ operation: Operation; pathParams: Record<string, string> }>): Promise<boolean[]> {
+async function deleteAll(session: PhaseContext, run: CaseRun, calls: Array<{ operation: Operation; pathParams: Record<string, string> }>): Promise<boolean[]> {
   const gone: boolean[] = [];
   const step = Math.max(1, session.config.concurrency);
   for (let at = 0; at < calls.length; at += step) {
@@ -128,7 +128,7 @@ async function deleteAll(session: PhaseHost, run: CaseRun, calls: Array<{ operat
   return gone;
 }
 
-function deleteParams(session: PhaseHost, del: Operation): Pick<CallRequest, 'query' | 'headers'> {
+function deleteParams(session: PhaseContext, del: Operation): Pick<CallRequest, 'query' | 'headers'> {
   const random = new Random(`${session.config.seed}:${del.operationId}:empty-collection`);
   const headers = stringValues(parameterValues(del, 'header', random, 'none'));
   return { query: parameterValues(del, 'query', random, 'none'), ...(Object.keys(headers).length > 0 ? { headers } : {}) };

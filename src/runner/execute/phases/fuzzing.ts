@@ -9,7 +9,7 @@ import { describeRequest } from '../../plan/arbitraries.ts';
 import { DEFAULT_FUZZ_EXAMPLES } from '../../plan/cases.ts';
 import type { CaseRun } from '../case-run.ts';
 import type { CallRequest } from '../request-builder.ts';
-import type { PhaseHost } from './host.ts';
+import type { PhaseContext } from './host.ts';
 import { Skip } from '../skip.ts';
 import { judgedUnanswered } from '../judge.ts';
 import { replayed } from './replay.ts';
@@ -17,7 +17,7 @@ import { alignBodyToPath, type Doubts } from '../references.ts';
 import { fuzzedPath } from '../../plan/fuzz-inputs.ts';
 import { fuzzLocation } from '../../plan/input-location.ts';
 
-export async function runFuzzingPhase(session: PhaseHost, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }, doubts: Doubts): Promise<CaseResult> {
+export async function runFuzzingPhase(session: PhaseContext, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }, doubts: Doubts): Promise<CaseResult> {
   const { op } = run;
   // fast-check is loaded only when a fuzzing case runs (start-up stays lean).
   const { fuzzOperation } = await import('../fuzz.ts');

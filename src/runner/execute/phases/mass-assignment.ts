@@ -20,7 +20,7 @@ import { is2xx, judgedUnanswered, type Answered } from '../judge.ts';
 import { alignBodyToPath } from '../references.ts';
 import type { CallRequest } from '../request-builder.ts';
 import { Skip } from '../skip.ts';
-import type { PhaseHost } from './host.ts';
+import type { PhaseContext } from './host.ts';
 
 type WriteRequest = CallRequest & { pathParams: Record<string, string> };
 type Shown = Omit<MassAssignmentContext, 'sent'>;
@@ -36,9 +36,9 @@ export function answeredRecord(json: unknown): Record<string, unknown> | undefin
 }
 
 /** A read of the record after the write, judged as its reader's answer; the reader vouches only for an answer that conforms. */
-async function readRecord(session: PhaseHost, run: CaseRun, reader: Operation, pathParams: Record<string, string>): Promise<Shown> {
+async function readRecord(session: PhaseContext, run: CaseRun, reader: Operation, pathParams: Record<string, string>): Promise<Shown> {
   const read = await run.send(reader, { pathParams });
-  return { ...(is2xx(read) && session.conforms(reader, read) ? { record: read.response.json } : {}), shownBy: 'read' };
+  return { ...(is2xx(read) && session.judging.conforms(reader, read) ? { record: read.response.json } : {}), shownBy: 'read' };
 }
 
 /**
@@ -47,7 +47,7 @@ async function readRecord(session: PhaseHost, run: CaseRun, reader: Operation, p
  * `current` is the record as it is now (undefined: the run cannot see it). False when nothing can be sent: no such
  * property, none with a distinctive value, no valid body, or one the request schema would refuse with them.
  */
-async function sendAssigned(session: PhaseHost, run: CaseRun, request: WriteRequest, valid: () => Promise<{ body: unknown } | undefined>, current: Record<string, unknown> | undefined, see: (answer: Answered) => Promise<Shown>): Promise<boolean> {
+async function sendAssigned(session: PhaseContext, run: CaseRun, request: WriteRequest, valid: () => Promise<{ body: unknown } | undefined>, current: Record<string, unknown> | undefined, see: (answer: Answered) => Promise<Shown>): Promise<boolean> {
   const { op } = run;
   const random = new Random(`${session.config.seed}:${op.operationId}:mass-assignment`);
   let sent = assignedProperties(assignable(op, writtenRecordSchema(session.contract, op)), current, random);
@@ -77,7 +77,7 @@ async function sendAssigned(session: PhaseHost, run: CaseRun, request: WriteRequ
  * The update of `request`'s record sent again with what it must not set (`request.body`: a valid update of it;
  * `current`: the record as the read after that update showed it, undefined where no reader shows it), then a read.
  */
-export async function assignOnUpdate(session: PhaseHost, run: CaseRun, reader: Operation | undefined, request: WriteRequest, current: unknown): Promise<boolean> {
+export async function assignOnUpdate(session: PhaseContext, run: CaseRun, reader: Operation | undefined, request: WriteRequest, current: unknown): Promise<boolean> {
   return sendAssigned(session, run, request, () => Promise.resolve({ body: request.body }), asRecord(current), (answer) =>
     reader ? readRecord(session, run, reader, request.pathParams) : Promise.resolve({ record: answeredRecord(answer.response.json), shownBy: 'answer' }),
   );
@@ -88,11 +88,11 @@ export async function assignOnUpdate(session: PhaseHost, run: CaseRun, reader: O
  * create without them made, undefined where the run saw none), then a read of it by its item reader (else the
  * create's answer shows it). The record goes into the clean-up like every create.
  */
-export async function assignOnCreate(session: PhaseHost, run: CaseRun, request: WriteRequest, current: unknown): Promise<boolean> {
+export async function assignOnCreate(session: PhaseContext, run: CaseRun, request: WriteRequest, current: unknown): Promise<boolean> {
   const { op } = run;
   const body = async () => {
     try {
-      return { body: alignBodyToPath(op, await session.recordBody(op, new Random(`${session.config.seed}:${op.operationId}:mass-assignment:body`), run), request.pathParams) };
+      return { body: alignBodyToPath(op, await session.fixtures.recordBody(op, new Random(`${session.config.seed}:${op.operationId}:mass-assignment:body`), run), request.pathParams) };
     } catch (error) {
       if (error instanceof Skip) return undefined;
       throw error;
@@ -112,7 +112,7 @@ export async function assignOnCreate(session: PhaseHost, run: CaseRun, request: 
  * without readers; a PATCH, or a PUT without a reader. An update with a reader is sent plain first and read: the
  * record an update without them leaves is what they are judged against (a flag any update sets is not theirs).
  */
-export async function runMassAssignment(session: PhaseHost, run: CaseRun, request: WriteRequest): Promise<CaseResult> {
+export async function runMassAssignment(session: PhaseContext, run: CaseRun, request: WriteRequest): Promise<CaseResult> {
   const { op } = run;
   const reader = isCreate(session.contract, op) ? undefined : readerOf(session.contract, op);
   let current: unknown;
@@ -120,7 +120,7 @@ export async function runMassAssignment(session: PhaseHost, run: CaseRun, reques
     const plain = await run.send(op, request);
     if (!is2xx(plain)) return run.skipped(`${op.operationId} answered ${plain.response?.status ?? plain.error?.message} to the valid update sent first (see its positive case)`, 'setup-failed');
     const read = await run.send(reader, { pathParams: request.pathParams });
-    if (!is2xx(read) || !session.conforms(reader, read)) return run.skipped(`${reader.operationId} could not show the record after the update (see its cases)`, 'setup-failed');
+    if (!is2xx(read) || !session.judging.conforms(reader, read)) return run.skipped(`${reader.operationId} could not show the record after the update (see its cases)`, 'setup-failed');
     current = read.response.json;
   }
   const sent = isCreate(session.contract, op) ? await assignOnCreate(session, run, request, undefined) : await assignOnUpdate(session, run, reader, request, current);

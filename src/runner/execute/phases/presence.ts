@@ -8,18 +8,18 @@ import type { CaseResult, Exchange } from '../../model.ts';
 import type { CaseRun } from '../case-run.ts';
 import { jsonRequestType } from '../../plan/accept-header.ts';
 import { softenUndocumented } from './coverage.ts';
-import type { PhaseHost } from './host.ts';
+import type { PhaseContext } from './host.ts';
 
-export async function runPresence(session: PhaseHost, run: CaseRun, probe: Exchange): Promise<CaseResult> {
+export async function runPresence(session: PhaseContext, run: CaseRun, probe: Exchange): Promise<CaseResult> {
   const { op } = run;
   run.keep(probe);
   if (!probe.response) {
     run.judgeIntent(probe);
     return run.result();
   }
-  const presence = await session.presenceOf(op, probe);
+  const presence = await session.presence.presenceOf(op, probe);
   if (presence.state === 'missing') {
-    run.judgeIntent(probe, { unknownRoute: await session.unknownRoute(op) });
+    run.judgeIntent(probe, { unknownRoute: await session.presence.unknownRoute(op) });
     return run.result();
   }
   // Served: its answer is judged as any answer is. Unverified: it may be the gateway's, so it shows nothing of

@@ -19,7 +19,7 @@ import type { CaseRun } from '../case-run.ts';
 import { judgedUnanswered } from '../judge.ts';
 import { alignBodyToPath } from '../references.ts';
 import type { CallRequest } from '../request-builder.ts';
-import type { PhaseHost } from './host.ts';
+import type { PhaseContext } from './host.ts';
 
 type Tag = NonNullable<RelatedRead['refused']>;
 
@@ -27,7 +27,7 @@ function pathOf(e: Exchange): string {
   return `${e.request.method} ${new URL(e.request.url).pathname}`;
 }
 
-export async function runRefusedCreate(session: PhaseHost, run: CaseRun, request: CallRequest & { pathParams: Record<string, string> }): Promise<CaseResult> {
+export async function runRefusedCreate(session: PhaseContext, run: CaseRun, request: CallRequest & { pathParams: Record<string, string> }): Promise<CaseResult> {
   const { op } = run;
   const targets = refusedCreateReads(session.contract, op);
   if (!targets) return run.skipped(`no read shows the records ${op.operationId} creates`, 'not-applicable');
@@ -37,7 +37,7 @@ export async function runRefusedCreate(session: PhaseHost, run: CaseRun, request
   const ownId = put !== undefined ? wouldBeId(op, put, marker, random) : undefined;
   if (put !== undefined && ownId === undefined) return run.skipped(`no value of {${put}} could be built that names no record`, 'no-request');
   const pathParams = put !== undefined && ownId !== undefined ? { ...request.pathParams, [put]: ownId } : request.pathParams;
-  const valid = alignBodyToPath(op, await session.recordBody(op, random, run), pathParams);
+  const valid = alignBodyToPath(op, await session.fixtures.recordBody(op, random, run), pathParams);
   const refused = refusedBody(op, valid, marker, put === undefined);
   if (!refused) return run.skipped('no body could be built that carries a marker in one property and is made invalid in another', 'no-request');
   const tag: Tag = { ...(put === undefined ? { marker } : {}), change: refused.change };
@@ -78,7 +78,7 @@ export async function runRefusedCreate(session: PhaseHost, run: CaseRun, request
  * The reads that would show a stored record: the collection's list (when the contract describes one) and the
  * record of `id` (when one is known). A reason instead when the list cannot be read: then nothing can be told.
  */
-async function lookFor(session: PhaseHost, run: CaseRun, targets: RefusedCreateReads, pathParams: Record<string, string>, id: string | undefined, tag: Tag): Promise<RelatedRead[] | string> {
+async function lookFor(session: PhaseContext, run: CaseRun, targets: RefusedCreateReads, pathParams: Record<string, string>, id: string | undefined, tag: Tag): Promise<RelatedRead[] | string> {
   const reads: RelatedRead[] = [];
   if (targets.list && targets.putParam === undefined) {
     const list = targets.list;
@@ -109,7 +109,7 @@ function namedId(exchange: Exchange, targets: RefusedCreateReads): string | unde
 }
 
 /** The records the reads after the refusal showed: into the clean-up ledger (by their ids where the reads name them). */
-function keepStored(session: PhaseHost, op: Operation, exchange: Exchange, pathParams: Record<string, string>, reads: RelatedRead[], targets: RefusedCreateReads): void {
+function keepStored(session: PhaseContext, op: Operation, exchange: Exchange, pathParams: Record<string, string>, reads: RelatedRead[], targets: RefusedCreateReads): void {
   const ids = new Set<string>();
   let unnamed = false;
   for (const read of reads) {
@@ -119,5 +119,5 @@ function keepStored(session: PhaseHost, op: Operation, exchange: Exchange, pathP
       else unnamed = true;
     }
   }
-  if (ids.size > 0 || unnamed) session.noteStored(op, exchange, pathParams, [...ids]);
+  if (ids.size > 0 || unnamed) session.ledger.noteStored(op, exchange, pathParams, [...ids]);
 }

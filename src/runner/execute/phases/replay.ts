@@ -6,14 +6,14 @@
 import type { CaseResult, Exchange } from '../../model.ts';
 import type { CaseRun } from '../case-run.ts';
 import { judge } from '../judge.ts';
-import type { PhaseHost } from './host.ts';
+import type { PhaseContext } from './host.ts';
 
 const NOT_REPRODUCED = 'did not fail when sent again alone: depends on order or concurrency';
 
 /** Methods that change nothing when sent (RFC 9110 §9.2.1; QUERY by its draft): a served one can be sent again. */
 const REPEATABLE = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'QUERY']);
 
-export async function replayed(session: PhaseHost, run: CaseRun, result: CaseResult): Promise<CaseResult> {
+export async function replayed(session: PhaseContext, run: CaseRun, result: CaseResult): Promise<CaseResult> {
   if (result.outcome !== 'failed') return result;
   const shown: Exchange | undefined = run.evidence.firstFailing();
   const origin = shown ? run.requestOf(shown) : undefined;
@@ -22,10 +22,10 @@ export async function replayed(session: PhaseHost, run: CaseRun, result: CaseRes
   // An undocumented unsafe method the deployment served (a DELETE answered 204) changed what the path names: sent
   // again it would act once more, and be answered about another state (the record gone).
   if (first?.check === 'hidden-endpoint' && !REPEATABLE.has(shown.request.method.toUpperCase())) return result;
-  const again = await session.call(origin.op, origin.request);
+  const again = await session.caller.call(origin.op, origin.request);
   // Judged as the request was (a variation as a negative, a method the path does not document by its own check).
   const { coverage: _label, ...intent } = run.intentOf(shown) ?? {};
-  const verdict = judge({ operation: run.op, exchange: again, ...session.judgeInput(run.op), ...intent });
+  const verdict = judge({ operation: run.op, exchange: again, ...session.judging.judgeInput(run.op), ...intent });
   const reproduced = verdict.findings.some((f) => f.severity === 'error' && f.check === first?.check) || (again.response === undefined && again.error?.kind !== 'timeout');
   if (reproduced) return result;
   return {

@@ -29,13 +29,13 @@ import { readerAtFault } from '../../checks/created-resource-readable.ts';
 import { changedByRepeat } from '../../checks/put-idempotent.ts';
 import { responseFor } from '../../description/load.ts';
 import type { CallRequest } from '../request-builder.ts';
-import type { PhaseHost } from './host.ts';
+import type { PhaseContext } from './host.ts';
 import { Skip } from '../skip.ts';
 import { resolveTemplates } from '../templates.ts';
 
 
 /** What the relation chains need of the session, each call made as part of the case. */
-function relationsHost(session: PhaseHost, run: CaseRun): RelationsHost {
+function relationsHost(session: PhaseContext, run: CaseRun): RelationsHost {
   return {
     contract: session.contract,
     call: async (op, request, options) => {
@@ -45,9 +45,9 @@ function relationsHost(session: PhaseHost, run: CaseRun): RelationsHost {
       if (status === undefined || status < 400 || status >= 500) run.judgeResponse(exchange);
       return exchange;
     },
-    freshIds: (op) => session.fixture(op, true, run),
-    positiveBody: (op) => session.recordBody(op, new Random(`${session.config.seed}:${op.operationId}:related`), run),
-    present: (op) => session.provenPresent(op),
+    freshIds: (op) => session.fixtures.fixture(op, true, run),
+    positiveBody: (op) => session.fixtures.recordBody(op, new Random(`${session.config.seed}:${op.operationId}:related`), run),
+    present: (op) => session.presence.provenPresent(op),
   };
 }
 
@@ -60,18 +60,18 @@ async function related<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function runOwnership(session: PhaseHost, run: CaseRun): Promise<CaseResult> {
+export async function runOwnership(session: PhaseContext, run: CaseRun): Promise<CaseResult> {
   const reads = await related(() => readOwnership(relationsHost(session, run), run.op, []));
   if (!reads[0]) return run.skipped(`${run.op.operationId} could not be read`, 'setup-failed');
   run.judgeIntent(reads[0].exchange, { reads });
   return run.result();
 }
 
-export async function runCreatedReadable(session: PhaseHost, run: CaseRun, request: CallRequest & { pathParams: Record<string, string> }): Promise<CaseResult> {
+export async function runCreatedReadable(session: PhaseContext, run: CaseRun, request: CallRequest & { pathParams: Record<string, string> }): Promise<CaseResult> {
   const action = await run.send(run.op, request, { intent: true });
   const reads = await related(() => readCreated(relationsHost(session, run), run.op, request.pathParams, request.body, action, []));
   // No read that can show the record (none answered, or each answer is its reader's own failure): the case shows nothing.
-  const { profile, validator } = session.judgeInput(run.op);
+  const { profile, validator } = session.judging.judgeInput(run.op);
   if (reads.every((read) => readerAtFault(read, profile, validator))) {
     run.judgeResponse(action);
     const answers = reads.map((read) => `${read.operation.operationId} answered ${read.exchange.response.status}`).join(', ');
@@ -87,7 +87,7 @@ export async function runCreatedReadable(session: PhaseHost, run: CaseRun, reque
 }
 
 /** update: PUT then read back; delete: DELETE then read again (and list). */
-export async function runLifecycle(session: PhaseHost, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }, doubts: Doubts = () => ({})): Promise<CaseResult> {
+export async function runLifecycle(session: PhaseContext, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }, doubts: Doubts = () => ({})): Promise<CaseResult> {
   const { op } = run;
   const reader = readerOf(session.contract, op);
   if (!reader) return run.skipped(`no GET ${op.path} to read the record back`, 'no-producer');
@@ -99,11 +99,11 @@ export async function runLifecycle(session: PhaseHost, run: CaseRun, request: Ca
   const sentRequest = { ...request, ...(sent !== undefined ? { body: sent } : {}) };
   // A delete, its reads and the writes after it run as one chain with the service's creates held back: a freed id
   // handed to a new record meanwhile would read as the deleted record still served (and be written to).
-  return op.method === 'DELETE' ? session.deleteChain(op, () => writeAndRead(session, run, reader, before, sentRequest, sent, doubts)) : writeAndRead(session, run, reader, before, sentRequest, sent, doubts);
+  return op.method === 'DELETE' ? session.caller.deleteChain(op, () => writeAndRead(session, run, reader, before, sentRequest, sent, doubts)) : writeAndRead(session, run, reader, before, sentRequest, sent, doubts);
 }
 
 /** The write of a lifecycle chain, the read after it (and the list, for a delete), judged. */
-async function writeAndRead(session: PhaseHost, run: CaseRun, reader: Operation, before: Exchange, request: CallRequest & { pathParams: Record<string, string> }, sent: unknown, doubts: Doubts): Promise<CaseResult> {
+async function writeAndRead(session: PhaseContext, run: CaseRun, reader: Operation, before: Exchange, request: CallRequest & { pathParams: Record<string, string> }, sent: unknown, doubts: Doubts): Promise<CaseResult> {
   const { op } = run;
   const action = await run.send(op, request, { intent: true });
   if (!is2xx(action)) {
@@ -118,7 +118,7 @@ async function writeAndRead(session: PhaseHost, run: CaseRun, reader: Operation,
   // The chain judges through the reader: a reader that does not conform cannot vouch for the update.
   // A delete is judged by the status of the read after it (and the list), which a reader that breaks its schema still
   // answers truthfully: only an update's check needs the reader to conform.
-  const untrusted = op.method === 'PUT' ? [before, after].find((e) => !session.conforms(reader, e)) : undefined;
+  const untrusted = op.method === 'PUT' ? [before, after].find((e) => !session.judging.conforms(reader, e)) : undefined;
   if (untrusted) {
     run.judgeResponse(action);
     return run.skipped(`${reader.operationId} does not conform (see its cases), so it cannot show whether ${op.operationId} worked`, 'setup-failed');
@@ -145,26 +145,26 @@ async function writeAndRead(session: PhaseHost, run: CaseRun, reader: Operation,
  * just deleted with a body of its own (those that cannot be built are left out). A success is the write's own
  * defect (use-after-delete on its operation): it claims to have changed a record that is gone.
  */
-async function writesAfterDelete(session: PhaseHost, run: CaseRun, pathParams: Record<string, string>): Promise<void> {
+async function writesAfterDelete(session: PhaseContext, run: CaseRun, pathParams: Record<string, string>): Promise<void> {
   const { op } = run;
   const writes = session.contract.operations.filter((o) => o.service === op.service && o.path === op.path && (o.method === 'PATCH' || o.method === 'PUT') && !pathParamNames(o).some((p) => createsItself(session.contract, o, p)));
   for (const write of writes) {
     let body: unknown;
     try {
-      body = write.requestBody ? alignBodyToPath(write, await session.recordBody(write, new Random(`${session.config.seed}:${write.operationId}:after-delete`), run), pathParams) : undefined;
+      body = write.requestBody ? alignBodyToPath(write, await session.fixtures.recordBody(write, new Random(`${session.config.seed}:${write.operationId}:after-delete`), run), pathParams) : undefined;
     } catch (error) {
       if (error instanceof Skip) continue;
       throw error;
     }
     if (write.requestBody?.required && body === undefined) continue;
-    const exchange = await session.call(write, { pathParams, ...(body !== undefined ? { body } : {}) });
+    const exchange = await session.caller.call(write, { pathParams, ...(body !== undefined ? { body } : {}) });
     run.keep(exchange);
     const status = exchange.response?.status;
     const written: Finding[] =
       status !== undefined && status >= 200 && status < 300
         ? [{ check: 'use-after-delete', severity: 'error', operationId: write.operationId, method: write.method, path: write.path, message: `${write.method} ${new URL(exchange.request.url).pathname} answered ${status} after ${op.method} ${op.path} removed the record: a write to a record that is gone succeeded.`, expected: 'not 2xx', actual: status, specLocation: `${write.specFile}#${write.pointer}` }]
         : [];
-    session.side(write, exchange, written);
+    session.judging.side(write, exchange, written);
   }
 }
 
@@ -178,11 +178,11 @@ async function writesAfterDelete(session: PhaseHost, run: CaseRun, pathParams: R
  * second with a property the schema does not list where it allows others. A PUT's record is read after each of its
  * two calls: the repeat must leave it as the first call did (put-idempotent).
  */
-export async function runSequences(session: PhaseHost, run: CaseRun, request: CallRequest & { pathParams: Record<string, string> }): Promise<CaseResult> {
+export async function runSequences(session: PhaseContext, run: CaseRun, request: CallRequest & { pathParams: Record<string, string> }): Promise<CaseResult> {
   const { op } = run;
   const count = session.config.sequences ?? DEFAULT_SEQUENCES;
   // A record of another kind is made only by a create that can be undone (an irreversible one needs --allow-irreversible).
-  const references = referencedCreates(session.contract, op).filter(({ create }) => session.config.allowIrreversible || !isIrreversible(session.profileOf(create), create.operationId));
+  const references = referencedCreates(session.contract, op).filter(({ create }) => session.config.allowIrreversible || !isIrreversible(session.judging.profileOf(create), create.operationId));
   let sent = 0;
   // A PUT is idempotent (RFC 9110 §9.2.2): the record reads the same after the same call sent again.
   const reader = op.method === 'PUT' ? readerOf(session.contract, op) : undefined;
@@ -193,21 +193,9 @@ export async function runSequences(session: PhaseHost, run: CaseRun, request: Ca
     let body = request.body;
     let added: string | undefined;
     if (n > 0) {
-      try {
-        if (pathParamNames(op).length > 0) pathParams = { ...request.pathParams, ...(await session.fixture(op, true, run)) };
-      } catch (error) {
-        if (error instanceof Skip) break;
-        throw error;
-      }
-      // A body the examples give (it may name setup steps or a one-time password) is sent as the first
-      // sequence resolved it; one built from the schema is drawn afresh.
-      const example = session.examples.operations[op.operationId];
-      const drawn = example && 'body' in example ? request.body : await resolveTemplates(positiveBody(op, session.examples, new Random(`${session.config.seed}:${op.operationId}:sequence:${n}`)), session.scope({}));
-      body = request.body === undefined ? undefined : alignBodyToPath(op, drawn, pathParams);
-      // The second sequence adds a property the schema does not list where it lets others through: on fresh
-      // records, so a strict deserialiser's failure is not hidden behind a refusal of the state.
-      const extra = n === 1 && op.requestBody ? withAdditionalProperty(op.requestBody.schema, body) : undefined;
-      if (extra) ({ body, label: added } = extra);
+      const input = await sequenceInput(session, run, request, n);
+      if (!input) break;
+      ({ pathParams, body, added } = input);
     }
     for (const { field, create } of references) {
       if (typeof body !== 'object' || body === null || !(field in body)) continue;
@@ -240,16 +228,40 @@ export async function runSequences(session: PhaseHost, run: CaseRun, request: Ca
       if (reader) await judgeRepeat(session, run, answers, reads, reader, pathParams, call.body);
       return true;
     };
-    if (!(op.method === 'DELETE' ? await session.deleteChain(op, twice) : await twice())) return run.result();
+    if (!(op.method === 'DELETE' ? await session.caller.deleteChain(op, twice) : await twice())) return run.result();
   }
   if (sent === 0) return run.skipped('no record could be made for a sequence', 'setup-failed');
   return run.result();
 }
 
+/**
+ * The path values and body of a later sequence (n > 0): records made for it alone, a body drawn afresh, the second
+ * with a property the schema does not list; undefined where no record could be made.
+ */
+async function sequenceInput(session: PhaseContext, run: CaseRun, request: CallRequest & { pathParams: Record<string, string> }, n: number): Promise<{ pathParams: Record<string, string>; body: unknown; added?: string } | undefined> {
+  const { op } = run;
+  let pathParams = request.pathParams;
+  try {
+    if (pathParamNames(op).length > 0) pathParams = { ...request.pathParams, ...(await session.fixtures.fixture(op, true, run)) };
+  } catch (error) {
+    if (error instanceof Skip) return undefined;
+    throw error;
+  }
+  // A body the examples give (it may name setup steps or a one-time password) is sent as the first
+  // sequence resolved it; one built from the schema is drawn afresh.
+  const example = session.examples.operations[op.operationId];
+  const drawn = example && 'body' in example ? request.body : await resolveTemplates(positiveBody(op, session.examples, new Random(`${session.config.seed}:${op.operationId}:sequence:${n}`)), session.fixtures.scope({}));
+  const body = request.body === undefined ? undefined : alignBodyToPath(op, drawn, pathParams);
+  // The second sequence adds a property the schema does not list where it lets others through: on fresh
+  // records, so a strict deserialiser's failure is not hidden behind a refusal of the state.
+  const extra = n === 1 && op.requestBody ? withAdditionalProperty(op.requestBody.schema, body) : undefined;
+  return extra ? { pathParams, body: extra.body, added: extra.label } : { pathParams, body };
+}
+
 /** The record read back through its GET: the answer when it is a 2xx that conforms (else it shows nothing). */
-async function readRecord(session: PhaseHost, run: CaseRun, reader: Operation, pathParams: Record<string, string>): Promise<Answered | undefined> {
+async function readRecord(session: PhaseContext, run: CaseRun, reader: Operation, pathParams: Record<string, string>): Promise<Answered | undefined> {
   const read = await run.send(reader, { pathParams });
-  return is2xx(read) && session.conforms(reader, read) ? (read as Answered) : undefined;
+  return is2xx(read) && session.judging.conforms(reader, read) ? (read as Answered) : undefined;
 }
 
 /**
@@ -258,7 +270,7 @@ async function readRecord(session: PhaseHost, run: CaseRun, reader: Operation, p
  * Two reads that differ are told from a reader that answers differently each time: a third read, with no write
  * between, must read as the second did on what changed, else the reads show nothing of the PUT.
  */
-async function judgeRepeat(session: PhaseHost, run: CaseRun, answers: Exchange[], reads: Answered[], reader: Operation, pathParams: Record<string, string>, sent: unknown): Promise<void> {
+async function judgeRepeat(session: PhaseContext, run: CaseRun, answers: Exchange[], reads: Answered[], reader: Operation, pathParams: Record<string, string>, sent: unknown): Promise<void> {
   const [first, second] = answers;
   if (!first || !second?.response || !is2xx(first)) return;
   const status = second.response.status;
@@ -278,12 +290,12 @@ async function judgeRepeat(session: PhaseHost, run: CaseRun, answers: Exchange[]
 }
 
 /** One new record of a create (parents made for it first), as the id a body field names; undefined when none came. */
-async function makeRecord(session: PhaseHost, run: CaseRun, create: Operation, field: string, draw: string): Promise<string | undefined> {
+async function makeRecord(session: PhaseContext, run: CaseRun, create: Operation, field: string, draw: string): Promise<string | undefined> {
   let pathParams: Record<string, string> = {};
   let body: unknown;
   try {
-    if (pathParamNames(create).length > 0) pathParams = await session.fixture(create, true, run);
-    body = await session.recordBody(create, new Random(`${session.config.seed}:${create.operationId}:sequence:${draw}`), run);
+    if (pathParamNames(create).length > 0) pathParams = await session.fixtures.fixture(create, true, run);
+    body = await session.fixtures.recordBody(create, new Random(`${session.config.seed}:${create.operationId}:sequence:${draw}`), run);
   } catch (error) {
     if (error instanceof Skip) return undefined;
     throw error;
