@@ -430,10 +430,11 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
     add({ name: SEQUENCE_CASE, kind: 'lifecycle', expectation: 'coverage', fixture: 'fresh', request: base() });
   }
   // A collection asked empty: its records deleted (the run's own; with --allow-irreversible those it lists too),
-  // then the list again (plan/empty-collection.ts), after every other case; a nested one under a parent made for it.
+  // then the list again (plan/empty-collection.ts): a top-level one after every other case (it may delete their
+  // records); a nested one under a parent made for it alone, among the others (nothing else is in that collection).
   const collection = (options.sequences ?? DEFAULT_SEQUENCES) > 0 ? collectionOperations(contract, profile, op) : undefined;
   if (collection) {
-    add({ name: EMPTY_COLLECTION_CASE, kind: 'lifecycle', expectation: 'empty-collection', fixture: needsFixture ? 'fresh' : 'none', request: base(), runsLast: true });
+    add({ name: EMPTY_COLLECTION_CASE, kind: 'lifecycle', expectation: 'empty-collection', fixture: needsFixture ? 'fresh' : 'none', request: base(), ...(needsFixture ? {} : { runsLast: true as const }) });
     const planned = cases.at(-1)!;
     const gated = planned.skip === undefined ? emptyCollectionSkip(profile, collection, options) : undefined;
     if (gated) Object.assign(planned, gated);

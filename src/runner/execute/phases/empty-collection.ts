@@ -1,5 +1,5 @@
 /**
- * A collection asked empty (planned in plan/empty-collection.ts; the scheduler runs it after every other case). A
+ * A collection asked empty (planned in plan/empty-collection.ts; the scheduler runs a top-level one after every other case, a nested one, on a parent made for it, among them). A
  * record of the collection is made first (under a parent made for the case where the collection is nested), so the
  * collection held one of the run's. Then, in one delete chain (the service's creates held back): the run's own
  * records of the collection are deleted (those the cleanup ledger holds: each DELETE that succeeds ticks its record
