@@ -6,6 +6,8 @@
  *  - a framework answering the encoding edges with a 400 the contract does not document: status-code-conformance
  *    on the operations that answered it;
  *  - a DELETE that breaks (500) on an id beyond int64: not-a-server-error on the DELETE;
+ *  - a router whose decoder throws on `%ZZ` (500): not-a-server-error on the GET and the DELETE, whose message calls
+ *    the request one the contract neither admits nor forbids (no value of the id's schema is `%ZZ`);
  *  - a correct strict server (400 for what is no id, 404 for an id it does not hold, both documented) and a correct
  *    lenient one (404 for anything it does not hold, the only refusal documented): nothing, under seeds 1, 2 and 3.
  */
@@ -25,7 +27,7 @@ const SEEDS = [1, 2, 3];
 const INT64_MAX = 2n ** 63n - 1n;
 
 /** delete-overflow-string: the same fault behind a string id (`type: string`, the digits a database casts). */
-type Variant = 'strict' | 'lenient' | 'encoding-400' | 'delete-overflow' | 'delete-overflow-string' | 'http-layer-text';
+type Variant = 'strict' | 'lenient' | 'encoding-400' | 'decode-500' | 'delete-overflow' | 'delete-overflow-string' | 'http-layer-text';
 
 const ERROR = { type: 'object', required: ['detail'], properties: { detail: { type: 'string' } } };
 const ITEM = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer' }, name: { type: 'string' } } };
@@ -97,6 +99,8 @@ function server(variant: Variant) {
     try {
       id = decodeURIComponent(segment);
     } catch {
+      // The faulty router lets its decoder's exception through (LoopBack 4's answer to /todos/%ZZ).
+      if (variant === 'decode-500') return json(res, 500, { detail: 'Internal Server Error' });
       id = segment;
     }
     if (!/^-?\d+$/.test(id)) return strict ? json(res, 400, { detail: 'id: an integer' }) : json(res, 404, { detail: 'no such item' });
@@ -185,6 +189,24 @@ describe('path parameters: encoding edges, ids beyond int64, counts by location'
       const warned = results.operations.flatMap((o) => o.cases.flatMap((c) => c.findings)).filter((f) => f.check === 'content-type-conformance');
       expect(warned.length).toBeGreaterThan(0);
       expect(warned.every((f) => f.severity === 'warning' && /no URI/.test(f.message))).toBe(true);
+    },
+    RUN_TIMEOUT,
+  );
+
+  test(
+    'a router that answers 500 to an invalid percent-escape: not-a-server-error on both operations, the request not called valid',
+    async () => {
+      const { results } = await ran('decode-500', 1);
+      for (const operationId of ['getItem', 'removeItem']) {
+        const found = on(results, operationId).cases.flatMap((c) => c.findings).filter((f) => f.check === 'not-a-server-error' && f.severity === 'error');
+        expect(found.length, operationId).toBeGreaterThan(0);
+        for (const f of found) {
+          expect(f.message).toMatch(/to a request the contract neither admits nor forbids \(path\.id = (%ZZ|%C0%AF|%FF) /);
+          expect(f.message).not.toMatch(/schema-valid/);
+        }
+      }
+      // The 500 is undocumented too.
+      expect(errors(results).every((f) => ['getItem', 'removeItem'].includes(f.operationId) && ['not-a-server-error', 'status-code-conformance'].includes(f.check)), JSON.stringify(errors(results).map((f) => [f.operationId, f.check]))).toBe(true);
     },
     RUN_TIMEOUT,
   );

@@ -204,6 +204,12 @@ describe.skipIf(unavailable !== undefined)('real applications of other stacks', 
       // curl -X PUT -H 'content-type: application/json' -d '{"id":0,"title":"a"}' /todos/0 -> 500 "You must
       // provide an id when replacing!" (the body's id follows the path's: a schema-valid request).
       'TodoController.replaceById not-a-server-error',
+      // A path segment that is no valid percent-encoding: curl /todos/%ZZ (also %C0%AF, %FF), the same with -X
+      // DELETE and -X PATCH -d '{"title":"a"}' -> 500 {"error":{"statusCode":500,"message":"Internal Server Error"}}
+      // (the router's decodeURIComponent throws; /todos/abc is refused 400 INVALID_PARAMETER_VALUE).
+      'TodoController.findById not-a-server-error',
+      'TodoController.deleteById not-a-server-error',
+      'TodoController.updateById not-a-server-error',
       // curl -g '/todos?filter={"foo":1}' -> 400 (documented: 200 only).
       'TodoController.find status-code-conformance',
       // curl -X PUT /todos/1 (no body: the description does not mark it required) -> 422.

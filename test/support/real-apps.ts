@@ -3,17 +3,20 @@
  * into the test cache and links under .venv-real-apps, started as child processes on 127.0.0.1, and the engine run against them.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { request } from 'undici';
 import type { Finding, RunResults } from '../../src/runner/model.ts';
 import { allFindings, requireResults, ROOT, runCli, tempDir } from './runs.ts';
 
 export const VENVS = join(ROOT, '.venv-real-apps');
-/** Time limit of one app's start and engine run (a run takes seconds). */
-export const RUN_TIMEOUT = 300_000;
+/**
+ * Time limit of one app's start and engine run. Most runs take seconds; Django REST framework's takes about three
+ * minutes (8,100 requests to a single-process development server, about 45 a second), more on a shared machine.
+ */
+export const RUN_TIMEOUT = 480_000;
 
 /**
  * Installs the apps `names` (install.sh builds each once into the test cache, keyed by its pins, and links it
@@ -104,13 +107,23 @@ export async function startApp(start: AppStart): Promise<App> {
   }
 }
 
-/** The engine against an app: its description, its base URL, the given seed, the passed exchanges kept. */
+/**
+ * The engine against an app: its description, its base URL, the given seed, the passed exchanges kept. With
+ * KEEP_APP_RESULTS=<dir>, each run's results.json is kept there too (<description file>-seed<N>-<time>.json), to
+ * replay what a run reported.
+ */
 export async function runEngine(app: App, seed = 1, extra: string[] = []): Promise<RunResults> {
   const run = await runCli(
     ['--spec', app.spec, '--base-url', app.url, '--token', 'real-apps-token', '--allow-irreversible', '--quiet', '--seed', String(seed), '--keep-passed-exchanges', '--timeout', '60000', ...extra],
     { killAfterMs: RUN_TIMEOUT - 20_000 },
   );
-  return requireResults(run);
+  const results = requireResults(run);
+  const keep = process.env.KEEP_APP_RESULTS;
+  if (keep) {
+    await mkdir(keep, { recursive: true });
+    await writeFile(join(keep, `${basename(app.spec).replace(/\.[^.]*$/, '')}-seed${seed}-${Date.now()}.json`), JSON.stringify(results));
+  }
+  return results;
 }
 
 /** "<operationId> <check>" of every error finding of the contract's own operations (scenario suites aside). */

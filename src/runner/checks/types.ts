@@ -29,9 +29,12 @@ export interface CheckContext {
   caseExchanges?: Exchange[];
   /** Presence: the deployment's answer to a route that surely does not exist (same method), and its path. */
   unknownRoute?: { path: string; response: Pick<RecordedResponse, 'status' | 'body'> };
-  /** Coverage: the exchange is the smallest schema-valid request found to fail; what it varies, and how many were sent. */
-  /** A coverage request: its label, the requests sent so far, and whether the request without its variation broke the server too. */
-  coverage?: { label: string; sent: number; unvaried?: boolean };
+  /**
+   * A coverage request: its label, the requests sent so far, whether the request without its variation broke the
+   * server too, and whether the contract makes it neither valid nor invalid (a raw path segment, an unconstrained
+   * word: only its answer is judged).
+   */
+  coverage?: { label: string; sent: number; unvaried?: boolean; unsettled?: boolean };
   /**
    * A request with a method the contract documents for no operation of the path: the methods it documents
    * there (covered: with those of paths that hold its URLs too), and whether the path names a record the run

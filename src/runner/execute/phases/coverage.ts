@@ -199,7 +199,7 @@ class CoveragePass {
       : item.class === 'malformed-content-type' ? (j: Judgement) => softenUndocumented(op, exchange, softenUndocumented(op, exchange, j, 415), 400)
       : notAUri(item) ? (j: Judgement) => softenHttpLayer(exchange, j)
       : undefined;
-    const coverage = { label, sent: this.sent, ...(shared ? { unvaried: true } : {}) };
+    const coverage = { label, sent: this.sent, ...(shared ? { unvaried: true } : {}), ...(item.judgeAs === 'response' && !item.unsupportedMethod ? { unsettled: true } : {}) };
     // A valid request must be taken (positive-data-accepted), unless its refusal can depend on stored data or on a
     // rule the contract does not show.
     const judgement = item.unsupportedMethod
