@@ -15,7 +15,7 @@ export const notAServerError: Check = {
     }
     if (ctx.coverage) {
       return [
-        finding(ctx, 'not-a-server-error', 'error', `The deployment answered ${status}, a server error, to ${ctx.expectation === 'rejected' ? 'an invalid request' : ctx.coverage.unsettled ? 'a request the contract neither admits nor forbids' : 'a schema-valid request'} (${ctx.coverage.label}; smallest failing request of ${ctx.coverage.sent} sent).`, {
+        finding(ctx, 'not-a-server-error', 'error', `The deployment answered ${status}, a server error, to ${ctx.expectation === 'rejected' ? 'an invalid request' : ctx.coverage.unsettled ? 'a request whose acceptance the contract does not settle' : 'a schema-valid request'} (${ctx.coverage.label}; smallest failing request of ${ctx.coverage.sent} sent).`, {
           expected: '< 500',
           actual: status,
           varied: variedPart(ctx.coverage.label),

@@ -31,8 +31,8 @@ export interface CheckContext {
   unknownRoute?: { path: string; response: Pick<RecordedResponse, 'status' | 'body'> };
   /**
    * A coverage request: its label, the requests sent so far, whether the request without its variation broke the
-   * server too, and whether the contract makes it neither valid nor invalid (a raw path segment, an unconstrained
-   * word: only its answer is judged).
+   * server too, and whether the contract leaves its acceptance open (a raw path segment, an unconstrained word, JSON
+   * nested deeper than a parser may take: only its answer is judged).
    */
   coverage?: { label: string; sent: number; unvaried?: boolean; unsettled?: boolean };
   /**
