@@ -334,7 +334,7 @@ describe('plan', () => {
       /^negative: (missing body field|wrong type for body field|int32 (out of|below) range in body field|non-uuid path id|int32 (out of|below) range in query) \S+$/,
       /^negative: .+$/,
       /^semantic: .+$/,
-      /^lifecycle: (update persisted|use after delete|created record readable|refused create leaves nothing|mass assignment|ownership|sequences|empty collection|reads after edge writes)$/,
+      /^lifecycle: (update persisted|use after delete|created record readable|refused create leaves nothing|mass assignment|ownership|sequences|empty collection|reads after edge writes|repeated create)$/,
       /^coverage$/,
       /^fuzzing$/,
     ];

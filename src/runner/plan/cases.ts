@@ -17,6 +17,7 @@ import { factsOf, mergedShape } from './keywords.ts';
 import { accepts } from './accepts.ts';
 import type { InputClass } from './input-tiers.ts';
 import { plansRefusedCreate, REFUSED_CREATE_CASE } from './refused-create.ts';
+import { REPEATED_CREATE_CASE, repeatTargets } from './repeated-create.ts';
 import { MASS_ASSIGNMENT_CASE, massAssignmentCase } from './mass-assignment.ts';
 import { isFormMedia, mediaNegatives } from './media-negatives.ts';
 import { EDGE_WRITES_CASE, edgeWrites } from './edge-writes.ts';
@@ -25,7 +26,7 @@ import { collectionOperations, EMPTY_COLLECTION_CASE, emptyCollectionSkip } from
 export type { AuthMode, RequestPlan } from './request-plan.ts';
 
 /** What a case expects of the deployment. */
-export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete' | 'created-readable' | 'ownership' | 'semantic' | 'coverage' | 'unsupported-method' | 'object-access' | 'function-access' | 'put-idempotent' | 'refused-create' | 'mass-assignment' | 'empty-collection' | 'edge-writes';
+export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete' | 'created-readable' | 'ownership' | 'semantic' | 'coverage' | 'unsupported-method' | 'object-access' | 'function-access' | 'put-idempotent' | 'refused-create' | 'mass-assignment' | 'empty-collection' | 'edge-writes' | 'repeated-create';
 
 export interface PlannedCase {
   operationId: string;
@@ -419,6 +420,8 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
   if ((options.sequences ?? DEFAULT_SEQUENCES) > 0 && plansRefusedCreate(contract, op, body)) {
     add({ name: REFUSED_CREATE_CASE, kind: 'lifecycle', expectation: 'refused-create', fixture: needsFixture ? 'shared' : 'none', request: base() });
   }
+  // A create sent twice; a second record's values given to the first's updates; both listed (plan/repeated-create.ts).
+  if ((options.sequences ?? DEFAULT_SEQUENCES) > 0 && repeatTargets(contract, op)) add({ name: REPEATED_CREATE_CASE, kind: 'lifecycle', expectation: 'repeated-create', fixture: needsFixture ? 'shared' : 'none', request: base() });
   // A read of a record after each write of it that stored a schema-valid boundary value (plan/edge-writes.ts); a
   // small sequence, so --sequences 0 leaves it out too.
   if ((options.sequences ?? DEFAULT_SEQUENCES) > 0 && edgeWrites(contract, op, (w) => options.allowIrreversible || !isIrreversible(profile, w.operationId)).length > 0) {

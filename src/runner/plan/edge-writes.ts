@@ -47,7 +47,7 @@ export interface EdgeWrite {
 }
 
 /** The JSON object body schema of a write, when its body is one with properties (never a JSON Patch). */
-function objectBody(op: Operation): JsonSchema | undefined {
+export function objectBody(op: Operation): JsonSchema | undefined {
   const body = op.requestBody;
   if (!body || !/json/i.test(body.contentType) || /json-patch/i.test(body.contentType)) return undefined;
   return Object.keys(factsOf(mergedShape(body.schema)).properties).length > 0 ? body.schema : undefined;

@@ -32,6 +32,7 @@ import { runMassAssignment } from './mass-assignment.ts';
 import { runRefusedCreate } from './refused-create.ts';
 import { runEmptyCollection } from './empty-collection.ts';
 import { runEdgeWrites } from './edge-writes.ts';
+import { runRepeatedCreate } from './repeated-create.ts';
 
 const UNVERIFIED = 'answered like an unknown route; presence unverified';
 
@@ -68,6 +69,7 @@ async function runRequests(session: PhaseContext, run: CaseRun, secrets: string[
   const { planned, op } = run;
   if (planned.expectation === 'ownership') return runOwnership(session, run);
   if (planned.expectation === 'edge-writes') return runEdgeWrites(session, run);
+  if (planned.expectation === 'repeated-create') return runRepeatedCreate(session, run);
 
   const { request, doubts } = await caseRequest(session, run, secrets);
   if (planned.expectation === 'object-access') return runObjectAccess(session, run, request);
