@@ -76,6 +76,11 @@ export class Fixtures implements PhaseFixtures {
     return this.steps.recordBody(producer, random, run);
   }
 
+  /** The distinct bodies the create answered with success in this run, newest first (made-records.ts). */
+  answeredBodies(producer: Operation): unknown[] {
+    return this.made.answeredBodies(producer);
+  }
+
   runSetup(steps: SetupStep[], run: CaseRun): Promise<Record<string, unknown>> {
     return this.steps.runSetup(steps, run);
   }

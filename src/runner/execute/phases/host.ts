@@ -48,6 +48,8 @@ export interface PhaseFixtures {
   fixture(op: Operation, fresh: boolean, run: CaseRun): Promise<Record<string, string>>;
   /** A body for a record the run makes with this create. */
   recordBody(producer: Operation, random: Random, run: CaseRun): Promise<unknown>;
+  /** The distinct bodies the create answered with success in this run, newest first. */
+  answeredBodies(producer: Operation): unknown[];
   runSetup(steps: SetupStep[], run: CaseRun): Promise<Record<string, unknown>>;
   /** Template scope; one-time passwords read through it are kept in `secrets`. */
   scope(steps: Record<string, unknown>, secrets?: string[]): { unique: string; steps: Record<string, unknown>; otp: (transactionId: string) => Promise<string> };
