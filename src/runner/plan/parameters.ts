@@ -51,6 +51,12 @@ export function stringValues(values: Record<string, unknown>): Record<string, st
   return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, asText(v)]));
 }
 
+/** An operation's required header and query values, drawn in that order (what a call of a sequence sends besides path and body). */
+export function requiredParams(op: Operation, random: Random): { query: Record<string, unknown>; headers?: Record<string, string> } {
+  const headers = stringValues(parameterValues(op, 'header', random, 'none'));
+  return { query: parameterValues(op, 'query', random, 'none'), ...(Object.keys(headers).length > 0 ? { headers } : {}) };
+}
+
 /** True when a path parameter is an id in the uuid format (random ids of it are well-formed). */
 export function isUuidParam(param: ParameterSpec): boolean {
   return schemaFormat(param.schema) === 'uuid';

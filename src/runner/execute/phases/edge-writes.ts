@@ -15,14 +15,12 @@ import type { CaseResult, Exchange, Operation } from '../../model.ts';
 import { accepts } from '../../plan/accepts.ts';
 import { edgeTargets, edgeWrites, filterParam, writtenValue, type EdgeTargets, type EdgeWrite } from '../../plan/edge-writes.ts';
 import { factsOf, mergedShape } from '../../plan/keywords.ts';
-import { parameterValues, stringValues } from '../../plan/parameters.ts';
+import { requiredParams } from '../../plan/parameters.ts';
 import { Random } from '../../plan/random.ts';
 import { largestPage } from '../../plan/refused-create.ts';
-import { createdId } from '../../plan/resources.ts';
-import { idFromLocation } from '../../plan/undo.ts';
 import { generate, UNKNOWN } from '../../plan/values.ts';
 import type { CaseRun } from '../case-run.ts';
-import { createdIds } from '../created.ts';
+import { answeredId } from '../created.ts';
 import { is2xx } from '../judge.ts';
 import { alignBodyToPath } from '../references.ts';
 import { Skip } from '../skip.ts';
@@ -128,16 +126,14 @@ async function sendWrite(w: Writing, edge: EdgeWrite): Promise<Params | undefine
     return pathParams;
   }
   const { item, param } = w.targets;
-  const json = exchange.response.json;
-  const id = createdId(json, param) ?? createdIds(json)[0] ?? (item ? idFromLocation(exchange.response.headers['location'], item.operation) : undefined);
+  const id = answeredId(exchange, param, item?.operation);
   return id === undefined ? pathParams : { ...pathParams, [param]: id };
 }
 
 /** The values a read needs besides its path (its required query and header parameters), and more query. */
 function readRequest(w: Writing, read: Operation, pathParams: Params, query: Body = {}) {
-  const random = new Random(`${w.session.config.seed}:${read.operationId}:edge-writes`);
-  const headers = stringValues(parameterValues(read, 'header', random, 'none'));
-  return { pathParams, query: { ...parameterValues(read, 'query', random, 'none'), ...query }, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
+  const required = requiredParams(read, new Random(`${w.session.config.seed}:${read.operationId}:edge-writes`));
+  return { pathParams, ...required, query: { ...required.query, ...query } };
 }
 
 /** JSON pointers of the record of `id` in a list answer (a bare array's entry, or a page's); none when it is not listed. */

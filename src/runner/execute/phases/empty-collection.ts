@@ -11,7 +11,7 @@
 import type { CaseResult, Exchange, Operation } from '../../model.ts';
 import { listedIds, listRecords } from '../../checks/created-resource-readable.ts';
 import { collectionOperations, EMPTYING_BUDGET, type CollectionOperations } from '../../plan/empty-collection.ts';
-import { parameterValues, stringValues } from '../../plan/parameters.ts';
+import { requiredParams } from '../../plan/parameters.ts';
 import { Random } from '../../plan/random.ts';
 import { largestPage } from '../../plan/refused-create.ts';
 import { idNames, idText } from '../../plan/resources.ts';
@@ -54,15 +54,13 @@ async function makeRecord(session: PhaseContext, run: CaseRun, create: Operation
     if (error instanceof Skip) return;
     throw error;
   }
-  const headers = stringValues(parameterValues(create, 'header', random, 'none'));
-  await run.send(create, { pathParams: parent, query: parameterValues(create, 'query', random, 'none'), ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(body !== undefined ? { body } : {}) });
+  await run.send(create, { pathParams: parent, ...requiredParams(create, random), ...(body !== undefined ? { body } : {}) });
 }
 
 /** The list's largest first page, with its required parameters only (no optional filter narrows it). */
 function listRequest(session: PhaseContext, list: Operation, parent: Record<string, string>): CallRequest {
-  const random = new Random(`${session.config.seed}:${list.operationId}:empty-collection`);
-  const headers = stringValues(parameterValues(list, 'header', random, 'none'));
-  return { pathParams: parent, query: { ...parameterValues(list, 'query', random, 'none'), ...largestPage(list) }, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
+  const required = requiredParams(list, new Random(`${session.config.seed}:${list.operationId}:empty-collection`));
+  return { pathParams: parent, ...required, query: { ...required.query, ...largestPage(list) } };
 }
 
 /** The ids of the records a list answer serves (each record's id, by the names its DELETE's parameter goes by). */
@@ -129,9 +127,7 @@ async function deleteAll(session: PhaseContext, run: CaseRun, calls: Array<{ ope
 }
 
 function deleteParams(session: PhaseContext, del: Operation): Pick<CallRequest, 'query' | 'headers'> {
-  const random = new Random(`${session.config.seed}:${del.operationId}:empty-collection`);
-  const headers = stringValues(parameterValues(del, 'header', random, 'none'));
-  return { query: parameterValues(del, 'query', random, 'none'), ...(Object.keys(headers).length > 0 ? { headers } : {}) };
+  return requiredParams(del, new Random(`${session.config.seed}:${del.operationId}:empty-collection`));
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -1,11 +1,12 @@
 /**
  * A create sent twice, and a second record (the targets: plan/repeated-create.ts). A valid body is created (up to
- * three tried, makeRecord), then sent again as it was: the repeat's answer is judged as any answer of the create (a server error, an undocumented
- * status or body is the create's finding, its message led by what came before). A repeat refused says the body
- * holds a value the deployment keeps unique: a second record is made with a body drawn anew, and each update of
- * the first record is sent the second's values (its own valid body, else the record as the create answered it:
- * a schema-valid request, a refusal is the deployment's right, a server error a finding of the update). Then the collection's list, holding both records, is asked for in each
- * media type its successes declare. Every record made goes into the clean-up (the case's POSTs are settled).
+ * three tried, makeRecord), then sent again as it was: the repeat's answer is judged as any answer of the create
+ * (a server error, an undocumented status or body is the create's finding, its message led by what came before).
+ * A repeat refused says the body holds a value the deployment keeps unique: a second record is made with a body
+ * drawn anew, and each update of the first record is sent the second's values (its own valid body, else the record
+ * as the create answered it: a schema-valid request; a refusal is the deployment's right, a server error a finding
+ * of the update). Then the collection's list, holding both records, is asked for in each media type its successes
+ * declare. Every record made goes into the clean-up (the case's POSTs are settled).
  */
 import { isDeepStrictEqual } from 'node:util';
 import { isIrreversible } from '../../description/profile.ts';
@@ -13,14 +14,12 @@ import type { CaseResult, Exchange, Operation } from '../../model.ts';
 import { responseMediaTypes } from '../../plan/accept-header.ts';
 import { accepts } from '../../plan/accepts.ts';
 import { factsOf, mergedShape } from '../../plan/keywords.ts';
-import { parameterValues, stringValues } from '../../plan/parameters.ts';
+import { requiredParams } from '../../plan/parameters.ts';
 import { Random } from '../../plan/random.ts';
 import { largestPage } from '../../plan/refused-create.ts';
 import { repeatTargets, type RepeatTargets } from '../../plan/repeated-create.ts';
-import { createdId } from '../../plan/resources.ts';
-import { idFromLocation } from '../../plan/undo.ts';
 import type { CaseRun } from '../case-run.ts';
-import { createdIds } from '../created.ts';
+import { answeredId } from '../created.ts';
 import { is2xx, type Answered, type JudgeNote } from '../judge.ts';
 import { answeredCandidates, namedCandidate } from '../record-candidates.ts';
 import { alignBodyToPath } from '../references.ts';
@@ -59,11 +58,9 @@ export async function runRepeatedCreate(session: PhaseContext, run: CaseRun): Pr
   return run.result();
 }
 
-/** An operation's required query and header values (what its reads and writes here send besides path and body). */
+/** An operation's required header and query values (what its calls here send besides path and body). */
 function declared(session: PhaseContext, op: Operation): Pick<CallRequest, 'query' | 'headers'> {
-  const random = new Random(`${session.config.seed}:${op.operationId}:repeated-create`);
-  const headers = stringValues(parameterValues(op, 'header', random, 'none'));
-  return { query: parameterValues(op, 'query', random, 'none'), ...(Object.keys(headers).length > 0 ? { headers } : {}) };
+  return requiredParams(op, new Random(`${session.config.seed}:${op.operationId}:repeated-create`));
 }
 
 function where(op: Operation): string {
@@ -114,10 +111,8 @@ async function drawn(session: PhaseContext, run: CaseRun, write: Operation, path
   }
 }
 
-/** The id of the record a create answered: in its body, else in its Location. */
 function recordId(exchange: Exchange, targets: RepeatTargets): string | undefined {
-  const json = exchange.response?.json;
-  return createdId(json, targets.param) ?? createdIds(json)[0] ?? (targets.item ? idFromLocation(exchange.response?.headers['location'], targets.item) : undefined);
+  return answeredId(exchange, targets.param, targets.item);
 }
 
 /**
