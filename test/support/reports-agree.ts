@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { expect } from 'vitest';
 import type { Outcome, RunResults } from '../../src/runner/model.ts';
-import { OUTCOMES } from '../../src/runner/report/outcomes.ts';
+import { exitCodeOf, OUTCOMES } from '../../src/runner/report/outcomes.ts';
 import { requireResults, type CliRun } from './runs.ts';
 
 /** What a report says of a run. */
@@ -33,22 +33,58 @@ export function resultsView(results: RunResults): ReportView {
   };
 }
 
-/** The console's closing summary (NO_COLOR): its first line's verdict, the Operations line, and the operations listed as failing. */
-export function consoleView(stdout: string, results: RunResults): ReportView {
+/** What the console says of a run, with its two lists of operations read whole. */
+export interface ConsoleView extends ReportView {
+  /** The entries of "Failed, missing, flaky and errored operations:" ("<outcome> <operationId>[  <route>]"), sorted. */
+  problems: string[];
+  /** The entries of "Untested operations …:" (their operationIds), sorted. */
+  untested: string[];
+}
+
+/** The entries of the console section whose heading starts with `heading`: its lines at `indent` up to the blank line. */
+function sectionEntries(lines: string[], heading: string, entry: RegExp): string[] {
+  const at = lines.findIndex((l) => l.startsWith(heading));
+  if (at < 0) return [];
+  const out: string[] = [];
+  for (const line of lines.slice(at + 1)) {
+    if (line === '') break;
+    const m = entry.exec(line);
+    if (m) out.push(m.slice(1).join(' '));
+  }
+  return out.sort();
+}
+
+/**
+ * The console's closing summary (NO_COLOR): its first line's verdict, the Operations line, and the operations the
+ * section "Failed, missing, flaky and errored operations" lists, each read as a whole line of that section.
+ */
+export function consoleView(stdout: string, results: RunResults): ConsoleView {
   const lines = stdout.split('\n');
   const verdictAt = lines.findIndex((l) => /^(CONFORMANT|NOT CONFORMANT|INCOMPLETE)\b/.test(l));
   const verdict = (/^(CONFORMANT|NOT CONFORMANT|INCOMPLETE)\b/.exec(lines[verdictAt] ?? '')?.[1] ?? '').toLowerCase().replace(' ', '-');
-  const opsLine = lines.slice(verdictAt).find((l) => l.startsWith('Operations: ')) ?? '';
+  const summary = verdictAt < 0 ? [] : lines.slice(verdictAt);
+  const opsLine = summary.find((l) => l.startsWith('Operations: ')) ?? '';
   const counts: Partial<Record<Outcome, number>> = {};
   for (const part of opsLine.slice('Operations: '.length).split(' · ')) {
     const m = /^(\d+) (\S+)/.exec(part);
     const outcome = OUTCOMES.find((o) => o === m?.[2]);
     if (m && outcome) counts[outcome] = Number(m[1]);
   }
-  // The failing operations are listed under the summary, each on a line that names its operationId.
-  const failed = results.operations.filter((o) => FAILING.has(o.outcome));
-  const summary = lines.slice(verdictAt).join('\n');
-  return { verdict, counts, failing: failed.filter((o) => summary.includes(o.operationId)).map((o) => key(o.service, o.operationId)).sort() };
+  // Each problem is a line "  <outcome padded to 7>  <operationId>[  <method> <path>]", followed by its checks (indented deeper).
+  const problems = sectionEntries(summary, 'Failed, missing, flaky and errored operations:', /^ {2}(failed|missing|flaky|errored) *? {2}(\S.*)$/);
+  const untested = sectionEntries(summary, 'Untested operations', /^ {2}untested {2}(\S.*)$/);
+  // The failing operations (failed, flaky, missing) by "<service> <operationId>": each problem line matched whole against results.json's operations.
+  const lineOf = (o: RunResults['operations'][number]) => `${o.outcome} ${o.operationId}${o.method && o.path ? `  ${o.method} ${o.path}` : ''}`;
+  const failing = results.operations.filter((o) => FAILING.has(o.outcome) && problems.includes(lineOf(o))).map((o) => key(o.service, o.operationId)).sort();
+  return { verdict, counts, failing, problems, untested };
+}
+
+/** What the console's problem section must list for a run: every failed, missing, flaky and errored operation, whole. */
+export function expectedProblems(results: RunResults): string[] {
+  return results.operations
+    .filter((o) => FAILING.has(o.outcome) || o.outcome === 'errored')
+    .map((o) => `${o.outcome} ${o.operationId}${o.method && o.path ? `  ${o.method} ${o.path}` : ''}`)
+    .sort();
 }
 
 /** junit.xml: the run's verdict property, and the operations with a failing testcase (classname "<service>.<group>.<operationId>"). */
@@ -95,11 +131,17 @@ export async function expectReportsAgree(run: CliRun): Promise<void> {
   const where = `${run.stdout.slice(0, 4000)}`;
   expect(xml.verdict, 'junit.xml verdict').toBe(json.verdict);
   expect(page.verdict, 'index.html verdict').toBe(json.verdict);
-  if (text.verdict !== '') expect(text.verdict, 'console verdict').toBe(json.verdict);
+  expect(text.verdict, `console verdict (no verdict line read)\n${where}`).toBe(json.verdict);
   for (const [outcome, n] of Object.entries(text.counts)) expect(n, `console count of ${outcome}\n${where}`).toBe(json.counts[outcome as Outcome]);
+  // The console shows every outcome some operation has (passed and failed always; not-described under words of its own).
+  const shown = OUTCOMES.filter((o) => o !== 'not-described' && (json.counts[o]! > 0 || o === 'passed' || o === 'failed'));
+  expect(Object.keys(text.counts).sort(), `the outcomes the console counts\n${where}`).toEqual([...shown].sort());
+  expect(run.code, 'exit code of the verdict').toBe(exitCodeOf(results.verdict));
   for (const [outcome, n] of Object.entries(page.counts)) expect(n, `index.html count of ${outcome}`).toBe(json.counts[outcome as Outcome]);
   expect(xml.failing, 'junit.xml failing operations').toEqual(json.failing);
   expect(page.failing, 'index.html failing operations').toEqual(results.operations.filter((o) => FAILING.has(o.outcome)).map((o) => o.operationId).sort());
-  if (text.verdict !== '') expect(text.failing, 'console failing operations').toEqual(json.failing);
+  expect(text.problems, `console: the failed, missing, flaky and errored operations\n${where}`).toEqual(expectedProblems(results));
+  expect(text.failing, 'console failing operations').toEqual(json.failing);
+  expect(text.untested, 'console untested operations').toEqual(results.operations.filter((o) => o.outcome === 'untested').map((o) => o.operationId).sort());
   if (json.verdict === 'not-conformant') expect(xml.failures, 'junit.xml failures of a run that is not conformant').toBeGreaterThanOrEqual(1);
 }
