@@ -102,12 +102,16 @@ describe.skipIf(unavailable !== undefined)('real applications of other stacks', 
         `${A}read_agreements unsupported-method`,
         `${U}get_user unsupported-method`,
         `${U}get_users_list unsupported-method`,
+        // A JSON body nested 5,000 levels deep breaks the parser (RecursionError): B=$(python3 -c "print('['*5000+']'*5000)");
+        // curl -X POST -H 'content-type: application/json' --data-raw "$B" /api/user -> 500, the same to
+        // /api/agreement/create_new -> 500. (The race of two concurrent creates of one email, a 500 too, is not met
+        // one request at a time.)
+        `${U}add_user not-a-server-error`,
+        `${A}create_new not-a-server-error`,
       ],
-      // True defects the engine does not find yet (README: "found by the engine: no"): allowed when it does.
+      // True, not found by the engine (README: "found by the engine: no"; no run reports it): allowed, not counted.
       alsoTrue: [
         `${A}accept_agreement status-code-conformance`, // 200 (documented: 400, 404, 405)
-        `${U}add_user not-a-server-error`, // the race of two concurrent creates of one email -> 500
-        `${A}create_new not-a-server-error`,
       ],
     },
     (runs) => {
@@ -170,8 +174,8 @@ describe.skipIf(unavailable !== undefined)('real applications of other stacks', 
         'addPet response-schema-conformance',
         'findPets response-schema-conformance',
       ],
-      // True, not reported now: curl -si /pets/99999999999999999999 -> 400 text/plain, not the Error JSON of
-      // `default` (judged as text: its media type is the defect found above).
+      // True, not reported (no run reports it: allowed, not counted): curl -si /pets/99999999999999999999 -> 400
+      // text/plain, not the Error JSON of `default` (judged as text: its media type is the defect found above).
       alsoTrue: ['findPetByID response-schema-conformance'],
       // curl -si -X TRACE /pets and /pets/1 -> 400 "method not allowed", not 405.
       warned: ['findPets unsupported-method', 'findPetByID unsupported-method'],
@@ -229,7 +233,8 @@ describe.skipIf(unavailable !== undefined)('real applications of other stacks', 
     // 'content-type: application/json' -d 'null' /todos -> 200 {"count":4}, the same to /todos/1 -> 204; curl -g
     // '/todos?filter=null', '/todos/1?filter=null', '/todos/count?where=null' -> 200.
     lenient: ['TodoController.updateAll null-body', 'TodoController.updateById null-body', 'TodoController.find null', 'TodoController.findById null', 'TodoController.count null'],
-    // True defects the engine does not find yet (README: "found by the engine: no"): allowed when it does.
+    // True defects the engine does not find yet (README: "found by the engine: no"; no run reports them): allowed
+    // when it does, not counted.
     alsoTrue: [
       'TodoController.find not-a-server-error', // filter={"where":{"id":{"near":"x"}}} -> 500
       'TodoController.count not-a-server-error',
