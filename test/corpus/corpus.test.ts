@@ -18,6 +18,7 @@ import { ContractError } from '../../src/runner/description/errors.ts';
 import { loadContract } from '../../src/runner/description/load.ts';
 import { removeTemps, resultsSchemaErrors, ROOT, runCli } from '../support/runs.ts';
 import { corpusDir, readCorpus, type Corpus } from './fetch.ts';
+import { cannotRun } from '../support/cannot-run.ts';
 
 const corpus: Corpus = await readCorpus();
 let dir = '';
@@ -60,7 +61,7 @@ beforeAll(async () => {
     dir = await corpusDir(corpus);
   } catch (error) {
     if (process.env['CI']) throw error;
-    unavailable = `corpus not available (${(error as Error).message.split('\n')[0]}): the corpus tests are skipped`;
+    unavailable = `corpus not available (${(error as Error).message.split('\n')[0]})`;
     console.warn(unavailable);
   }
   servers['all-404'] = await catchAll(404, 'Not Found', 'text/plain');
@@ -175,8 +176,8 @@ describe.skipIf(corpus.specs.length === 0)('corpus of real descriptions', () => 
     expect(new Set(corpus.specs.map((s) => s.file)).size).toBe(corpus.specs.length);
   });
 
-  test.each(corpus.specs.map((s) => [s.file, s] as const))('%s: loads, plans and runs against catch-all servers', async (file, entry) => {
-    if (unavailable) return;
+  test.for(corpus.specs.map((s) => [s.file, s] as const))('%s: loads, plans and runs against catch-all servers', async ([file, entry], { skip }) => {
+    if (unavailable) cannotRun(skip, unavailable);
     const path = join(dir, file);
     const started = performance.now();
     let contract: Contract;
@@ -217,10 +218,10 @@ describe.skipIf(corpus.specs.length === 0)('corpus of real descriptions', () => 
   });
 
   const cli = corpus.specs.filter((s) => s.cli);
-  test.each(cli.flatMap((s) => (['all-404', 'all-200'] as const).map((server) => [s.file, server] as const)))(
+  test.for(cli.flatMap((s) => (['all-404', 'all-200'] as const).map((server) => [s.file, server] as const)))(
     '%s through the CLI against %s: exit 0 or 1 (2 only for a named configuration problem), reports written, no stack trace',
-    async (file, server) => {
-      if (unavailable) return;
+    async ([file, server], { skip }) => {
+      if (unavailable) cannotRun(skip, unavailable);
       const contract = await loadContract([join(dir, file)]);
       const serverFlags = contract.services.flatMap((s) => ['--server', `${s.id}=${servers[server].url}`]);
       const run = await runCli(['--spec', join(dir, file), ...serverFlags, '--token', 'corpus-token', '--quiet', '--timeout', '5000'], {

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RecordedRequest } from '../../src/runner/model.ts';
 import { carriesToken, shellQuote, toCurl } from '../../src/runner/report/curl.ts';
+import { cannotRun } from '../support/cannot-run.ts';
 
 const TOKEN = 'tok-123.abc/def=="$(touch /tmp/pwned)"`id`';
 const HAS_CURL = spawnSync('curl', ['--version']).status === 0;
@@ -155,7 +156,7 @@ describe('toCurl', () => {
 
 describe('the curl command, run by bash against a local echo server', () => {
   test.for(requests)('%s', async ([, make], { skip }) => {
-    if (!HAS_BASH || !HAS_CURL) skip('bash or curl not installed: cannot run the generated command');
+    if (!HAS_BASH || !HAS_CURL) cannotRun(skip, 'bash or curl not installed: cannot run the generated command');
     const request = make(base);
     const run = await runInBash(toCurl(request));
     expect(run.stderr).toBe('');
@@ -177,7 +178,7 @@ describe('the curl command, run by bash against a local echo server', () => {
 
 describe('a body of bytes that is not UTF-8', () => {
   test('reproduces byte for byte (printf octal escapes): 0x80, a quote, a percent sign, a backslash, a newline', async ({ skip }) => {
-    if (!HAS_BASH || !HAS_CURL) skip('bash or curl not installed: cannot run the generated command');
+    if (!HAS_BASH || !HAS_CURL) cannotRun(skip, 'bash or curl not installed: cannot run the generated command');
     const bytes = Buffer.concat([Buffer.from('{"a\'%\\'), Buffer.from([0x80, 0xff, 0x0a]), Buffer.from('é":1}')]);
     const request: RecordedRequest = { method: 'POST', url: `${base}/x`, headers: { 'content-type': 'application/json' }, body: bytes.toString('latin1'), bodyEncoding: 'latin1' };
     const line = toCurl(request);

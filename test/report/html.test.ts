@@ -6,6 +6,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { renderHtml } from '../../src/runner/report/html.ts';
 import { summarise } from '../../src/runner/report/outcomes.ts';
 import { fixtureRun, HOSTILE, HOSTILE_HEADER, rawOperations, rawRun } from './fixtures/run-results.ts';
+import { cannotRun } from '../support/cannot-run.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAS_CHROMIUM = existsSync(CHROMIUM);
@@ -199,14 +200,14 @@ describe('the HTML report in a real browser (chromium)', () => {
     page.$$eval('details.op', (rows) => rows.filter((r) => (r as HTMLElement).offsetParent !== null).map((r) => r.id));
 
   test('loads with no console errors, no failed requests and no request but the page', ({ skip }) => {
-    if (!HAS_CHROMIUM) skip(NO_CHROMIUM);
+    if (!HAS_CHROMIUM) cannotRun(skip, NO_CHROMIUM);
     expect(consoleErrors).toEqual([]);
     expect(failedRequests).toEqual([]);
     expect(otherRequests).toEqual([]);
   });
 
   test('the hostile body shows as text and runs nothing', async ({ skip }) => {
-    if (!HAS_CHROMIUM) skip(NO_CHROMIUM);
+    if (!HAS_CHROMIUM) cannotRun(skip, NO_CHROMIUM);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
     expect(await page.locator('img').count()).toBe(0);
     const bodies = await page.locator('pre.response-body').allTextContents();
@@ -216,7 +217,7 @@ describe('the HTML report in a real browser (chromium)', () => {
   });
 
   test('filters hide and show rows', async ({ skip }) => {
-    if (!HAS_CHROMIUM) skip(NO_CHROMIUM);
+    if (!HAS_CHROMIUM) cannotRun(skip, NO_CHROMIUM);
     // Not-described operations start hidden.
     const initial = await visibleRows();
     expect(initial).toHaveLength(7);
@@ -247,21 +248,21 @@ describe('the HTML report in a real browser (chromium)', () => {
   });
 
   test('failed, missing and errored operations start open; missing ones are labelled', async ({ skip }) => {
-    if (!HAS_CHROMIUM) skip(NO_CHROMIUM);
+    if (!HAS_CHROMIUM) cannotRun(skip, NO_CHROMIUM);
     const open = await page.$$eval('details.op[open]', (rows) => rows.map((r) => r.getAttribute('data-outcome')));
     expect(open.sort()).toEqual(['errored', 'failed', 'missing']);
     await expect(page.locator('#op-customer-service-delete-address-type .missing-note').textContent()).resolves.toContain('Missing:');
   });
 
   test('the copy button copies the curl line or selects it', async ({ skip }) => {
-    if (!HAS_CHROMIUM) skip(NO_CHROMIUM);
+    if (!HAS_CHROMIUM) cannotRun(skip, NO_CHROMIUM);
     const button = page.locator('#op-customer-service-get-address-type-field-list button.copy').first();
     await button.click();
     await expect.poll(() => button.textContent()).toMatch(/^(Copied|Selected: press Ctrl\+C)$/);
   });
 
   test('what failed is on screen above the operations, each row linking to its operation', async ({ skip }) => {
-    if (!HAS_CHROMIUM) skip(NO_CHROMIUM);
+    if (!HAS_CHROMIUM) cannotRun(skip, NO_CHROMIUM);
     const failures = await page.locator('#failures').boundingBox();
     const operations = await page.locator('#operations').boundingBox();
     expect(failures && operations && failures.y < operations.y).toBe(true);
@@ -272,7 +273,7 @@ describe('the HTML report in a real browser (chromium)', () => {
   });
 
   test('a pact-only report: interactions first, no operations section, screenshot', async ({ skip }) => {
-    if (!HAS_CHROMIUM) skip(NO_CHROMIUM);
+    if (!HAS_CHROMIUM) cannotRun(skip, NO_CHROMIUM);
     const pactFile = `${OUT_DIR}pact.html`;
     writeFileSync(pactFile, renderHtml(summarise({ ...rawRun([]), expiredWaivers: [] })));
     const pactPage = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -290,7 +291,7 @@ describe('the HTML report in a real browser (chromium)', () => {
   });
 
   test('screenshot for a human look', async ({ skip }) => {
-    if (!HAS_CHROMIUM) skip(NO_CHROMIUM);
+    if (!HAS_CHROMIUM) cannotRun(skip, NO_CHROMIUM);
     mkdirSync(SCREENSHOTS, { recursive: true });
     await page.click('button[data-filter-preset="all"]');
     await page.click('button.filter[data-outcome="not-described"]'); // back to the initial view

@@ -7,6 +7,7 @@ import type { RunResults } from '../../src/runner/model.ts';
 import { renderJunit, type JunitOptions } from '../../src/runner/report/junit.ts';
 import { summarise } from '../../src/runner/report/outcomes.ts';
 import { fixtureRun, HOSTILE, rawRun } from './fixtures/run-results.ts';
+import { cannotRun } from '../support/cannot-run.ts';
 
 const OUT = fileURLToPath(new URL('../.output/report-junit/', import.meta.url));
 const XSD = fileURLToPath(new URL('./fixtures/junit-10.xsd', import.meta.url));
@@ -62,14 +63,14 @@ describe('renderJunit', () => {
   });
 
   test('validates against the Jenkins xUnit junit-10.xsd', ({ skip }) => {
-    if (!HAS_XMLLINT) skip('xmllint not installed: cannot validate against the JUnit schema');
+    if (!HAS_XMLLINT) cannotRun(skip, 'xmllint not installed: cannot validate against the JUnit schema');
     const result = xmllint(renderJunit(fixtureRun()), 'fixture', XSD);
     expect(result.stderr).toContain('validates');
     expect(result.ok).toBe(true);
   });
 
   test("testcaseProperties 'element' writes <properties> in <testcase>; that needs the extended schema", ({ skip }) => {
-    if (!HAS_XMLLINT) skip('xmllint not installed: cannot validate against the JUnit schema');
+    if (!HAS_XMLLINT) cannotRun(skip, 'xmllint not installed: cannot validate against the JUnit schema');
     const xml = renderJunit(fixtureRun(), { testcaseProperties: 'element' });
     expect(xmllint(xml, 'element-strict', XSD).ok).toBe(false);
     const result = xmllint(xml, 'element', schemaWithTestcaseProperties());
@@ -78,7 +79,7 @@ describe('renderJunit', () => {
   });
 
   test('a run without operations or pact is a valid empty report', ({ skip }) => {
-    if (!HAS_XMLLINT) skip('xmllint not installed: cannot validate against the JUnit schema');
+    if (!HAS_XMLLINT) cannotRun(skip, 'xmllint not installed: cannot validate against the JUnit schema');
     const { pact: _pact, ...empty } = rawRun([]);
     const xml = renderJunit(summarise(empty));
     expect(xml).toContain('tests="0"');
@@ -86,7 +87,7 @@ describe('renderJunit', () => {
   });
 
   test('characters XML cannot carry are replaced, and the file stays well-formed', ({ skip }) => {
-    if (!HAS_XMLLINT) skip('xmllint not installed: cannot check well-formedness');
+    if (!HAS_XMLLINT) cannotRun(skip, 'xmllint not installed: cannot check well-formedness');
     const run = fixtureRun();
     const exchange = run.operations.find((o) => o.operationId === 'create-address-type')?.cases[0]?.exchanges[0];
     if (!exchange?.response) throw new Error('fixture changed');

@@ -17,6 +17,7 @@ import { expandResults } from '../../src/runner/report/results-format.ts';
 import { validateResults } from '../../src/runner/report/results-schema.ts';
 import { serialiseResults } from '../../src/runner/report/write.ts';
 import { HOSTILE_HEADER, rawOperations, rawRun } from './fixtures/run-results.ts';
+import { cannotRun } from '../support/cannot-run.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAS_CHROMIUM = existsSync(CHROMIUM);
@@ -190,14 +191,14 @@ describe('a large run in a real browser (chromium)', () => {
   });
 
   test('opens with no console error and no request, and renders no details before a row is opened', async ({ skip }) => {
-    if (!HAS_CHROMIUM) skip(NO_CHROMIUM);
+    if (!HAS_CHROMIUM) cannotRun(skip, NO_CHROMIUM);
     expect(problems).toEqual([]);
     expect(await page.locator('article.case').count()).toBe(0);
     expect(await page.locator('#shown').textContent()).toMatch(/^Showing \d+ of \d+ operations$/);
   });
 
   test("a failed operation's details render on demand: findings, exchanges, the reproduction with a copy button", async ({ skip }) => {
-    if (!HAS_CHROMIUM) skip(NO_CHROMIUM);
+    if (!HAS_CHROMIUM) cannotRun(skip, NO_CHROMIUM);
     const row = page.locator('#op-customer-service-get-address-type-field-list-s7');
     await row.locator('summary').click();
     await expect.poll(() => row.getAttribute('data-rendered')).toBe('true');
@@ -215,7 +216,7 @@ describe('a large run in a real browser (chromium)', () => {
   });
 
   test('hostile strings stay text: nothing ran, no image was created', async ({ skip }) => {
-    if (!HAS_CHROMIUM) skip(NO_CHROMIUM);
+    if (!HAS_CHROMIUM) cannotRun(skip, NO_CHROMIUM);
     await page.click('#expand-all');
     await expect.poll(() => page.locator('details.op[data-rendered="loading"]').count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
@@ -224,7 +225,7 @@ describe('a large run in a real browser (chromium)', () => {
   });
 
   test('the search finds a row by operation id, method or path', async ({ skip }) => {
-    if (!HAS_CHROMIUM) skip(NO_CHROMIUM);
+    if (!HAS_CHROMIUM) cannotRun(skip, NO_CHROMIUM);
     await page.fill('#search', 'get-thing-s391');
     const visible = await page.$$eval('details.op', (rows) => rows.filter((r) => (r as HTMLElement).offsetParent !== null).map((r) => r.id));
     expect(visible).toEqual(['op-customer-service-get-thing-s391']);
@@ -234,7 +235,7 @@ describe('a large run in a real browser (chromium)', () => {
   });
 
   test('a link to an operation opens it with its details', async ({ skip }) => {
-    if (!HAS_CHROMIUM) skip(NO_CHROMIUM);
+    if (!HAS_CHROMIUM) cannotRun(skip, NO_CHROMIUM);
     await page.click('#collapse-all');
     await page.goto(`${pathToFileURL(file).href}#op-customer-service-delete-address-type-s3`);
     const row = page.locator('#op-customer-service-delete-address-type-s3');

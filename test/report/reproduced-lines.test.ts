@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { toCurl } from '../../src/runner/report/curl.ts';
 import { jsonServer, listening, removeTemps, requireResults, runCli, tempDir, type CliRun } from '../support/runs.ts';
 import { curlLines, replay, shell, type Line } from '../support/replay.ts';
+import { cannotRun } from '../support/cannot-run.ts';
 
 /** A path segment decoded, or as it is where it is no valid escape (`%ZZ`): as frameworks that decode leniently read it. */
 function decodeLeniently(segment: string): string {
@@ -121,14 +122,14 @@ describe('every curl line the console prints answers what the line above it stat
   });
 
   test('each line alone, replayed with sh -c against the server, answers the status it states', async ({ skip }) => {
-    if (!HAS_CURL) skip('curl not installed: cannot run the printed lines');
+    if (!HAS_CURL) cannotRun(skip, 'curl not installed: cannot run the printed lines');
     const alone = lines.filter((l) => l.needs === undefined);
     expect(alone.length).toBeGreaterThanOrEqual(5);
     for (const l of alone) expect(await replay(l.curl), `${l.finding}\n${l.curl}`).toBe(String(l.status));
   });
 
   test('a line whose request needs a record made first says so; alone it answers otherwise, and its reproduction script answers as stated', async ({ skip }) => {
-    if (!HAS_CURL || !HAS_BASH) skip('curl or bash not installed: cannot run the printed lines');
+    if (!HAS_CURL || !HAS_BASH) cannotRun(skip, 'curl or bash not installed: cannot run the printed lines');
     const needing = lines.filter((l) => l.needs !== undefined);
     expect(needing.map((l) => [l.operation, l.status])).toEqual([['deletePerson', 202]]);
     const [line] = needing;
@@ -144,7 +145,7 @@ describe('every curl line the console prints answers what the line above it stat
   });
 
   test('results.json: each finding\'s curl line is the exchange whose answer its message states, and a folded one speaks of its own', async ({ skip }) => {
-    if (!HAS_CURL) skip('curl not installed: cannot run the lines');
+    if (!HAS_CURL) cannotRun(skip, 'curl not installed: cannot run the lines');
     const create = requireResults(run).operations.find((o) => o.operationId === 'createPerson')!;
     let checked = 0;
     for (const c of create.cases) {
