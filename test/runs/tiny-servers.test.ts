@@ -16,7 +16,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import type { RunResults } from '../../src/runner/model.ts';
 import { allFindings, removeTemps, requireResults, resultsSchemaErrors, runCli, summary, tempDir } from '../support/runs.ts';
 import { expectReportsAgree } from '../support/reports-agree.ts';
-import { expectLinesReplay } from '../support/replay.ts';
+import { curlLines, expectLinesReplay } from '../support/replay.ts';
 
 afterAll(removeTemps);
 
@@ -226,6 +226,10 @@ async function runOn(version: Version, mode: Mode, seed: number, fault?: Fault):
   await expectReportsAgree(run);
   // Every curl line the console printed answers, pasted now, the status the line states.
   await expectLinesReplay(run, { CONFORMANCE_TOKEN: 'tiny-token' });
+  // A faulty server's failing finding is printed with a line stating its answer (replayed where it needs no record
+  // made first); a correct one prints none.
+  if (fault) expect(curlLines(run.stdout).length, run.stdout.slice(0, 4000)).toBeGreaterThan(0);
+  else expect(curlLines(run.stdout)).toEqual([]);
   expect(run.code, `${summary(results).join('\n')}\n${allFindings(results).filter((f) => f.severity === 'error').map((f) => `${f.operationId} ${f.check}: ${f.message}`).join('\n')}\n${run.stderr}`).toBe(fault ? 1 : 0);
   return results;
 }

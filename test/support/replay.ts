@@ -63,7 +63,13 @@ export async function replay(curl: string, env: Record<string, string> = {}): Pr
  */
 export async function expectLinesReplay(run: CliRun, env: Record<string, string> = {}): Promise<number> {
   if (!HAS_CURL) throw new Error('curl is not installed: the printed lines cannot be replayed');
-  const alone = curlLines(run.stdout).filter((l) => l.needs === undefined);
+  const lines = curlLines(run.stdout);
+  // Every line of the section that states an answered status is one read here (a changed line format would
+  // otherwise replay nothing and pass).
+  const section = run.stdout.split('Failed, missing, flaky and errored operations:\n')[1]?.split('\n\n')[0] ?? '';
+  const printed = section.split('\n').filter((l) => /^ {11}\d+ requests? answered \d{3}\b.* · curl /.test(l));
+  expect(lines.length, `the curl lines read of the ${printed.length} printed\n${section}`).toBe(printed.length);
+  const alone = lines.filter((l) => l.needs === undefined);
   for (const l of alone) expect(await replay(l.curl, env), `${l.operation}: ${l.finding}\n${l.curl}`).toBe(String(l.status));
   return alone.length;
 }
