@@ -95,10 +95,12 @@ describe('the small-value sweep', () => {
     }
   }, 180_000);
 
-  test('a correct server: nothing is flagged under any seed', async () => {
+  // One seed for the correct server: the faulty one above runs seeds 1, 2 and 3 (the sweep sends its small values
+  // under every seed; the random requests after it differ).
+  test('a correct server: nothing is flagged, every operation passed', async () => {
     const server = await startServer(false);
     try {
-      for (const seed of ['1', '2', '3']) expectNothingFlagged(await runOn(server.url, seed), `seed ${seed}`, ['listPages', 'setCounter']);
+      for (const seed of ['1']) expectNothingFlagged(await runOn(server.url, seed), `seed ${seed}`, ['listPages', 'setCounter']);
     } finally {
       await server.close();
     }

@@ -235,10 +235,12 @@ async function runOn(version: Version, mode: Mode, seed: number, fault?: Fault):
 }
 
 describe.concurrent.each([['3.0'], ['3.1']] as const)('a correct deployment of a generic OpenAPI %s contract', (version) => {
+  // One seed per version and mode, each seed on a strict and a lenient deployment: the faulty deployments below
+  // run seeds 1, 2 and 3, and a second seed of the same correct deployment proves nothing the other pairing does not.
   test.each([['strict'], ['lenient']] as const)(
-    'written %s: conformant, no error finding, under two seeds',
+    'written %s: conformant, no error finding, every operation passed',
     async (mode) => {
-      for (const seed of [1, 2]) {
+      for (const seed of [(version === '3.0') === (mode === 'strict') ? 1 : 2]) {
         const results = await runOn(version, mode, seed);
         expect(results.verdict).toBe('conformant');
         expect(allFindings(results).filter((f) => f.severity === 'error')).toEqual([]);
