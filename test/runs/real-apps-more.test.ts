@@ -222,6 +222,64 @@ describe.skipIf(unavailable !== undefined)('real applications of five more stack
   const RESOURCES = ['authors', 'blogs', 'comments', 'companies', 'entries', 'nopage_entries', 'project_types', 'projects', 'questionnaires'];
   // The list operations that take page[size] and filter[search] (and answer 404 "Invalid page." past the last).
   const DRF_LISTS = [...RESOURCES.filter((r) => r !== 'nopage_entries').map((r) => `${r}_list`), 'entries_comments_list', 'entries_suggested_list', 'lab_results_list'];
+
+  /** The true defects of the DRF app that seed 1's run reported (the someSeed of its test). */
+  const DRF_SEED_1 = [
+    'authors_list negative-data-rejected',
+    'blogs_list negative-data-rejected',
+    'comments_list negative-data-rejected',
+    'entries_list negative-data-rejected',
+    'questionnaires_list negative-data-rejected',
+    'lab_results_list negative-data-rejected',
+    'entries_authors_list negative-data-rejected',
+    'authors_list positive-data-accepted',
+    'comments_list positive-data-accepted',
+    'companies_list positive-data-accepted',
+    'project_types_list positive-data-accepted',
+    'projects_list positive-data-accepted',
+    'authors_partial_update negative-data-rejected',
+    'authors_partial_update response-schema-conformance',
+    'blogs_partial_update negative-data-rejected',
+    'blogs_partial_update response-schema-conformance',
+    'comments_partial_update negative-data-rejected',
+    'comments_partial_update response-schema-conformance',
+    'entries_partial_update negative-data-rejected',
+    'entries_partial_update response-schema-conformance',
+    'nopage_entries_partial_update negative-data-rejected',
+    'nopage_entries_partial_update response-schema-conformance',
+    'authors_partial_update not-a-server-error',
+    'comments_partial_update not-a-server-error',
+    'entries_partial_update not-a-server-error',
+    'blogs_partial_update not-a-server-error',
+    'nopage_entries_partial_update not-a-server-error',
+    'blogs_partial_update positive-data-accepted',
+    'entries_partial_update positive-data-accepted',
+    'nopage_entries_partial_update positive-data-accepted',
+    'authors_relationships_create positive-data-accepted',
+    'authors_relationships_partial_update positive-data-accepted',
+    'comments_relationships_create positive-data-accepted',
+    'comments_relationships_partial_update positive-data-accepted',
+    'entries_relationships_create positive-data-accepted',
+    'entries_relationships_partial_update positive-data-accepted',
+    'blogs_relationships_retrieve positive-data-accepted',
+    'authors_relationships_partial_update not-a-server-error',
+    'authors_relationships_retrieve response-schema-conformance',
+    'comments_relationships_partial_update not-a-server-error',
+    'comments_relationships_retrieve response-schema-conformance',
+    'entries_relationships_partial_update not-a-server-error',
+    'entries_relationships_retrieve response-schema-conformance',
+    'authors_partial_update stack-trace-not-exposed',
+    'blogs_partial_update stack-trace-not-exposed',
+    'comments_partial_update stack-trace-not-exposed',
+    'entries_partial_update stack-trace-not-exposed',
+    'nopage_entries_partial_update stack-trace-not-exposed',
+    'authors_relationships_partial_update stack-trace-not-exposed',
+    'comments_relationships_partial_update stack-trace-not-exposed',
+    'entries_relationships_partial_update stack-trace-not-exposed',
+  ];
+
+  /** The findings of `list` not in `out`. */
+  const notIn = (out: string[], list: string[]) => list.filter((f) => !out.includes(f));
   describeRealApp(
     'Django REST framework 3.18, djangorestframework-jsonapi 8.1, drf-spectacular 0.30 (blog example)',
     startDrf,
@@ -282,7 +340,11 @@ describe.skipIf(unavailable !== undefined)('real applications of five more stack
         'api_schema_retrieve negative-data-rejected',
         'companies_list negative-data-rejected',
       ],
-      alsoTrue: [
+      // Of the true defects below, those seed 1's run reported (the evidence: one run of seed 1 kept with
+      // KEEP_APP_RESULTS; the test runs seed 1 twice and asserts the two report the same) must be reported by at
+      // least one run; the others no kept run reported: allowed, not counted.
+      someSeed: DRF_SEED_1,
+      alsoTrue: notIn(DRF_SEED_1, [
         // The same two on the other lists, where a seed's coverage or fuzzing sends them: page[size] =
         // "not-a-number" -> 200 (also filter[blog__name__isnull] = "not-a-boolean" -> 200 on nopage-entries); NUL
         // in filter[search] -> 400, a page past the last -> 404 "Invalid page.".
@@ -330,7 +392,7 @@ describe.skipIf(unavailable !== undefined)('real applications of five more stack
         // The 500s above, where a seed gets them, carry the debug page's traceback as every 500 of the app does.
         ...['authors', 'blogs', 'comments', 'entries', 'nopage_entries'].map((r) => `${r}_partial_update stack-trace-not-exposed`),
         ...['authors', 'comments', 'entries'].map((r) => `${r}_relationships_partial_update stack-trace-not-exposed`),
-      ],
+      ]),
       // Taken leniently: an empty format (curl '/api/schema/?format=' -> 200); a number for a string attribute (curl
       // -X PATCH -H 'content-type: application/vnd.api+json' -d '{"data":{"type":"blog","id":"1","attributes":
       // {"name":12345}}}' /blogs/1 -> 200 "name":"12345").
