@@ -291,18 +291,23 @@ describe.concurrent('lifecycle: empty collection', () => {
     expect(allFindings(results).filter((f) => f.severity === 'error' && !LISTS.includes(f.operationId))).toEqual([]);
   }, 240_000);
 
-  const correct: Mode[] = ['strict', 'lenient'];
-  test.each(correct.flatMap((mode) => SEEDS.map((seed) => [mode, seed] as const)))('a %s deployment whose empty lists answer 200 is conformant, with --allow-irreversible (seed %i)', async (mode, seed) => {
+  // The correct deployments, each under one seed of each kind of run, the three seeds shared among them (the faulty
+  // deployment above runs every seed): strict under seeds 1 and 3, lenient under seeds 2 and 1.
+  const withIrreversible = [['strict', 1], ['lenient', 2]] as const;
+  const withoutIrreversible = [['strict', 3], ['lenient', 1]] as const;
+  test.each(withIrreversible)('a %s deployment whose empty lists answer 200 is conformant, every operation passed, with --allow-irreversible (seed %i)', async (mode, seed) => {
     const results = await run(mode, seed, { seeded: true, irreversible: true });
     expect(results.verdict, summary(results).join('\n')).toBe('conformant');
     expect(allFindings(results).filter((f) => f.severity === 'error')).toEqual([]);
+    expect(results.operations.filter((o) => o.outcome !== 'passed').map((o) => `${o.operationId}: ${o.outcome}`)).toEqual([]);
     for (const list of LISTS) expect(caseOf(results, list).outcome, list).toBe('passed');
   }, 240_000);
 
-  test.each(correct.flatMap((mode) => SEEDS.map((seed) => [mode, seed] as const)))('a %s deployment is conformant without --allow-irreversible, and the records the run did not make are still there (seed %i)', async (mode, seed) => {
+  test.each(withoutIrreversible)('a %s deployment is conformant without --allow-irreversible, and the records the run did not make are still there (seed %i)', async (mode, seed) => {
     const results = await run(mode, seed, { seeded: true, irreversible: false }, (store) => expect(seededLeft(store)).toEqual(SEEDED));
     expect(results.verdict, summary(results).join('\n')).toBe('conformant');
     expect(allFindings(results).filter((f) => f.severity === 'error')).toEqual([]);
+    expect(results.operations.filter((o) => o.outcome !== 'passed').map((o) => `${o.operationId}: ${o.outcome}`)).toEqual([]);
     // The flat collection still holds the seeded pets: no empty list was asked, and the case says so.
     const pets = caseOf(results, 'listPets');
     expect(pets.outcome).toBe('skipped');

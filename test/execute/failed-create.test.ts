@@ -253,10 +253,12 @@ describe.concurrent('failed-create-no-side-effects', () => {
     expect(errors[0]!.message).toMatch(/^PUT \/t\/docs\/refused-[0-9a-f]{8} answered 400 to an invalid create \((title|pages) (left out|as an? \w+)\), yet GET \/t\/docs\/refused-[0-9a-f]{8} then answered 200: the refused request stored the record it names\.$/);
   }, 240_000);
 
-  const correct: Mode[] = ['strict', 'lenient', 'unprocessable', 'names-id'];
-  test.each(correct.flatMap((mode) => SEEDS.map((seed) => [mode, seed] as const)))('a %s deployment that stores nothing on a refusal is conformant (seed %i)', async (mode, seed) => {
+  // The correct deployments, each under one seed, the three seeds shared among them (the faulty ones above run every seed).
+  const correct = [['strict', 1], ['lenient', 2], ['unprocessable', 3], ['names-id', 1]] as const;
+  test.each(correct)('a %s deployment that stores nothing on a refusal is conformant, every operation passed (seed %i)', async (mode, seed) => {
     const results = await run(mode, seed);
     expect(results.verdict, summary(results).join('\n')).toBe('conformant');
+    expect(results.operations.filter((o) => o.outcome !== 'passed').map((o) => `${o.operationId}: ${o.outcome}`)).toEqual([]);
     expect(allFindings(results).filter((f) => f.check === 'failed-create-no-side-effects' || f.severity === 'error')).toEqual([]);
     for (const id of ['createItem', 'putDoc']) {
       const chain = operation(results, id).cases.find((c) => c.name === CASE);
