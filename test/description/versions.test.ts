@@ -211,3 +211,12 @@ describe('versions the engine does not read, and broken 2.0 and 3.2 descriptions
     expect(cli.stderr).not.toMatch(/\n\s+at /);
   });
 });
+
+test('--help names every version that loads', async () => {
+  const cli = await runCli(['--help'], { noOut: true });
+  const flat = (text: string) => text.replace(/\s+/g, ' ');
+  expect(flat(cli.stdout)).toContain('OpenAPI (3.0, 3.1, 3.2) or Swagger 2.0 description');
+  const run = await runCli(['run', '--help'], { noOut: true });
+  expect(flat(run.stdout)).toContain('OpenAPI 3.0, 3.1 or 3.2, or Swagger 2.0 description');
+  expect(cli.stdout + run.stdout).not.toContain('3.0/3.1');
+});
