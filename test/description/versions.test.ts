@@ -106,6 +106,12 @@ describe('Swagger 2.0 constructs', () => {
     expect(loaded.sourcePointer('/paths/~1pets~1{id}~1photo/post/parameters/0/schema')).toBe('/paths/~1pets~1{id}~1photo/post/parameters/0');
     expect(loaded.sourcePointer('/paths/~1pets/get/responses/200/headers/X-Total/schema')).toBe('/paths/~1pets/get/responses/200/headers/X-Total');
     expect(loaded.sourcePointer('/components/securitySchemes/basic_auth')).toBe('/securityDefinitions/basic_auth');
+    // OAuth2 flows under their OpenAPI 3 names, every scheme under the name the 2.0 document gives it.
+    const schemes = (loaded.api['components'] as { securitySchemes: Record<string, Record<string, unknown>> }).securitySchemes;
+    expect(Object.keys(schemes)).toEqual(['key_auth', 'basic_auth', 'pets_oauth', 'pets_app']);
+    expect(Object.keys(schemes['pets_oauth']!['flows'] as object)).toEqual(['authorizationCode']);
+    expect(Object.keys(schemes['pets_app']!['flows'] as object)).toEqual(['clientCredentials']);
+    expect(schemes['basic_auth']).toMatchObject({ type: 'http', scheme: 'basic' });
   });
 
   const runPets = async (faults: Fault[]) => {
@@ -128,6 +134,7 @@ describe('Swagger 2.0 constructs', () => {
 
   test.each([
     ['nullable', 'createPet', 'response-schema-conformance', /#\/definitions\/Pet|#\/paths\/~1pets\/post\/responses\/201/],
+    ['header', 'listPets', 'response-headers-conformance', /#\/paths\/~1pets\/get\/responses\/200\/headers\/X-Total$/],
     ['form', 'renamePet', 'not-a-server-error', /#\/paths\/~1pets~1\{id\}~1form\/put/],
     ['upload', 'uploadPhoto', 'content-type-conformance', /#\/paths\/~1pets~1\{id\}~1photo\/post\/produces$/],
     ['auth', 'listPets', 'auth-enforced', /#\/paths\/~1pets\/get/],

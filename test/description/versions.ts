@@ -14,7 +14,12 @@ export const PETS_2 = {
   schemes: ['http'],
   consumes: ['application/json'],
   produces: ['application/json'],
-  securityDefinitions: { key_auth: { type: 'apiKey', in: 'header', name: 'X-Key' }, basic_auth: { type: 'basic' } },
+  securityDefinitions: {
+    key_auth: { type: 'apiKey', in: 'header', name: 'X-Key' },
+    basic_auth: { type: 'basic' },
+    pets_oauth: { type: 'oauth2', flow: 'accessCode', authorizationUrl: 'http://127.0.0.1:9/authorize', tokenUrl: 'http://127.0.0.1:9/token', scopes: { 'pets:read': 'read' } },
+    pets_app: { type: 'oauth2', flow: 'application', tokenUrl: 'http://127.0.0.1:9/token', scopes: {} },
+  },
   security: [{ key_auth: [] }],
   parameters: { petBody: { name: 'pet', in: 'body', required: true, schema: { $ref: '#/definitions/Pet' } } },
   paths: {
@@ -61,7 +66,7 @@ export const PETS_2 = {
   },
 };
 
-export type Fault = 'nullable' | 'form' | 'upload' | 'auth';
+export type Fault = 'header' | 'nullable' | 'form' | 'upload' | 'auth';
 
 /** The Pets server: correct, or with one planted fault per 2.0 construct. */
 export async function petsServer(faults: Fault[] = []) {
@@ -76,8 +81,8 @@ export async function petsServer(faults: Fault[] = []) {
     let body = '';
     req.setEncoding('utf8').on('data', (c: string) => (body += c));
     req.on('end', () => {
-      const reply = (status: number, value?: unknown, type = 'application/json') => {
-        res.writeHead(status, value === undefined ? {} : { 'content-type': type }).end(value === undefined ? undefined : type === 'application/json' ? JSON.stringify(value) : String(value));
+      const reply = (status: number, value?: unknown, type = 'application/json', headers: Record<string, string> = {}) => {
+        res.writeHead(status, value === undefined ? headers : { ...headers, 'content-type': type }).end(value === undefined ? undefined : type === 'application/json' ? JSON.stringify(value) : String(value));
       };
       const url = new URL(req.url ?? '/', 'http://x');
       const path = url.pathname.replace(/^\/pets-api/, '');
@@ -85,7 +90,7 @@ export async function petsServer(faults: Fault[] = []) {
       const basic = req.headers['authorization'] === `Basic ${Buffer.from('ann:pw').toString('base64')}`;
       if (req.method === 'GET' && path === '/pets') {
         if (!key && !faults.includes('auth')) return reply(401);
-        return reply(200, pets);
+        return reply(200, pets, 'application/json', { 'x-total': faults.includes('header') ? 'lots' : String(pets.length) });
       }
       if (req.method === 'POST' && path === '/pets') {
         if (!basic) return reply(401);
