@@ -12,6 +12,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { allFindings, checkIds, operation, removeTemps, requireResults, runCli, tempDir } from '../support/runs.ts';
 import { CONSTRUCTS, constructsContract, constructsServer } from './constructs.ts';
 import { loadContract, loadDescription } from '../../src/runner/description/load.ts';
+import { RequestBuilder } from '../../src/runner/execute/request-builder.ts';
 import { FEEDS_32, feedsServer, PETS_2, petsServer, type Fault } from './versions.ts';
 
 afterAll(removeTemps);
@@ -112,6 +113,15 @@ describe('Swagger 2.0 constructs', () => {
     expect(Object.keys(schemes['pets_oauth']!['flows'] as object)).toEqual(['authorizationCode']);
     expect(Object.keys(schemes['pets_app']!['flows'] as object)).toEqual(['clientCredentials']);
     expect(schemes['basic_auth']).toMatchObject({ type: 'http', scheme: 'basic' });
+  });
+
+  test('collectionFormat writes the query as the 2.0 document says: csv, ssv, tsv (tabs), pipes, multi', async () => {
+    const contract = await loadContract([await file('pets.json', PETS_2)]);
+    const op = contract.operations.find((o) => o.operationId === 'listPets')!;
+    const builder = new RequestBuilder({ baseUrls: { [op.service]: 'http://127.0.0.1:1/pets-api' }, runId: 'r', token: () => '', profileOf: () => ({ auth: { header: 'Authorization', everyOperation: false } }) as never });
+    const items = ['a', 'b'];
+    const url = new URL(builder.url(op, {}, { tags: items, words: items, cells: items, bars: items, many: items }));
+    expect(url.search).toBe('?tags=a%2Cb&words=a+b&cells=a%09b&bars=a%7Cb&many=a&many=b');
   });
 
   const runPets = async (faults: Fault[]) => {
