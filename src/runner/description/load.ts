@@ -68,11 +68,12 @@ export async function loadDescription(source: string): Promise<LoadedDescription
   let declared = '';
   let moves: PointerMoves | undefined;
   try {
-    // An unchanged local description is read back as loaded before (spec/description-cache.ts): 3.0 and 3.1 only.
+    // An unchanged local description is read back as loaded before (spec/description-cache.ts): a 2.0 one as converted.
     const cached = isUrl(location) ? undefined : await cachedDescription(location);
     if (cached) {
       ({ bundled, api } = cached);
-      declared = String(cached.bundled['openapi']);
+      declared = cached.declared ?? String(cached.bundled['openapi']);
+      moves = cached.pointerMoves;
     } else {
       const parser = new SwaggerParser();
       // The user named this location: a description served on this machine or a private network is allowed
@@ -98,6 +99,9 @@ export async function loadDescription(source: string): Promise<LoadedDescription
         api = await validateOrDereference(bundled as Obj, undefined).catch((error: unknown) => {
           throw movedError(toContractError(source, error), moves);
         });
+        const paths = parser.$refs.paths();
+        const files = isUrl(location) || paths.some(isUrl) ? undefined : await readAll(paths);
+        if (files && isObj(api)) rememberDescription(location, { bundled: bundled as Obj, api, declared, pointerMoves: moves }, files);
       } else if (version === '3.2.x') {
         await validate32(bundled as Obj, source);
         api = await dereference32(bundled as Obj);
