@@ -115,6 +115,15 @@ describe('Swagger 2.0 constructs', () => {
     expect(schemes['basic_auth']).toMatchObject({ type: 'http', scheme: 'basic' });
   });
 
+  test('read again from the description cache, a 2.0 description is still 2.0 and its pointers still go back', async () => {
+    const spec = await file('pets.json', PETS_2);
+    const first = await loadDescription(spec);
+    const again = await loadDescription(spec);
+    expect([again.version, again.declared, again.readAs]).toEqual(['2.0', '2.0', 'OpenAPI 3.0']);
+    expect(again.pointerMoves).toEqual(first.pointerMoves);
+    expect(again.sourcePointer('/components/schemas/Pet/properties/nick')).toBe('/definitions/Pet/properties/nick');
+  });
+
   test('collectionFormat writes the query as the 2.0 document says: csv, ssv, tsv (tabs), pipes, multi', async () => {
     const contract = await loadContract([await file('pets.json', PETS_2)]);
     const op = contract.operations.find((o) => o.operationId === 'listPets')!;
