@@ -178,6 +178,8 @@ describe('OpenAPI 3.2 constructs', () => {
     const byId = Object.fromEntries(contract.operations.map((o) => [o.operationId, o]));
     expect([byId['searchItems']!.method, byId['purgeItems']!.method, byId['purgeItems']!.pointer]).toEqual(['QUERY', 'PURGE', '/paths/~1items/additionalOperations/PURGE']);
     expect(byId['searchItems']!.group).toBe('feeds › search');
+    // An example's 3.2 dataValue is the example the requests start from.
+    expect(byId['searchItems']!.requestBody?.examples).toEqual([{ q: 'cats' }]);
     expect(byId['filterItems']!.parameters.map((p) => [p.name, p.in, p.required])).toEqual([['min', 'query', true]]);
     expect(byId['searchItems']!.responses[0]!.media).toEqual([{ type: 'application/jsonl', itemSchema: { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } } }]);
     expect(contract.services[0]!.warnings ?? []).toEqual([]);

@@ -143,7 +143,7 @@ export const FEEDS_32 = {
       query: {
         operationId: 'searchItems',
         tags: ['search'],
-        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['q'], properties: { q: { type: 'string' } } } } } },
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['q'], properties: { q: { type: 'string' } } }, examples: { cats: { dataValue: { q: 'cats' } } } } } },
         responses: { '200': { description: 'items', content: { 'application/jsonl': { itemSchema: { $ref: 'https://feeds.example/openapi.json#/components/schemas/Item' } } } }, '400': { description: 'bad' } },
       },
       additionalOperations: {
