@@ -33,9 +33,10 @@ const ENTRIES = {
 
 /**
  * Packages kept out of the bundle, loaded from node_modules as they are: the scenario engine (vitest, vite and
- * esbuild start workers and services from their own files), Pact (native core, CLI binaries), tsx.
+ * esbuild start workers and services from their own files), Pact (native core, CLI binaries), tsx, the OpenAPI
+ * schema validator (reads its schemas from files beside it).
  */
-const EXTERNAL = ['vitest', 'vitest/*', '@vitest/*', 'vite', 'esbuild', '@pact-foundation/*', 'tsx', 'tsx/*', 'playwright-core'];
+const EXTERNAL = ['vitest', 'vitest/*', '@vitest/*', 'vite', 'esbuild', '@pact-foundation/*', 'tsx', 'tsx/*', 'playwright-core', '@seriousme/openapi-schema-validator'];
 
 /** Files next to the sources that the code reads relative to import.meta.url (schemas, templates). */
 function assets(dir) {

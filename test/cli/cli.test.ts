@@ -129,8 +129,8 @@ describe.concurrent('bad input: exit 2 with one line on stderr', () => {
   test('an empty contract file (or /dev/null) is named as not an OpenAPI description', async () => {
     const empty = join(await tempDir(), 'empty.yaml');
     await writeFile(empty, '');
-    expectOneLineError(await runCli(['--spec', empty]), empty, 'not an OpenAPI 3.0 or 3.1 description');
-    expectOneLineError(await runCli(['--spec', '/dev/null']), '/dev/null', 'not an OpenAPI 3.0 or 3.1 description');
+    expectOneLineError(await runCli(['--spec', empty]), empty, 'not an OpenAPI or Swagger description');
+    expectOneLineError(await runCli(['--spec', '/dev/null']), '/dev/null', 'not an OpenAPI or Swagger description');
   });
 
   test('a contract file that does not exist names the file', async () => {
@@ -158,16 +158,16 @@ describe.concurrent('bad input: exit 2 with one line on stderr', () => {
 });
 
 describe.concurrent('a local input error is said as such even when the target is unreachable (the probe never hides it)', () => {
-  const SWAGGER = ['swagger: "2.0"', 'info: { title: Old, version: "1" }', 'paths:', '  /a:', '    get:', '      responses:', "        '200': { description: ok }", ''].join('\n');
+  const SWAGGER = ['swaggerVersion: "1.2"', 'apis: []', ''].join('\n');
   type Case = { files: (dir: string, broken: Awaited<ReturnType<typeof brokenContracts>>) => Promise<{ args: string[]; mentions: string[] }> };
   const table: Array<[string, Case]> = [
     ['a --spec file that does not exist', { files: async (dir) => ({ args: ['--spec', join(dir, 'nowhere.yaml')], mentions: [join(dir, 'nowhere.yaml'), 'file not found'] }) }],
     ['a YAML syntax error', { files: async (_dir, broken) => ({ args: ['--spec', broken.syntax], mentions: [broken.syntax] }) }],
-    ['a Swagger 2.0 file', {
+    ['a Swagger 1.2 file (a version the engine does not read)', {
       files: async (dir) => {
         const file = join(dir, 'swagger.yaml');
         await writeFile(file, SWAGGER);
-        return { args: ['--spec', file], mentions: [file, 'Swagger 2.0 is not supported'] };
+        return { args: ['--spec', file], mentions: [file, '#/swaggerVersion', 'Swagger 1.2 is not a version this tool reads'] };
       },
     }],
     ['a dangling $ref', { files: async (_dir, broken) => ({ args: ['--spec', broken.dangling], mentions: [broken.dangling, '#/components/schemas/Nope'] }) }],

@@ -1,3 +1,4 @@
+import { isSequentialMedia } from '../description/openapi32.ts';
 import { XMLValidator } from 'fast-xml-parser';
 import { responseFor } from '../description/load.ts';
 import { MAX_JSON_DEPTH, TOO_DEEP } from '../model.ts';
@@ -34,7 +35,9 @@ export const responseBodyReadable: Check = {
     }
     const actual = mediaType(response.headers);
     const spec = responseFor(ctx.operation, response.status);
-    const declaredJson = actual !== undefined ? /json/i.test(actual) : (spec?.contentTypes ?? []).some((t) => /json/i.test(t));
+    // A sequence of JSON texts (JSON Lines, NDJSON, JSON text sequences) is no one JSON text: its items are judged apart.
+    const isJson = (t: string) => /json/i.test(t) && !isSequentialMedia(t);
+    const declaredJson = actual !== undefined ? isJson(actual) : (spec?.contentTypes ?? []).some(isJson);
     if (response.jsonError && declaredJson) {
       // As deep as the request it answers (a body nested thousands of levels deep, stored and sent back): the depth
       // is the request's own, not the service's doing; noted as not judged.

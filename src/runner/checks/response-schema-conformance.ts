@@ -3,6 +3,7 @@ import { factsOf } from '../plan/keywords.ts';
 import type { ResponseSpec } from '../model.ts';
 import { mediaTypeMatches } from './content-type-conformance.ts';
 import { isJsonMediaType } from './json-wellformed.ts';
+import { itemFindings } from './sequential-items.ts';
 import type { Check, CheckContext } from './types.ts';
 import { finding, mediaType } from './types.ts';
 
@@ -39,8 +40,10 @@ export const responseSchemaConformance: Check = {
       if (jsonEntry?.schema === undefined || response.json === undefined) return [];
       entry = jsonEntry;
     }
-    if (entry?.schema === undefined) return [];
     const location = `${ctx.operation.specFile}#${spec.pointer}`;
+    // A stream (OpenAPI 3.2 `itemSchema`): each item judged on its own.
+    if (entry?.schema === undefined && entry?.itemSchema !== undefined) return itemFindings(ctx, spec, entry, location);
+    if (entry?.schema === undefined) return [];
     const judged = specFor(spec, entry);
     const json = actual === undefined || entry === jsonEntry ? isJsonMediaType(entry.type.split(';')[0]?.trim().toLowerCase()) || response.json !== undefined : isJsonMediaType(actual);
     if (json) {

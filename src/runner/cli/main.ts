@@ -18,7 +18,7 @@ export const EXIT = { conformant: 0, notConformant: 1, couldNotRun: 2 } as const
 /** Builds the command line. `setExit` receives the exit code; nothing here calls process.exit. */
 export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => void, packs: readonly Pack[] = []): Command {
   const program = new Command('conformance')
-    .description(`Contract tests and conformance checks for any OpenAPI 3.0/3.1 description${packs.length > 0 ? ` (packs: ${packs.map((p) => `${p.name}, ${p.title}`).join('; ')})` : ''}.`)
+    .description(`Contract tests and conformance checks for any OpenAPI (3.0, 3.1, 3.2) or Swagger 2.0 description${packs.length > 0 ? ` (packs: ${packs.map((p) => `${p.name}, ${p.title}`).join('; ')})` : ''}.`)
     .version(VERSION, '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })

@@ -213,7 +213,7 @@ export function addRunOptions(cmd: Command, packs: readonly Pack[] = []): Comman
     .option('--insecure', 'accept any server certificate')
     .option('--retries <n>', 'resend idempotent requests after a network error up to n times', nonNegativeInt('--retries'), 0)
     .option('--rate-limit <n/s>', 'at most n requests per second (or n/m per minute); a 429 always waits its Retry-After', rate)
-    .option('--spec <file|url>', "OpenAPI 3.0/3.1 description (repeatable; default: the contracts of the packs named with --pack, else of the installed packs)", collect)
+    .option('--spec <file|url>', "OpenAPI 3.0, 3.1 or 3.2, or Swagger 2.0 description (repeatable; default: the contracts of the packs named with --pack, else of the installed packs)", collect)
     .option('--suites <dir>', 'also run the scenario suites (*.test.ts) in this directory (repeatable)', collect)
     .option('--profile <file|generic>', "platform profile (default: the profile of the pack the contract belongs to): applies to the services it claims, the generic profile to the others ('generic': to all)")
     .option('--examples <file>', "request examples (default: the pack's, for the pack's contracts)")

@@ -17,7 +17,7 @@ import { deserialize, serialize } from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import refParser from '@apidevtools/json-schema-ref-parser/package.json' with { type: 'json' };
 
-const VERSION = `v2 v8-${process.versions.v8} ref-parser-${refParser.version}`;
+const VERSION = `v3 v8-${process.versions.v8} ref-parser-${refParser.version}`;
 const DIR = fileURLToPath(new URL('../../../node_modules/.cache/conformance/descriptions/', import.meta.url));
 /** Descriptions remembered at most (the least recently written go first). */
 const MAX_ENTRIES = 40;
@@ -33,6 +33,17 @@ interface Entry {
   files: Array<{ path: string; sha256: string }>;
   bundled: Obj;
   api: Obj;
+  /** A Swagger 2.0 description (remembered as its conversion): the version it declares and the way back to its pointers. */
+  declared?: string;
+  pointerMoves?: Record<string, string>;
+}
+
+/** What is remembered of a description: its bundled and dereferenced forms, and for a converted one its origin. */
+export interface RememberedDescription {
+  bundled: Obj;
+  api: Obj;
+  declared?: string;
+  pointerMoves?: Record<string, string>;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -40,7 +51,7 @@ const entryFile = (location: string) => join(DIR, `${sha256(location).slice(0, 3
 const disabled = () => Boolean(process.env['CONFORMANCE_NO_CACHE']);
 
 /** The bundled and dereferenced description remembered for this location, when none of its files has changed. */
-export async function cachedDescription(location: string): Promise<{ bundled: Obj; api: Obj } | undefined> {
+export async function cachedDescription(location: string): Promise<RememberedDescription | undefined> {
   if (disabled()) return undefined;
   let entry: Entry;
   try {
@@ -55,14 +66,14 @@ export async function cachedDescription(location: string): Promise<{ bundled: Ob
   } catch {
     return undefined; // a file of it is gone
   }
-  return { bundled: entry.bundled, api: entry.api };
+  return { bundled: entry.bundled, api: entry.api, ...(entry.declared ? { declared: entry.declared } : {}), ...(entry.pointerMoves ? { pointerMoves: entry.pointerMoves } : {}) };
 }
 
 /** Remembers a validated description: its bundled and dereferenced forms and the files they were read from. */
-export function rememberDescription(location: string, loaded: { bundled: Obj; api: Obj }, files: DescriptionFiles): void {
+export function rememberDescription(location: string, loaded: RememberedDescription, files: DescriptionFiles): void {
   if (disabled()) return;
   try {
-    const entry: Entry = { version: VERSION, location, files: files.map((f) => ({ path: f.path, sha256: sha256(f.text) })), bundled: loaded.bundled, api: loaded.api };
+    const entry: Entry = { version: VERSION, location, files: files.map((f) => ({ path: f.path, sha256: sha256(f.text) })), ...loaded };
     const data = serialize(entry);
     mkdirSync(DIR, { recursive: true });
     const file = entryFile(location);

@@ -18,8 +18,11 @@ import { isKnownValid, rememberValid, validityKey } from './validity-cache.ts';
 import { openapi30ToJsonSchema } from './json-schema.ts';
 import { authSchemesOf, linksOf, parameterExample, requestBodiesOf } from './request-shapes.ts';
 import { followRefs, resolvePointer, validationDocument } from './validation-document.ts';
+import { movePointer, sourcePointer, type PointerMoves, type PointerSource } from './source-pointers.ts';
+import { bundle32, dereference32, fromSwagger2, parseRaw, readAsOf, validate32, versionOf, type ReadAs } from './versions.ts';
+import { additionalOperations, isSequentialMedia, querystringParameters, tagGroup, unexercised32 } from './openapi32.ts';
 
-const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace', 'query'] as const;
 
 type Obj = Record<string, unknown>;
 
@@ -36,44 +39,107 @@ function isUrl(source: string): boolean {
   return /^https?:\/\//i.test(source);
 }
 
+/** A description as loaded: what `describe` reads, what was read and how, and the way back to the user's pointers. */
+export interface LoadedDescription extends ReadAs {
+  /** Dereferenced (a graph that may be cyclic). */
+  api: Obj;
+  /** The same description with its internal `$ref`s kept (a finite tree even when schemas are recursive). */
+  bundled: Obj;
+  source: string;
+  /** The version the document declares (`2.0`, `3.2.0`). */
+  declared: string;
+  /** Where what was read moved from the user's file (Swagger 2.0's conversion); none for a description read as it is. */
+  pointerMoves?: PointerMoves;
+  /** A pointer into `api`/`bundled` as the pointer into the user's own file (the identity for 3.x). */
+  sourcePointer: (pointer: string) => string;
+  /** What the description says that the engine reads but cannot exercise yet (OpenAPI 3.2). */
+  warnings: string[];
+}
+
 /**
- * Loads, validates and dereferences one OpenAPI 3.0/3.1 description (YAML or JSON, file path or http(s) URL).
- * `bundled` is the same description with its internal `$ref`s kept (a finite tree even when schemas are
- * recursive); `api` is dereferenced (a graph that may be cyclic). A broken description is a ContractError
- * naming the file and the JSON pointer.
+ * Loads, validates and dereferences one description (YAML or JSON, file path or http(s) URL): OpenAPI 3.0 and 3.1
+ * as they are, OpenAPI 3.2 natively, Swagger 2.0 as its OpenAPI 3.0 conversion (versions.ts). A broken description
+ * is a ContractError naming the file and the JSON pointer in it.
  */
-export async function loadDescription(source: string): Promise<{ api: Obj; bundled: Obj; source: string }> {
+export async function loadDescription(source: string): Promise<LoadedDescription> {
   const location = isUrl(source) || isAbsolute(source) ? source : resolve(source);
   let api: unknown;
   let bundled: unknown;
+  let declared = '';
+  let moves: PointerMoves | undefined;
   try {
-    // An unchanged local description is read back as loaded before (spec/description-cache.ts).
+    // An unchanged local description is read back as loaded before (spec/description-cache.ts): a 2.0 one as converted.
     const cached = isUrl(location) ? undefined : await cachedDescription(location);
     if (cached) {
       ({ bundled, api } = cached);
+      declared = cached.declared ?? String(cached.bundled['openapi']);
+      moves = cached.pointerMoves;
     } else {
       const parser = new SwaggerParser();
       // The user named this location: a description served on this machine or a private network is allowed
       // (the parser's default refuses loopback and private addresses).
-      bundled = await parser.bundle(location, { resolve: { http: { safeUrlResolver: false } } } as never);
-      if (!isObj(bundled) || typeof bundled['openapi'] !== 'string' || !/^3\.[01]\./.test(bundled['openapi'])) {
-        throw new ContractError(source, '', 'not an OpenAPI 3.0 or 3.1 description (Swagger 2.0 is not supported)');
+      const options = { resolve: { http: { safeUrlResolver: false } } };
+      try {
+        bundled = await parser.bundle(location, options as never);
+      } catch (error) {
+        // A version the parser does not take: 3.2 is read here, any other is said in one line.
+        if (!/Unsupported OpenAPI version|Unrecognized Swagger version|not a valid Openapi API definition|version number must be a string/i.test(String((error as Error)?.message))) throw error;
+        const raw = await parseRaw(location, options);
+        if (versionOf(raw, source) !== '3.2.x') throw error;
+        bundled = await bundle32(location, raw as Obj, options);
       }
-      const paths = parser.$refs.paths();
-      // The key covers the description and every local file it refers to (the bundling parser read them all).
-      const files = isUrl(location) || paths.some(isUrl) ? undefined : await readAll(paths);
-      api = await validateOrDereference(bundled, files);
-      if (files && isObj(api)) rememberDescription(location, { bundled, api }, files);
+      const version = versionOf(bundled, source);
+      declared = String((bundled as Obj)['openapi'] ?? (bundled as Obj)['swagger']);
+      if (version === '2.0') {
+        // The user's own document is validated as 2.0 (its errors name their pointers); then converted.
+        await SwaggerParser.validate(structuredClone(bundled) as never);
+        const converted = await fromSwagger2(bundled as Obj);
+        moves = converted.moves;
+        bundled = converted.converted;
+        api = await validateOrDereference(bundled as Obj, undefined).catch((error: unknown) => {
+          throw movedError(toContractError(source, error), moves);
+        });
+        const paths = parser.$refs.paths();
+        const files = isUrl(location) || paths.some(isUrl) ? undefined : await readAll(paths);
+        if (files && isObj(api)) rememberDescription(location, { bundled: bundled as Obj, api, declared, pointerMoves: moves }, files);
+      } else if (version === '3.2.x') {
+        await validate32(bundled as Obj, source);
+        api = await dereference32(bundled as Obj);
+      } else {
+        const paths = parser.$refs.paths();
+        // The key covers the description and every local file it refers to (the bundling parser read them all).
+        const files = isUrl(location) || paths.some(isUrl) ? undefined : await readAll(paths);
+        api = await validateOrDereference(bundled as Obj, files);
+        if (files && isObj(api)) rememberDescription(location, { bundled: bundled as Obj, api }, files);
+      }
     }
   } catch (error) {
     if (error instanceof ContractError) throw error;
     throw toContractError(source, error);
   }
-  if (!isObj(api)) throw new ContractError(source, '', 'not an OpenAPI 3.0 or 3.1 description');
+  if (!isObj(api) || !isObj(bundled)) throw new ContractError(source, '', 'not an OpenAPI or Swagger description');
+  const version = moves ? '2.0' : versionOf(bundled, source);
   // Kept for the whole run: its number-keyed objects (responses) as dictionaries, a tenth of the memory.
   // The dereferenced description shares most of its objects with the bundled one: each is visited once.
   compactIndexKeys(api, bundled);
-  return { api, bundled: bundled as Obj, source };
+  const pointerSource: PointerSource = moves ? { pointerMoves: moves } : {};
+  return {
+    api,
+    bundled,
+    source,
+    version,
+    readAs: readAsOf(version),
+    declared,
+    ...(moves ? { pointerMoves: moves } : {}),
+    sourcePointer: (pointer: string) => sourcePointer(pointerSource, pointer),
+    warnings: version === '3.2.x' ? unexercised32(bundled, source) : [],
+  };
+}
+
+/** A problem found in the conversion, said at its place in the user's 2.0 document. */
+function movedError(error: ContractError, moves: PointerMoves | undefined): ContractError {
+  const detail = error.message.slice(error.message.indexOf(': ') + 2);
+  return new ContractError(error.file, movePointer(moves, error.pointer), detail);
 }
 
 /**
@@ -138,9 +204,11 @@ const METADATA_KEYS = {
  */
 export function oddMetadataKeys(description: Obj): string[] {
   const out: string[] = [];
+  // OpenAPI 3.2 tags have a summary, a parent and a kind.
+  const is32 = String(description['openapi']).startsWith('3.2.');
   const check = (node: unknown, kind: keyof typeof METADATA_KEYS, at: string) => {
     if (!isObj(node)) return;
-    const allowed: readonly string[] = METADATA_KEYS[kind];
+    const allowed: readonly string[] = is32 && kind === 'tag' ? [...METADATA_KEYS.tag, 'summary', 'parent', 'kind'] : METADATA_KEYS[kind];
     for (const key of Object.keys(node)) if (!key.startsWith('x-') && !allowed.includes(key)) out.push(`${at}/${pointerToken(key)}`);
   };
   const info = description['info'];
@@ -227,7 +295,7 @@ function toContractError(source: string, error: unknown): ContractError {
   if (/ENOENT|no such file/i.test(message)) return new ContractError(source, '', 'file not found');
   // The bundling parser's words for a document that is empty or not an object (e.g. /dev/null).
   if (/is not a valid JSON Schema/i.test(message)) {
-    return new ContractError(source, '', 'not an OpenAPI 3.0 or 3.1 description (the document is empty or not an object)');
+    return new ContractError(source, '', 'not an OpenAPI or Swagger description (the document is empty or not an object)');
   }
   return new ContractError(source, pointer, message.replace(/\s+/g, ' ').trim());
 }
@@ -274,12 +342,15 @@ export function describe(api: Obj, source: string, bundled?: Obj): { service: Se
   for (const [path, pathItem] of Object.entries(paths)) {
     if (!isObj(pathItem)) continue;
     const pathParams = Array.isArray(pathItem['parameters']) ? pathItem['parameters'] : [];
-    for (const method of METHODS) {
-      const op = pathItem[method];
+    const pathPointer = `/paths/${pointerToken(path)}`;
+    const found: Array<[string, unknown, string]> = [
+      ...METHODS.map((m): [string, unknown, string] => [m, pathItem[m], `${pathPointer}/${m}`]),
+      ...additionalOperations(pathItem, pathPointer),
+    ];
+    for (const [method, op, pointer] of found) {
       if (!isObj(op)) continue;
-      const pointer = `/paths/${pointerToken(path)}/${method}`;
       const operationId = typeof op['operationId'] === 'string' ? op['operationId'] : `${method.toUpperCase()} ${path}`;
-      const parameters = mergeParameters(pathParams, Array.isArray(op['parameters']) ? op['parameters'] : [], pointer, toSchema);
+      const parameters = mergeParameters(pathParams, Array.isArray(op['parameters']) ? op['parameters'] : [], pointer, toSchema, pathPointer);
       const security = Array.isArray(op['security']) ? op['security'] : globalSecurity;
       const tags = Array.isArray(op['tags']) ? op['tags'] : [];
       // The body a request sends first: a JSON media type where one is declared, else the first other.
@@ -288,7 +359,7 @@ export function describe(api: Obj, source: string, bundled?: Obj): { service: Se
         operationId,
         method: method.toUpperCase() as HttpMethod,
         path,
-        group: groupOf(path, tags),
+        group: tagGroup(api, tags) ?? groupOf(path, tags),
         service: serviceId,
         specFile: source,
         pointer,
@@ -344,11 +415,20 @@ function mergeParameters(
   opLevel: unknown[],
   pointer: string,
   toSchema: (s: unknown) => JsonSchema,
+  pathPointer: string,
 ): ParameterSpec[] {
   const byKey = new Map<string, ParameterSpec>();
   const add = (list: unknown[], base: string) =>
     list.forEach((p, i) => {
-      if (!isObj(p) || typeof p['name'] !== 'string' || typeof p['in'] !== 'string') return;
+      if (!isObj(p) || typeof p['in'] !== 'string') return;
+      // OpenAPI 3.2: the whole query string as one form: its properties are the query parameters it stands for.
+      if (p['in'] === 'querystring') {
+        for (const q of querystringParameters(p, `${base}/parameters/${i}`) ?? []) {
+          byKey.set(`query:${q.name}`, { name: q.name, in: 'query', required: q.required, schema: toSchema(q.schema), pointer: q.pointer });
+        }
+        return;
+      }
+      if (typeof p['name'] !== 'string') return;
       const location = p['in'] as ParameterSpec['in'];
       // OpenAPI: a parameter has `schema` or `content` (a map with one media type).
       const media = p['schema'] === undefined && isObj(p['content']) ? jsonMedia(p['content']) : undefined;
@@ -366,13 +446,15 @@ function mergeParameters(
         ...(location === 'query' ? joinedOf(p) : {}),
       });
     });
-  add(pathLevel, pointer.replace(/\/[a-z]+$/, ''));
+  add(pathLevel, pathPointer);
   add(opLevel, pointer);
   return [...byKey.values()];
 }
 
 /** How a query parameter's array is written (OpenAPI's style and explode; form explodes by default, the others not). */
 function joinedOf(p: Obj): Pick<ParameterSpec, 'joined'> {
+  // Swagger 2.0's `collectionFormat: tsv`, which OpenAPI 3 has no style for (kept by the conversion as is).
+  if (p['x-collectionFormat'] === 'tsv' && p['style'] === undefined) return { joined: '\t' };
   const style = typeof p['style'] === 'string' ? p['style'] : 'form';
   const explode = typeof p['explode'] === 'boolean' ? p['explode'] : style === 'form';
   if (explode) return {};
@@ -410,8 +492,10 @@ function responsesOf(
       const entries = Object.entries(content).filter((e): e is [string, Obj] => isObj(e[1]));
       const json = entries.find((e) => isJsonLike(e[0])) ?? entries.find((e) => /^(\*\/\*|application\/\*)(\s*;.*)?$/.test(e[0].trim()));
       if (json) Object.assign(spec, schemaOf(json[0], json[1]));
-      const media = entries.map(([type, m]) => ({ type, ...(json?.[0] === type ? pick(spec) : schemaOf(type, m)) }));
-      if (media.some((m) => m.schema !== undefined) && (media.length > 1 || !json)) spec.media = media;
+      // A sequence (OpenAPI 3.2: JSON Lines, NDJSON, JSON text sequences, server-sent events): each item by `itemSchema`.
+      const itemOf = (type: string, m: Obj) => (m['itemSchema'] !== undefined && isSequentialMedia(type) ? { itemSchema: toSchema(m['itemSchema']) } : {});
+      const media = entries.map(([type, m]) => ({ type, ...(json?.[0] === type ? pick(spec) : schemaOf(type, m)), ...itemOf(type, m) }));
+      if (media.some((m) => m.schema !== undefined || 'itemSchema' in m) && (media.length > 1 || !json)) spec.media = media;
       const headers = headersOf(response['headers'], spec.pointer, toSchema);
       if (headers.length > 0) spec.headers = headers;
       return spec;
@@ -460,16 +544,19 @@ export async function loadContract(sources: string[]): Promise<Contract> {
   const loaded = await Promise.all(sources.map((s) => loadDescription(s)));
   const contract: Contract = { services: [], operations: [] };
   const seen = new Map<string, string>();
-  for (const { api, bundled, source } of loaded) {
+  for (const description of loaded) {
+    const { api, bundled, source } = description;
     const { service, operations } = describe(api, source, bundled);
+    service.read = { version: description.version, readAs: description.readAs, declared: description.declared };
+    if (description.pointerMoves) service.pointerMoves = description.pointerMoves;
     if (contract.services.some((s) => s.id === service.id)) {
       throw new ContractError(source, '', `service id "${service.id}" is also used by another description`);
     }
-    const warnings = [...oddComponentWarnings(bundled, source), ...oddMetadataWarnings(bundled, source)];
+    const warnings = [...oddComponentWarnings(bundled, source), ...oddMetadataWarnings(bundled, source), ...description.warnings];
     contract.services.push(warnings.length > 0 ? { ...service, warnings } : service);
     for (const op of operations) {
       const other = seen.get(op.operationId);
-      if (other) throw new ContractError(source, op.pointer, `operationId "${op.operationId}" is also used in ${other}`);
+      if (other) throw new ContractError(source, description.sourcePointer(op.pointer), `operationId "${op.operationId}" is also used in ${other}`);
       seen.set(op.operationId, source);
       contract.operations.push(op);
     }
@@ -478,7 +565,7 @@ export async function loadContract(sources: string[]): Promise<Contract> {
 }
 
 /** Each media type a response declares, with its schema (the JSON one's where the response lists no others). */
-export function mediaEntries(spec: ResponseSpec): Array<{ type: string; schema?: JsonSchema; schemaRef?: string }> {
+export function mediaEntries(spec: ResponseSpec): NonNullable<ResponseSpec['media']> {
   return spec.media ?? spec.contentTypes.map((type) => ({ type, ...pick(spec) }));
 }
 

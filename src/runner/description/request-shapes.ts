@@ -88,9 +88,14 @@ export function requestBodiesOf(body: unknown, pointer: string, toSchema: (s: un
     }));
 }
 
+/** An Example Object's value: `value`, or OpenAPI 3.2's `dataValue` (the value as data, before serialization). */
+function exampleValue(e: unknown): unknown[] {
+  return isObj(e) && 'value' in e ? [e['value']] : isObj(e) && 'dataValue' in e ? [e['dataValue']] : [];
+}
+
 /** The examples a media type gives of its body: `example`, then the value of each of `examples`. */
 function mediaExamples(media: Obj): { examples?: unknown[] } {
-  const named = isObj(media['examples']) ? Object.values(media['examples']).flatMap((e) => (isObj(e) && 'value' in e ? [e['value']] : [])) : [];
+  const named = isObj(media['examples']) ? Object.values(media['examples']).flatMap(exampleValue) : [];
   const examples = [...('example' in media ? [media['example']] : []), ...named];
   return examples.length > 0 ? { examples } : {};
 }
@@ -135,8 +140,8 @@ function linkTarget(link: Obj, api: Obj): { operationId?: string; method?: strin
 export function parameterExample(raw: Obj, schema: JsonSchema): unknown {
   if ('example' in raw) return raw['example'];
   if (isObj(raw['examples'])) {
-    const first = Object.values(raw['examples']).find((e) => isObj(e) && 'value' in e) as Obj | undefined;
-    if (first) return first['value'];
+    const first = Object.values(raw['examples']).map(exampleValue).find((v) => v.length > 0);
+    if (first) return first[0];
   }
   if (typeof schema === 'object') {
     if (Array.isArray(schema['examples']) && schema['examples'].length > 0) return schema['examples'][0];

@@ -32,7 +32,7 @@ export interface ParameterSpec {
    * A query array serialized as one value: `style: form, explode: false` joins its items with commas
    * (`?status=a,b`), spaceDelimited with spaces, pipeDelimited with pipes. Absent: one `name=item` pair per item.
    */
-  joined?: ',' | ' ' | '|';
+  joined?: ',' | ' ' | '|' | '\t';
 }
 
 /** A security scheme the tool can send credentials for. */
@@ -70,7 +70,7 @@ export interface ResponseSpec {
    * other than JSON declares a schema (a text/plain string, a text/html page), so that a body is judged by the
    * media type it is answered in.
    */
-  media?: Array<{ type: string; schema?: JsonSchema; schemaRef?: string }>;
+  media?: Array<{ type: string; schema?: JsonSchema; schemaRef?: string; itemSchema?: JsonSchema }>;
   /** The headers the response declares (`required`, and the schema a present one's value must match). */
   headers?: Array<{ name: string; required: boolean; schema: JsonSchema; pointer: string; contentType?: string }>;
 }
@@ -152,6 +152,13 @@ export interface ServiceSpec {
   platform?: string;
   /** What loading the description noticed and let through (a component name OpenAPI's rule refuses), one line each. */
   warnings?: string[];
+  /** What the description file declares and how it was read (`{ version: '2.0', readAs: 'OpenAPI 3.0' }`). */
+  read?: { version: '2.0' | '3.0.x' | '3.1.x' | '3.2.x'; readAs: string; declared: string };
+  /**
+   * Where the description as read moved from the user's file (a Swagger 2.0 description's conversion): converted
+   * prefix → the user's prefix (description/source-pointers.ts). Findings' locations are taken back by it.
+   */
+  pointerMoves?: Record<string, string>;
 }
 
 export interface Contract {

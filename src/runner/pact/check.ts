@@ -15,6 +15,7 @@
  *    declare, even where the schema allows additional properties (see schema-walk.ts).
  * Every incompatibility names the contract location `<file>#<json pointer>` (or the pact location).
  */
+import { movedLocation, movesByFile } from '../description/source-pointers.ts';
 import type { Contract, JsonSchema, Operation, PactInteractionResult, ParameterSpec, ResponseSpec } from '../model.ts';
 import { SchemaValidator } from '../checks/schema.ts';
 import { pointerToken, responseFor } from '../description/load.ts';
@@ -47,10 +48,14 @@ export async function checkPacts(opts: CheckPactsOptions): Promise<CheckPactsRes
   }
   const validator = new SchemaValidator();
   const interactions: PactInteractionResult[] = [];
+  // Where a mismatch is in the contract, in the file the user gave (a Swagger 2.0 description is read as its conversion).
+  const inSource = movesByFile(opts.contract.services);
   for (const { location, pact } of loaded) {
     for (const interaction of pact.interactions) {
       const started = performance.now();
-      const { operationId, mismatches } = checkInteraction(pact, location, interaction, opts.contract, validator);
+      const checked = checkInteraction(pact, location, interaction, opts.contract, validator);
+      const { operationId } = checked;
+      const mismatches = checked.mismatches.map((m) => (m.location ? { ...m, location: movedLocation(inSource.get(m.location.slice(0, Math.max(0, m.location.indexOf('#')))), m.location) } : m));
       interactions.push({
         consumer: pact.consumer,
         provider: pact.provider,

@@ -11,6 +11,7 @@ import { profileFor } from '../description/profiles.ts';
 import { collectNow, limitHeapGrowth } from '../http/large-bodies.ts';
 import type { CaseResult, RunResults } from '../model.ts';
 import { compactCase } from '../report/assemble.ts';
+import { findingsInSource, movesByFile } from '../description/source-pointers.ts';
 import { SharedValues } from '../report/case-memory.ts';
 import type { CaseSpool } from '../report/case-spool.ts';
 import type { Reporter } from '../report/reporter.ts';
@@ -77,6 +78,8 @@ export async function executeRun(options: RunOptions, local: LocalInputs, target
   const generated = new Map<string, CaseResult[]>(selected.map((op) => [op.operationId, []]));
   // Tens of thousands of case summaries stay in memory until the reports: equal texts and check lists held once.
   const sharedValues = new SharedValues();
+  // Findings point into the file the user gave (a Swagger 2.0 description is run as its conversion).
+  const inSource = movesByFile(contract.services);
   let doneOperations = 0;
   let casesSeen = 0;
   let failingOperations = 0;
@@ -85,7 +88,7 @@ export async function executeRun(options: RunOptions, local: LocalInputs, target
       onCase: (operationId, index, result) => {
         // What a case made besides its summary is garbage: collected every few thousand cases, not left to pile up.
         if (++casesSeen % COLLECT_EVERY === 0) collectNow();
-        const compact = sharedValues.caseResult(compactCase(result, keep));
+        const compact = sharedValues.caseResult(compactCase(findingsInSource(result, inSource), keep));
         const list = generated.get(operationId) ?? [];
         generated.set(operationId, list);
         const at = index < 0 ? list.length : index;

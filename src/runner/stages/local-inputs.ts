@@ -8,6 +8,7 @@ import { loadCatalog, type Catalog } from '../description/catalog.ts';
 import { InputError } from '../description/errors.ts';
 import { loadExamples, type Examples } from '../description/examples.ts';
 import { describe as describeApi, loadContract, loadDescription } from '../description/load.ts';
+import { readAsLine } from '../description/versions.ts';
 import { loadProfiles, type Profiles } from '../description/profiles.ts';
 import { matchesSelector } from '../execute/select.ts';
 import { sizeYoungGeneration } from '../young-generation.ts';
@@ -34,6 +35,11 @@ export interface LocalInputs {
 export async function loadLocalInputs(options: RunOptions, notice: (line: string) => void): Promise<LocalInputs> {
   sizeYoungGeneration(options.specs);
   const contract = await loadContract(options.specs);
+  // Said once: a description read otherwise than as it is written ("Swagger 2.0, read as OpenAPI 3.0").
+  for (const service of contract.services) {
+    const line = service.read ? readAsLine(service.read) : undefined;
+    if (line) notice(`conformance: ${service.file}: ${line}`);
+  }
   for (const warning of contract.services.flatMap((s) => s.warnings ?? [])) notice(`conformance: warning: ${warning}`);
   const applying = packsFor(options.packs ?? [], contract.services);
   const profileFile = options.profile ?? fromPacks(applying, 'profile') ?? 'generic';

@@ -10,6 +10,7 @@ import { RUN_ID_HEADER } from '../http/client-options.ts';
 import { coverage, notDescribedResults, type Catalog } from '../description/catalog.ts';
 import type { CaseResult, Contract, OperationResult, RunResults } from '../model.ts';
 import { assembleOperations, compactCase } from '../report/assemble.ts';
+import { findingsInSource, movesByFile } from '../description/source-pointers.ts';
 import { baselineExitCode, baselineLine, compareWithBaseline } from '../report/baseline.ts';
 import type { CaseSpool } from '../report/case-spool.ts';
 import { limitEvidence } from '../report/evidence-limit.ts';
@@ -64,10 +65,11 @@ export async function concludeRun(ctx: ResultsContext, targets: Targets, execute
     // scheme; the operations that need it are untested with that reason, not failed (execute/diagnose.ts).
     const refused = executed.refusedCredentials;
     const cases = untestedForRefusedCredentials(generated, targets.selected, refused);
+    const inSource = movesByFile(local.contract.services);
     for (const [operationId, list] of executed.scenarios.cases) {
       // The scenario suites' errors after the deployment stopped answering are that, not tool problems.
       const ran = targetDown ? list.map((c) => (c.outcome === 'errored' ? { ...c, outcome: 'skipped' as const, skipKind: 'target-down' as const, skipReason: `not run: ${targetDown.message.split(': connections')[0]}` } : c)) : list;
-      cases.set(operationId, [...(cases.get(operationId) ?? []), ...ran.map((c) => compactCase(c, keep))]);
+      cases.set(operationId, [...(cases.get(operationId) ?? []), ...ran.map((c) => compactCase(findingsInSource(c, inSource), keep))]);
     }
     const operations = assembleOperations({ operations: targets.selected, allOperations: local.contract.operations, cases, interrupted });
     const built = buildResults(ctx, operations, interrupted);
