@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InputError } from '../description/errors.ts';
 import { addPactCommands } from './pact.ts';
+import { addCompatCommand } from './compat.ts';
 import { showConfig } from './show-config.ts';
 import { addRunOptions, resolveOptions, toRunOptions } from './run-options.ts';
 import type { Pack } from '../pack.ts';
@@ -93,6 +94,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
     });
 
   addPactCommands(program, packs, env, setExit);
+  addCompatCommand(program, packs, setExit);
   addPackOption(program);
   program.addHelpText('after', HELP_FOOTER);
   run.addHelpText('after', HELP_FOOTER);

@@ -1,0 +1,60 @@
+/**
+ * `conformance compat`: what a revision of the contract changes for the clients of the base (the last release's
+ * contract). Exit 0: nothing breaking; 1: a breaking change (or a warning with --fail-on warning, or an expired
+ * ignore entry); 2: could not run. Writes compatibility.json and compatibility-junit.xml to --out.
+ */
+import type { Command } from 'commander';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { chosenPacks, defaultContracts, type Pack } from '../pack.ts';
+import { InputError } from '../description/errors.ts';
+
+interface CompatFlags {
+  base: string;
+  spec?: string[];
+  out: string;
+  failOn?: string;
+  ignore?: string;
+  baseline?: string;
+  pact?: string[];
+  info?: boolean;
+}
+
+const collect = (v: string, acc: string[] = []) => [...acc, ...v.split(',').filter(Boolean)];
+
+export function addCompatCommand(program: Command, packs: readonly Pack[], setExit: (code: number) => void): void {
+  program
+    .command('compat')
+    .description('Compare the contract (the revision) with an earlier version (the base): every change with its rule, level and operation; exit 1 on a breaking change.')
+    .requiredOption('--base <file|url|git-ref:ref:path|label>', "the base contract: a file, a URL, git-ref:<ref>:<path>, or a pack's published version label")
+    .option('--spec <revision>', "the revision (default: the pack's contract) (repeatable)", collect)
+    .option('--out <dir>', 'report directory (compatibility.json, compatibility-junit.xml)', 'reports')
+    .option('--fail-on <level>', 'also fail on warnings: warning', 'breaking')
+    .option('--ignore <file>', 'known changes accepted until a date (YAML: fingerprint or rule and operation, reason, expires)')
+    .option('--baseline <results.json>', 'an earlier comparison: only changes not in it fail')
+    .option('--pact <files>', 'consumer pacts (files, directories or URLs): each breaking change names the consumers it touches', collect)
+    .option('--info', 'also list the changes that break nothing')
+    .action(async (flags: CompatFlags) => {
+      setExit(await compatCommand(flags, packs));
+    });
+}
+
+export async function compatCommand(flags: CompatFlags, packs: readonly Pack[]): Promise<number> {
+  if (flags.failOn !== 'breaking' && flags.failOn !== 'warning') throw new InputError(`--fail-on ${flags.failOn}: expected breaking or warning`);
+  const revisions = flags.spec && flags.spec.length > 0 ? flags.spec : defaultContracts(packs);
+  if (revisions.length === 0) throw new InputError('compat: no revision: pass --spec <file>');
+  const [{ resolveBase }, { compareContracts, compatJunit, compatLines, gateExitCode }] = await Promise.all([import('../compat/sources.ts'), import('../compat/gate.ts')]);
+  const bases = await resolveBase(flags.base, revisions, chosenPacks(packs).flatMap((p) => p.contracts ?? []));
+  const pacts = flags.pact ? await readPacts(flags.pact) : undefined;
+  const compat = await compareContracts({ bases, revisions, ...(flags.ignore ? { ignoreFile: flags.ignore } : {}), ...(flags.baseline ? { baseline: flags.baseline } : {}), ...(pacts ? { pacts } : {}) });
+  await mkdir(flags.out, { recursive: true });
+  await writeFile(join(flags.out, 'compatibility.json'), `${JSON.stringify({ compatibility: compat }, null, 2)}\n`);
+  await writeFile(join(flags.out, 'compatibility-junit.xml'), `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="compatibility">${compatJunit(compat)}</testsuites>\n`);
+  for (const line of compatLines(compat, flags.info)) process.stdout.write(`${line}\n`);
+  return gateExitCode(compat, flags.failOn);
+}
+
+async function readPacts(sources: string[]) {
+  const { readPactSources } = await import('../pact/sources.ts');
+  return (await readPactSources(sources)).map((p) => ({ consumer: p.pact.consumer, interactions: p.pact.interactions.map((i) => i.request) }));
+}
