@@ -58,3 +58,36 @@ async function readPacts(sources: string[]) {
   const { readPactSources } = await import('../pact/sources.ts');
   return (await readPactSources(sources)).map((p) => ({ consumer: p.pact.consumer, interactions: p.pact.interactions.map((i) => i.request) }));
 }
+
+/**
+ * `run --base-contract`: the comparison of the run's contract with the base, its breaking changes proven against
+ * the run's deployment by a run of the base contract's cases for the operations they touch (reports of that run
+ * go to a directory of their own under --out, `base-contract/`).
+ */
+export async function compatForRun(
+  base: string,
+  options: import('../stages/types.ts').RunOptions,
+  packs: readonly Pack[],
+  runConformance: (o: import('../stages/types.ts').RunOptions) => Promise<import('../stages/types.ts').RunOutcome>,
+): Promise<import('../compat/types.ts').Compatibility> {
+  const [{ resolveBase }, { compareContracts }, { proveChanges }] = await Promise.all([import('../compat/sources.ts'), import('../compat/gate.ts'), import('../compat/prove.ts')]);
+  const bases = await resolveBase(base, options.specs, chosenPacks(packs).flatMap((p) => p.contracts ?? []));
+  const compat = await compareContracts({ bases, revisions: options.specs });
+  const where = options.baseUrl ?? (Object.values(options.servers)[0] || 'the embedded reference deployment');
+  await proveChanges(
+    compat,
+    async (operations) => {
+      // Each operation by its path (a parameter as a one-segment glob, whatever the base names it).
+      const include = [...new Set(operations.map((o) => o.slice(o.indexOf(' ') + 1).replace(/\{[^}]*\}/g, '*')))];
+      const { exclude: _e, baseline: _b, shard: _s, maxFailures: _m, suites: _u, ...rest } = options;
+      // The revision's other services stay in the contract (their deployments are the run's targets too).
+      const { pairs } = await import('../compat/gate.ts');
+      const paired = new Set((await pairs(bases, options.specs)).map(([, r]) => r.source));
+      const others = options.specs.filter((s) => ![...paired].some((p) => p.endsWith(s.replace(/^\.\//, ''))));
+      const outcome = await runConformance({ ...rest, specs: [...new Set(bases), ...others], include, exclude: [], out: join(options.out, 'base-contract'), reporters: [], quiet: true });
+      return outcome.results;
+    },
+    where,
+  );
+  return compat;
+}

@@ -48,9 +48,12 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     try {
-      const outcome = await runConformance({ ...options, reporters, signal: abort.signal });
+      // --base-contract: what the contract changes since the base, proven against the deployment first.
+      const compatibility = flags.baseContract ? await (await import('./compat.ts')).compatForRun(flags.baseContract, options, packs, runConformance) : undefined;
+      const outcome = await runConformance({ ...options, ...(compatibility ? { compatibility } : {}), reporters, signal: abort.signal });
       if (outcome.message) process.stderr.write(`conformance: ${outcome.message}\n`);
-      setExit(outcome.exitCode);
+      const gate = compatibility ? (await import('../compat/gate.ts')).gateExitCode(compatibility, options.failOn === 'warning' ? 'warning' : 'breaking') : 0;
+      setExit(outcome.exitCode === 0 ? gate : outcome.exitCode);
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);

@@ -3,7 +3,7 @@
  * the consumers named, the verdict (breaking or not) and the exit code; the console lines and JUnit testcases.
  */
 import { readFile } from 'node:fs/promises';
-import { compareDescriptions, loadForComparison } from './compare.ts';
+import { compareDescriptions, loadForComparison, type LoadedDescription } from './compare.ts';
 import { applyIgnores, readIgnoreFile } from './ignore.ts';
 import { versionOf } from './sources.ts';
 import type { Change, Compatibility } from './types.ts';
@@ -24,11 +24,7 @@ export interface GateOptions {
 export async function compareContracts(options: GateOptions): Promise<Compatibility> {
   const now = options.now ?? new Date();
   const changes: Change[] = [];
-  for (let i = 0; i < options.revisions.length; i++) {
-    const base = await loadForComparison(options.bases[i] ?? options.bases[0]!);
-    const revision = await loadForComparison(options.revisions[i]!);
-    changes.push(...compareDescriptions(base, revision, now));
-  }
+  for (const [base, revision] of await pairs(options.bases, options.revisions)) changes.push(...compareDescriptions(base, revision, now));
   const expired = options.ignoreFile ? applyIgnores(changes, await readIgnoreFile(options.ignoreFile), now.toISOString().slice(0, 10)) : [];
   if (options.baseline) {
     const known = await baselineFingerprints(options.baseline);
@@ -46,6 +42,26 @@ export async function compareContracts(options: GateOptions): Promise<Compatibil
     counts: { breaking: live('breaking'), warning: live('warning'), info: live('info'), ignored: changes.filter((c) => c.ignored).length },
     ...(expired.length > 0 ? { expiredIgnores: expired } : {}),
   };
+}
+
+/** The service a description is of: its x-service-id, else its title. */
+const serviceOf = (d: LoadedDescription) => {
+  const info = (d.bundled['info'] ?? {}) as Record<string, unknown>;
+  return String(d.bundled['x-service-id'] ?? info['x-service-id'] ?? info['title'] ?? '');
+};
+
+/** Each revision with the base of the same service (one base and one revision: those two); revisions without one are left out. */
+export async function pairs(bases: readonly string[], revisions: readonly string[]): Promise<Array<[LoadedDescription, LoadedDescription]>> {
+  const b = await Promise.all([...new Set(bases)].map((f) => loadForComparison(f)));
+  const r = await Promise.all(revisions.map((f) => loadForComparison(f)));
+  if (b.length === 1 && r.length === 1) return [[b[0]!, r[0]!]];
+  const out: Array<[LoadedDescription, LoadedDescription]> = [];
+  for (const rev of r) {
+    const base = b.find((x) => serviceOf(x) === serviceOf(rev));
+    if (base) out.push([base, rev]);
+  }
+  if (out.length === 0) throw new InputError(`the base contract (${bases.join(', ')}) describes none of the revision's services (${r.map(serviceOf).join(', ')})`);
+  return out;
 }
 
 async function label(file: string | undefined): Promise<{ version?: string }> {

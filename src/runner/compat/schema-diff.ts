@@ -49,7 +49,8 @@ const show = (v: unknown): string => (typeof v === 'string' ? `\`${v}\`` : `\`${
 const showTypes = (t: string[] | undefined) => (t ? t.join('|') || 'nothing' : 'any');
 
 export function compareSchemas(ctx: SchemaContext, place: Place, root: string, base: Node[], revision: Node[]): void {
-  compare({ ctx, place, isTop: true, root, path: '', negated: false }, base, revision);
+  // The seen-set stops recursion within one schema: the same pair under another operation is compared again.
+  compare({ ctx: { ...ctx, seen: new Set() }, place, isTop: true, root, path: '', negated: false }, base, revision);
 }
 
 const below = (w: Walk, step: string): Walk => ({ ...w, isTop: false, path: w.path ? `${w.path}${step.startsWith('[') || step.startsWith(' ') ? '' : '/'}${step}` : step.replace(/^\//, '') });
