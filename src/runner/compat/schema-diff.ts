@@ -59,12 +59,20 @@ function compare(w: Walk, baseNodes: Node[], revNodes: Node[]): void {
   const { ctx } = w;
   const b = view(ctx.base, baseNodes);
   const r = view(ctx.revision, revNodes);
-  const key = `${w.place.top}|${w.isTop}|${w.negated}|${b.members.map((m) => m.ptr).join(',')}|${r.members.map((m) => m.ptr).join(',')}`;
+  const key = `${w.place.top}|${w.negated}|${b.members.map((m) => m.ptr).join(',')}|${r.members.map((m) => m.ptr).join(',')}`;
   if (ctx.seen.has(key)) return;
   ctx.seen.add(key);
   const scope = w.isTop ? w.place.top : w.place.nested;
   const emit = (suffix: string, at: { from?: string; to?: string; base?: string; revision?: string; s?: string }) =>
     ctx.emit(`${scope}-${suffix}`, { s: subjectOf(w), base: b.ptr, revision: r.ptr, ...at, negated: w.negated });
+  // A schema wrapped in alternatives (or taken out of them): the alternatives are the comparison.
+  const alts = (v: View) => v.keywords.has('oneOf') || v.keywords.has('anyOf');
+  const bare = (v: View) => !v.types && v.properties.size === 0;
+  if (alts(b) !== alts(r) && bare(alts(b) ? b : r)) {
+    alternatives(w, b, r, emit, 'oneOf', 'one-of');
+    alternatives(w, b, r, emit, 'anyOf', 'any-of');
+    return;
+  }
   types(w, b, r, emit);
   enums(w, b, r, emit, scope);
   for (const [keyword, stem, upper] of BOUNDS) bound(b, r, keyword, stem, upper, emit);
@@ -264,6 +272,12 @@ function alternatives(w: Walk, b: View, r: View, emit: Emitter, keyword: 'oneOf'
     if (rb.some(isOld) && rb.every((n) => isOld(n) || isNull(n))) return emit('became-nullable', { revision: rk!.ptr });
     if (keyword === 'oneOf' && rb.some(isOld)) return emit('wrapped-in-one-of', { revision: rk!.ptr });
     for (const n of rb) emit(`${stem}-added`, { to: name(n, w.ctx.revision), revision: n.ptr });
+    return;
+  }
+  if (rb.length === 0) {
+    // Taken out of its alternatives: the ones other than the schema kept are gone.
+    const kept = canonical(w.ctx.revision, r.members.map((m) => stripped(m, keyword)));
+    for (const n of bb) if (canonical(w.ctx.base, [n]) !== kept) emit(`${stem}-removed`, { from: name(n, w.ctx.base), base: n.ptr });
     return;
   }
   const bc = bb.map((n) => canonical(w.ctx.base, [n]));
