@@ -52,7 +52,12 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
       const compatibility = flags.baseContract ? await (await import('./compat.ts')).compatForRun(flags.baseContract, options, packs, runConformance) : undefined;
       const outcome = await runConformance({ ...options, ...(compatibility ? { compatibility } : {}), reporters, signal: abort.signal });
       if (outcome.message) process.stderr.write(`conformance: ${outcome.message}\n`);
-      const gate = compatibility ? (await import('../compat/gate.ts')).gateExitCode(compatibility, options.failOn === 'warning' ? 'warning' : 'breaking') : 0;
+      let gate = 0;
+      if (compatibility) {
+        const { compatLines, gateExitCode } = await import('../compat/gate.ts');
+        for (const line of compatLines(compatibility)) process.stdout.write(`${line}\n`);
+        gate = gateExitCode(compatibility, options.failOn === 'warning' ? 'warning' : 'breaking');
+      }
       setExit(outcome.exitCode === 0 ? gate : outcome.exitCode);
     } finally {
       process.off('SIGINT', onSignal);

@@ -101,11 +101,6 @@ export function gateExitCode(compat: Compatibility, failOn: 'breaking' | 'warnin
   return failOn === 'warning' && compat.counts.warning > 0 ? 1 : 0;
 }
 
-const DEPLOYMENT: Record<NonNullable<Change['deployment']>, string> = {
-  'still-served': 'removed from the contract, still served: old clients keep working until it goes',
-  'fails-today': 'old clients fail today',
-};
-
 /** The console lines: one per change (info left out unless asked), then the verdict. */
 export function compatLines(compat: Compatibility, withInfo = false): string[] {
   const lines = [`Compatibility of ${compat.revision.source}${compat.revision.version ? ` (${compat.revision.version})` : ''} with the base ${compat.base.source}${compat.base.version ? ` (${compat.base.version})` : ''}`];
@@ -113,7 +108,7 @@ export function compatLines(compat: Compatibility, withInfo = false): string[] {
     if (c.level === 'info' && !withInfo) continue;
     const tag = c.ignored ? 'ignored' : c.level;
     let line = `  ${tag.toUpperCase().padEnd(8)} ${c.rule}  ${c.sentence}`;
-    if (c.deployment) line += ` — ${DEPLOYMENT[c.deployment]}${c.deploymentDetail ? `: ${c.deploymentDetail}` : ''}`;
+    if (c.deploymentDetail) line += ` — ${c.deploymentDetail}`;
     if (c.consumers) line += ` (consumers: ${c.consumers.join(', ')})`;
     if (c.ignored) line += ` [${c.ignored.reason}${c.ignored.expires ? ` until ${c.ignored.expires}` : ''}]`;
     lines.push(line);
