@@ -24,11 +24,33 @@ async function revisionWithoutCacheKeys(): Promise<string> {
   return file;
 }
 
-async function runAgainst(variant: Variant, revision: string): Promise<CliRun> {
+/** The published contract with `country` of an address type's create made required. */
+async function revisionRequiringCountry(): Promise<string> {
+  const doc = parse(await readFile(BASE, 'utf8')) as { components: { schemas: Record<string, { required: string[] }> } };
+  doc.components.schemas['AddressTypeCreateRequest']!.required.push('country');
+  const file = join(await tempDir('compat-revision-'), 'customer-service.openapi.yaml');
+  await writeFile(file, stringify(doc));
+  return file;
+}
+
+/** A deployment that already holds the revision's rule: a create without `country` is refused with 400. */
+const requiresCountry: Variant = {
+  handlers: {
+    'create-address-type': (req, next) => {
+      const body = req.body as Record<string, unknown> | undefined;
+      if (body && typeof body === 'object' && body['country'] === undefined) {
+        return { status: 400, body: { error: { code: 'VALIDATION_ERROR', message: 'country: required', details: [{ field: 'country', message: 'required' }] } } };
+      }
+      return next();
+    },
+  },
+};
+
+async function runAgainst(variant: Variant, revision: string, include = '/caches/*'): Promise<CliRun> {
   const started = await startVariant(variant);
   try {
     const { args } = started.target('flag');
-    return await runCli(['run', '--spec', revision, '--spec', FOREIGN, '--base-contract', BASE, '--include', '/caches/*', '--quiet', ...args]);
+    return await runCli(['run', '--spec', revision, '--spec', FOREIGN, '--base-contract', BASE, '--include', include, '--quiet', ...args]);
   } finally {
     await started.close();
   }
@@ -64,6 +86,23 @@ describe('a breaking change proven against the deployment', { timeout: 300_000 }
     expect(change.deployment).toBe('fails-today');
     expect(change.deploymentDetail).toMatch(/^old clients fail today: GET \/caches\/keys is not served any more/);
     expect(run.code).toBe(1);
+  });
+
+  test('a request property made required: the deployment still takes the old request, or refuses it with 400 today', async () => {
+    const revision = await revisionRequiringCountry();
+    for (const [variant, deployment, detail] of [
+      [{}, 'still-served', /^the deployment still honours the last release/],
+      [requiresCountry, 'fails-today', /^old clients fail today: .*400/],
+    ] as const) {
+      const run = await runAgainst(variant, revision, '/caches/refresh');
+      const compat = run.results?.compatibility;
+      expect(compat, run.stderr).toBeDefined();
+      const breaking = compat!.changes.filter((c) => c.level === 'breaking');
+      expect(breaking.map((c) => `${c.rule} ${c.operation}`)).toEqual(['request-property-became-required POST /address-types']);
+      expect(breaking[0]!.deployment).toBe(deployment);
+      expect(breaking[0]!.deploymentDetail).toMatch(detail);
+      expect(run.code).toBe(1);
+    }
   });
 
   test('the published contract against itself: no change, nothing to prove, the run decides the exit code', async () => {
