@@ -72,7 +72,12 @@ export async function compatForRun(
 ): Promise<import('../compat/types.ts').Compatibility> {
   const [{ resolveBase }, { compareContracts }, { proveChanges }] = await Promise.all([import('../compat/sources.ts'), import('../compat/gate.ts'), import('../compat/prove.ts')]);
   const bases = await resolveBase(base, options.specs, chosenPacks(packs).flatMap((p) => p.contracts ?? []));
-  const compat = await compareContracts({ bases, revisions: options.specs });
+  // The consumers named on the changes: the pacts of the packs whose contract is compared (local files).
+  const { resolve } = await import('node:path');
+  const compared = new Set([...bases, ...options.specs].map((f) => resolve(f)));
+  const pactDirs = chosenPacks(packs).flatMap((p) => (p.pacts && (p.contracts ?? []).some((c) => compared.has(resolve(c))) ? [p.pacts] : []));
+  const pacts = pactDirs.length > 0 ? await readPacts(pactDirs) : undefined;
+  const compat = await compareContracts({ bases, revisions: options.specs, ...(pacts ? { pacts } : {}) });
   const where = options.baseUrl ?? (Object.values(options.servers)[0] || 'the embedded reference deployment');
   await proveChanges(
     compat,
