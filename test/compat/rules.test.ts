@@ -25,9 +25,6 @@ async function compare(base: Doc, revision: Doc): Promise<Change[]> {
 const BREAKING: Array<[string, string[], (d: Doc) => void]> = [
   ['api-path-removed-without-deprecation', ['GET /pets/{id}', 'DELETE /pets/{id}'], (d) => delete d['paths']['/pets/{id}']],
   ['api-removed-without-deprecation', ['DELETE /pets/{id}'], (d) => delete d['paths']['/pets/{id}'].delete],
-  ['api-removed-before-sunset', ['DELETE /pets/{id}'], (d) => {
-    d['paths']['/pets/{id}'].delete = undefined;
-  }],
   ['response-success-status-removed', ['GET /pets'], (d) => {
     d['paths']['/pets'].get.responses['206'] = d['paths']['/pets'].get.responses['200'];
     delete d['paths']['/pets'].get.responses['200'];
@@ -39,9 +36,6 @@ const BREAKING: Array<[string, string[], (d: Doc) => void]> = [
   ['request-parameter-max-decreased', ['GET /pets'], (d) => (d['paths']['/pets'].get.parameters[0].schema.maximum = 50)],
   ['request-parameter-type-changed', ['GET /pets'], (d) => (d['paths']['/pets'].get.parameters[1].schema = { type: 'boolean' })],
   ['request-parameter-default-value-changed', ['GET /pets'], (d) => (d['paths']['/pets'].get.parameters[0].schema.default = 10)],
-  ['request-body-became-required', ['POST /pets'], (d) => {
-    d['paths']['/pets'].post.requestBody.required = false;
-  }],
   ['new-required-request-property', ['POST /pets'], (d) => {
     newPet(d).properties.owner = { type: 'string' };
     newPet(d).required.push('owner');
@@ -70,6 +64,14 @@ const BREAKING: Array<[string, string[], (d: Doc) => void]> = [
   }],
   ['required-response-header-removed', ['GET /pets'], (d) => delete d['paths']['/pets'].get.responses['200'].headers['X-Rate']],
   ['response-header-became-optional', ['GET /pets'], (d) => (d['paths']['/pets'].get.responses['200'].headers['X-Rate'].required = false)],
+  ['new-required-request-default-parameter-to-existing-path', ['GET /pets', 'POST /pets'], (d) => (d['paths']['/pets'].parameters = [{ name: 'tenant', in: 'query', required: true, schema: { type: 'string' } }])],
+  ['request-parameter-became-enum', ['GET /pets'], (d) => (d['paths']['/pets'].get.parameters[1].schema.enum = ['a', 'b'])],
+  ['request-body-added-required', ['DELETE /pets/{id}'], (d) => (d['paths']['/pets/{id}'].delete.requestBody = { required: true, content: { 'application/json': { schema: { type: 'object' } } } })],
+  ['response-media-type-name-generalized', ['GET /pets/{id}'], (d) => {
+    const content = d['paths']['/pets/{id}'].get.responses['200'].content;
+    content['text/*'] = content['text/plain'];
+    delete content['text/plain'];
+  }],
   ['api-security-added', ['GET /pets/{id}'], (d) => (d['paths']['/pets/{id}'].get.security = [{ oauth: ['read'] }])],
   ['api-security-scope-added', ['DELETE /pets/{id}'], (d) => (d['paths']['/pets/{id}'].delete.security = [{ oauth: ['write', 'read'] }])],
   ['api-security-alternative-removed', ['DELETE /pets/{id}'], (d) => {
@@ -78,20 +80,45 @@ const BREAKING: Array<[string, string[], (d: Doc) => void]> = [
   }],
 ];
 
-// Rows whose base differs from the shared one (a deprecated operation with a sunset, a required body to drop).
-const SPECIAL_BASE: Record<string, (d: Doc) => void> = {
-  'api-removed-before-sunset': (d) => Object.assign(d['paths']['/pets/{id}'].delete, { deprecated: true, 'x-sunset': '2099-01-01' }),
-  'request-body-became-required': (d) => (d['paths']['/pets'].post.requestBody.required = false),
-};
-const SPECIAL_REVISION: Record<string, (d: Doc) => void> = {
-  'api-removed-before-sunset': (d) => delete d['paths']['/pets/{id}'].delete,
-  'request-body-became-required': (d) => (d['paths']['/pets'].post.requestBody.required = true),
+/** Rows whose base differs from the shared one: [rule, operations, base change, revision change, openapi]. */
+const WITH_BASE: Array<[string, string[], (d: Doc) => void, (d: Doc) => void, string?]> = [
+  ['api-removed-before-sunset', ['DELETE /pets/{id}'], (d) => Object.assign(d['paths']['/pets/{id}'].delete, { deprecated: true, 'x-sunset': '2099-01-01' }), (d) => delete d['paths']['/pets/{id}'].delete],
+  ['request-body-became-required', ['POST /pets'], (d) => (d['paths']['/pets'].post.requestBody.required = false), (d) => (d['paths']['/pets'].post.requestBody.required = true)],
+  ['sunset-deleted', ['GET /pets'], (d) => Object.assign(d['paths']['/pets'].get, { deprecated: true, 'x-sunset': '2099-01-01' }), (d) => delete d['paths']['/pets'].get['x-sunset']],
+  ['api-sunset-date-changed-too-small', ['GET /pets'], (d) => Object.assign(d['paths']['/pets'].get, { deprecated: true, 'x-sunset': '2099-01-01' }), (d) => (d['paths']['/pets'].get['x-sunset'] = '2098-01-01')],
+  ['api-stability-decreased', ['GET /pets'], (d) => (d['paths']['/pets'].get['x-stability-level'] = 'beta'), (d) => (d['paths']['/pets'].get['x-stability-level'] = 'alpha')],
+  ['request-parameter-removed-before-sunset', ['GET /pets'], (d) => Object.assign(d['paths']['/pets'].get.parameters[1], { deprecated: true, 'x-sunset': '2099-01-01' }), (d) => d['paths']['/pets'].get.parameters.splice(1, 1)],
+  ['request-property-any-of-removed', ['POST /pets'], (d) => (newPet(d).properties.code = { anyOf: [{ type: 'string' }, { type: 'integer' }] }), (d) => (newPet(d).properties.code.anyOf = [{ type: 'string' }])],
+  ['request-property-one-of-removed', ['POST /pets'], (d) => (newPet(d).properties.code = { oneOf: [{ type: 'string' }, { type: 'integer' }] }), (d) => (newPet(d).properties.code.oneOf = [{ type: 'string' }])],
+  ['response-property-one-of-added', ['GET /pets', 'POST /pets', 'GET /pets/{id}'], (d) => (pets(d).properties.nickname = { oneOf: [{ type: 'string' }, { type: 'integer' }] }), (d) => pets(d).properties.nickname.oneOf.push({ type: 'boolean' })],
+  ['request-property-list-of-types-narrowed', ['POST /pets'], (d) => (newPet(d).properties.code = { type: ['string', 'integer'] }), (d) => (newPet(d).properties.code.type = ['string']), '3.1.0'],
+  ['response-property-list-of-types-widened', ['GET /pets', 'POST /pets', 'GET /pets/{id}'], (d) => (pets(d).properties.nickname = { type: ['string'] }), (d) => (pets(d).properties.nickname.type = ['string', 'integer']), '3.1.0'],
+  ['request-property-prefix-items-removed', ['POST /pets'], (d) => (newPet(d).properties.toys = { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] }), (d) => newPet(d).properties.toys.prefixItems.pop(), '3.1.0'],
+  ['request-body-dependent-required-added', ['POST /pets'], () => {}, (d) => (newPet(d).dependentRequired = { tag: ['code'] }), '3.1.0'],
+  ['request-body-if-added', ['POST /pets'], () => {}, (d) => (newPet(d).if = { required: ['tag'] }), '3.1.0'],
+  ['request-body-then-added', ['POST /pets'], (d) => (newPet(d).if = { required: ['tag'] }), (d) => (newPet(d).then = { required: ['code'] }), '3.1.0'],
+  ['request-property-const-added', ['POST /pets'], () => {}, (d) => (newPet(d).properties.code.const = 'A'), '3.1.0'],
+  ['response-property-pattern-property-removed', ['GET /pets', 'POST /pets', 'GET /pets/{id}'], (d) => (pets(d).properties.meta = { type: 'object', patternProperties: { '^x-': { type: 'string' } } }), (d) => delete pets(d).properties.meta.patternProperties, '3.1.0'],
+  ['webhook-removed', ['POST webhook:petAdopted'], (d) => (d['webhooks'] = { petAdopted: { post: { requestBody: { content: { 'application/json': { schema: { type: 'object' } } } }, responses: { '200': { description: 'ok' } } } } }), (d) => delete d['webhooks'], '3.1.0'],
+];
+
+const ROWS: Array<[string, string[], (d: Doc) => void, (d: Doc) => void, string | undefined]> = [
+  ...BREAKING.map(([rule, ops, change]) => [rule, ops, () => {}, change, undefined] as [string, string[], (d: Doc) => void, (d: Doc) => void, undefined]),
+  ...WITH_BASE.map(([rule, ops, b, r, v]) => [rule, ops, b, r, v] as [string, string[], (d: Doc) => void, (d: Doc) => void, string | undefined]),
+];
+
+const openapi31 = (d: Doc) => {
+  // 3.1 spells 3.0's nullable as a type; the shared base has none, so only the version changes.
+  d['openapi'] = '3.1.0';
 };
 
 describe('one breaking change each: reported with its rule id on the operation it touches, nothing else breaking', () => {
-  test.each(BREAKING)('%s', async (rule, operations, change) => {
-    const base = changed(SPECIAL_BASE[rule] ?? (() => {}));
-    const revision = changed(SPECIAL_REVISION[rule] ?? change, base);
+  test.each(ROWS)('%s', async (rule, operations, baseChange, change, version) => {
+    const base = changed((d) => {
+      if (version) openapi31(d);
+      baseChange(d);
+    });
+    const revision = changed(change, base);
     const changes = await compare(base, revision);
     const breaking = changes.filter((c) => c.level === 'breaking');
     expect(RULES.get(rule)?.level, `${rule} is a breaking rule of the table`).toBe('breaking');
