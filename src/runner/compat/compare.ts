@@ -43,7 +43,9 @@ const FLIP: Record<Level, Level> = { breaking: 'info', info: 'breaking', warning
 export function compareDescriptions(base: LoadedDescription, revision: LoadedDescription, now = new Date()): Change[] {
   const changes: Change[] = [];
   let operation: string | undefined;
+  const stats = { emits: 0, cuts: 0 };
   const emit: Emit = (id, at) => {
+    stats.emits++;
     const r = rule(id);
     const level = at.negated && r.area !== 'operation' ? FLIP[r.level] : r.level;
     const text = sentence(id, at) + (at.negated ? ' (inside a `not`: what it accepts changes the other way)' : '');
@@ -59,7 +61,7 @@ export function compareDescriptions(base: LoadedDescription, revision: LoadedDes
       fingerprint: fingerprint(id, operation, at.s, at.from, at.to),
     });
   };
-  const ctx: SchemaContext = { base: base.bundled, revision: revision.bundled, emit, seen: new Set() };
+  const ctx: SchemaContext = { base: base.bundled, revision: revision.bundled, emit, seen: new Set(), clean: new Set(), stats };
   const bPaths = pathItems(base.bundled);
   const rPaths = pathItems(revision.bundled);
   for (const [key, bp] of bPaths) {

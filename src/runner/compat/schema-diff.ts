@@ -16,6 +16,13 @@ export interface SchemaContext {
   revision: Obj;
   emit: Emit;
   seen: Set<string>;
+  /**
+   * Pairs of schemas compared (in one place and direction) to no change, with no recursion cut below them: under
+   * another operation they are not walked again (a large contract shares its component schemas between hundreds).
+   * `stats` counts the changes and the cuts, to know.
+   */
+  clean?: Set<string>;
+  stats?: { emits: number; cuts: number };
 }
 
 /** Where a schema is: its scope at the top and below, and whether it is a header parameter. */
@@ -60,8 +67,20 @@ function compare(w: Walk, baseNodes: Node[], revNodes: Node[]): void {
   const b = view(ctx.base, baseNodes);
   const r = view(ctx.revision, revNodes);
   const key = `${w.place.top}|${w.negated}|${b.members.map((m) => m.ptr).join(',')}|${r.members.map((m) => m.ptr).join(',')}`;
-  if (ctx.seen.has(key)) return;
+  const cleanKey = `${key}|${w.isTop}|${w.place.header ?? ''}|${w.place.text ?? ''}`;
+  if (ctx.clean?.has(cleanKey)) return;
+  if (ctx.seen.has(key)) {
+    if (ctx.stats) ctx.stats.cuts++;
+    return;
+  }
   ctx.seen.add(key);
+  const before = ctx.stats ? { ...ctx.stats } : undefined;
+  walk(w, b, r);
+  if (before && ctx.stats && ctx.stats.emits === before.emits && ctx.stats.cuts === before.cuts) ctx.clean?.add(cleanKey);
+}
+
+function walk(w: Walk, b: View, r: View): void {
+  const { ctx } = w;
   const scope = w.isTop ? w.place.top : w.place.nested;
   const emit = (suffix: string, at: { from?: string; to?: string; base?: string; revision?: string; s?: string }) =>
     ctx.emit(`${scope}-${suffix}`, { s: subjectOf(w), base: b.ptr, revision: r.ptr, ...at, negated: w.negated });
@@ -143,7 +162,12 @@ function enums(w: Walk, b: View, r: View, emit: Emitter, scope: Scope): void {
   } else if (bv && rv) {
     const bs = new Set(bv.map((x) => JSON.stringify(x)));
     const rs = new Set(rv.map((x) => JSON.stringify(x)));
-    for (const x of bv) if (!rs.has(JSON.stringify(x))) emit('enum-value-removed', { from: show(x), base: be!.ptr, revision: re!.ptr });
+    for (const x of bv) {
+      if (rs.has(JSON.stringify(x))) continue;
+      // oasdiff's name for a response body's own enum.
+      if (scope === 'response-body') w.ctx.emit('response-mediatype-enum-value-removed', { s: subjectOf(w), from: show(x), base: be!.ptr, revision: re!.ptr, negated: w.negated });
+      else emit('enum-value-removed', { from: show(x), base: be!.ptr, revision: re!.ptr });
+    }
     for (const x of rv) if (!bs.has(JSON.stringify(x))) emit('enum-value-added', { to: show(x), base: be!.ptr, revision: re!.ptr });
   } else if (bv && !rv) emit('enum-value-added', { to: 'any value (the enum was removed)', base: be!.ptr });
   const bx = b.keywords.get('x-extensible-enum');
