@@ -88,9 +88,9 @@ const WITH_BASE: Array<[string, string[], (d: Doc) => void, (d: Doc) => void, st
   ['api-sunset-date-changed-too-small', ['GET /pets'], (d) => Object.assign(d['paths']['/pets'].get, { deprecated: true, 'x-sunset': '2099-01-01' }), (d) => (d['paths']['/pets'].get['x-sunset'] = '2098-01-01')],
   ['api-stability-decreased', ['GET /pets'], (d) => (d['paths']['/pets'].get['x-stability-level'] = 'beta'), (d) => (d['paths']['/pets'].get['x-stability-level'] = 'alpha')],
   ['request-parameter-removed-before-sunset', ['GET /pets'], (d) => Object.assign(d['paths']['/pets'].get.parameters[1], { deprecated: true, 'x-sunset': '2099-01-01' }), (d) => d['paths']['/pets'].get.parameters.splice(1, 1)],
-  ['request-property-any-of-removed', ['POST /pets'], (d) => (newPet(d).properties.code = { anyOf: [{ type: 'string' }, { type: 'integer' }] }), (d) => (newPet(d).properties.code.anyOf = [{ type: 'string' }])],
-  ['request-property-one-of-removed', ['POST /pets'], (d) => (newPet(d).properties.code = { oneOf: [{ type: 'string' }, { type: 'integer' }] }), (d) => (newPet(d).properties.code.oneOf = [{ type: 'string' }])],
-  ['response-property-one-of-added', ['GET /pets', 'POST /pets', 'GET /pets/{id}'], (d) => (pets(d).properties.nickname = { oneOf: [{ type: 'string' }, { type: 'integer' }] }), (d) => pets(d).properties.nickname.oneOf.push({ type: 'boolean' })],
+  ['request-property-any-of-removed', ['POST /pets'], (d) => (newPet(d).properties.code = { anyOf: [{ type: 'string', maxLength: 5 }, { type: 'integer', minimum: 0 }] }), (d) => newPet(d).properties.code.anyOf.pop()],
+  ['request-property-one-of-removed', ['POST /pets'], (d) => (newPet(d).properties.code = { oneOf: [{ type: 'string', maxLength: 5 }, { type: 'integer', minimum: 0 }] }), (d) => newPet(d).properties.code.oneOf.pop()],
+  ['response-property-one-of-added', ['GET /pets', 'POST /pets', 'GET /pets/{id}'], (d) => (pets(d).properties.nickname = { oneOf: [{ type: 'string', maxLength: 5 }, { type: 'integer', minimum: 0 }] }), (d) => pets(d).properties.nickname.oneOf.push({ type: 'boolean', enum: [true] })],
   ['request-property-list-of-types-narrowed', ['POST /pets'], (d) => (newPet(d).properties.code = { type: ['string', 'integer'] }), (d) => (newPet(d).properties.code.type = ['string']), '3.1.0'],
   ['response-property-list-of-types-widened', ['GET /pets', 'POST /pets', 'GET /pets/{id}'], (d) => (pets(d).properties.nickname = { type: ['string'] }), (d) => (pets(d).properties.nickname.type = ['string', 'integer']), '3.1.0'],
   ['request-property-prefix-items-removed', ['POST /pets'], (d) => (newPet(d).properties.toys = { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] }), (d) => newPet(d).properties.toys.prefixItems.pop(), '3.1.0'],
@@ -247,6 +247,16 @@ describe('direction and meaning', () => {
     });
     const changes = await compare(baseDoc(), revision);
     expect(changes).toEqual([]);
+  });
+
+  test('a oneOf of bare types reads as the list of types 3.1 writes', async () => {
+    const base = changed((d) => {
+      d['openapi'] = '3.1.0';
+      newPet(d).properties.code = { oneOf: [{ type: 'string' }, { type: 'integer' }] };
+    });
+    expect(await compare(base, changed((d) => (newPet(d).properties.code = { type: ['integer', 'string'] }), base))).toEqual([]);
+    const narrowed = await compare(base, changed((d) => (newPet(d).properties.code = { type: 'string' }), base));
+    expect(narrowed.map((c) => `${c.rule} ${c.level}`)).toEqual(['request-property-list-of-types-narrowed breaking']);
   });
 
   test('3.0 nullable and 3.1 type null read the same', async () => {

@@ -111,7 +111,7 @@ export function view(root: Obj, nodes: readonly Node[]): View {
     if (node.s === false) v.types = [];
     if (!isObj(node.s)) continue;
     const s = node.s;
-    const types = typesOf(s);
+    const types = typesOf(s) ?? typeAlternatives(s);
     if (types) {
       const nonNull = types.filter((t) => t !== 'null');
       const hasNull = types.includes('null') || s['nullable'] === true;
@@ -134,6 +134,7 @@ export function view(root: Obj, nodes: readonly Node[]): View {
     else if (additional && isObj(additional.s)) v.additional.push(additional);
     for (const [k, value] of Object.entries(s)) {
       if (SKIP.has(k) || NOT_MEANING.has(k)) continue;
+      if ((k === 'oneOf' || k === 'anyOf') && !typesOf(s) && typeAlternatives(s)) continue;
       let [key, val] = [k, value];
       // 3.0: exclusiveMaximum: true beside maximum is 3.1's exclusiveMaximum: <maximum>.
       if ((k === 'exclusiveMaximum' || k === 'exclusiveMinimum') && typeof value === 'boolean') continue;
@@ -152,6 +153,7 @@ export function view(root: Obj, nodes: readonly Node[]): View {
     }
   }
   v.nullable = nullableSaid ?? false;
+  v.types?.sort();
   const en = v.keywords.get('enum');
   if (en && Array.isArray(en.value) && en.value.includes(null)) v.nullable = true;
   return v;
@@ -164,6 +166,14 @@ function typesOf(s: Obj): string[] | undefined {
   if (typeof t === 'string') return [t];
   if (Array.isArray(t)) return t.filter((x): x is string => typeof x === 'string');
   return undefined;
+}
+
+/** `oneOf`/`anyOf` whose alternatives are each a bare `{ type }` (distinct types): the list of types 3.1 writes. */
+function typeAlternatives(s: Obj): string[] | undefined {
+  const list = Array.isArray(s['oneOf']) ? s['oneOf'] : Array.isArray(s['anyOf']) ? s['anyOf'] : undefined;
+  if (!list || list.length < 2) return undefined;
+  const types = list.map((b) => (isObj(b) && Object.keys(b).every((k) => k === 'type' || NOT_MEANING.has(k)) && typeof b['type'] === 'string' ? b['type'] : undefined));
+  return types.every((t): t is string => t !== undefined) && new Set(types).size === types.length ? types : undefined;
 }
 
 function intersect(a: string[], b: string[]): string[] {
