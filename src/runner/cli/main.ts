@@ -49,7 +49,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
     process.once('SIGTERM', onSignal);
     try {
       // --base-contract: what the contract changes since the base, proven against the deployment first.
-      const compatibility = flags.baseContract ? await (await import('./compat.ts')).compatForRun(flags.baseContract, options, packs, runConformance) : undefined;
+      const compatibility = flags.baseContract ? await (await import('./compat.ts')).compatForRun(flags.baseContract, options, packs, runConformance, env) : undefined;
       const outcome = await runConformance({ ...options, ...(compatibility ? { compatibility } : {}), reporters, signal: abort.signal });
       if (outcome.message) process.stderr.write(`conformance: ${outcome.message}\n`);
       let gate = 0;
@@ -102,7 +102,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
     });
 
   addPactCommands(program, packs, env, setExit);
-  addCompatCommand(program, packs, setExit);
+  addCompatCommand(program, packs, setExit, env);
   addPackOption(program);
   program.addHelpText('after', HELP_FOOTER);
   run.addHelpText('after', HELP_FOOTER);

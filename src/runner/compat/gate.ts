@@ -97,7 +97,7 @@ function nameConsumers(changes: Change[], pacts: NonNullable<GateOptions['pacts'
 
 /** Exit code of the gate: 1 on a live breaking change (or a warning with fail-on warning) or an expired ignore entry. */
 export function gateExitCode(compat: Compatibility, failOn: 'breaking' | 'warning'): 0 | 1 {
-  if (compat.breaking || (compat.expiredIgnores?.length ?? 0) > 0) return 1;
+  if (compat.breaking || (compat.expiredIgnores?.length ?? 0) > 0 || (compat.pacts?.broken ?? 0) > 0) return 1;
   return failOn === 'warning' && compat.counts.warning > 0 ? 1 : 0;
 }
 
@@ -113,9 +113,14 @@ export function compatLines(compat: Compatibility, withInfo = false): string[] {
     if (c.ignored) line += ` [${c.ignored.reason}${c.ignored.expires ? ` until ${c.ignored.expires}` : ''}]`;
     lines.push(line);
   }
+  for (const f of compat.pacts?.failures ?? []) {
+    lines.push(`  ${f.alreadyFailing ? 'PACT    ' : 'BROKEN  '} ${f.consumer}: "${f.interaction}" (${f.request})${f.alreadyFailing ? ' fails against the base too' : ' no longer holds'}: ${f.mismatches[0]?.message ?? ''}${f.mismatches.length > 1 ? ` (+${f.mismatches.length - 1} more)` : ''}`);
+  }
+  if (compat.pacts) lines.push(`Consumers ${compat.pacts.consumers.join(', ') || '(none)'}: ${compat.pacts.checked} interaction(s) checked against the revision, ${compat.pacts.broken} no longer hold`);
   for (const e of compat.expiredIgnores ?? []) lines.push(`  EXPIRED  ignore entry ${e.entry} expired on ${e.expires}: remove or renew it`);
   const { breaking, warning, info, ignored } = compat.counts;
-  lines.push(`${compat.breaking ? 'BREAKING' : 'COMPATIBLE'}  ${breaking} breaking, ${warning} warning(s), ${info} info${ignored ? `, ${ignored} ignored` : ''}; ${compat.provenNote}`);
+  const broken = compat.pacts?.broken ? `, ${compat.pacts.broken} consumer interaction(s) broken` : '';
+  lines.push(`${compat.breaking ? 'BREAKING' : 'COMPATIBLE'}  ${breaking} breaking, ${warning} warning(s), ${info} info${ignored ? `, ${ignored} ignored` : ''}${broken}; ${compat.provenNote}`);
   return lines;
 }
 
@@ -133,7 +138,12 @@ export function compatJunit(compat: Compatibility): string {
         : '';
     return `<testcase classname="compatibility.${xml(c.operation ?? 'api')}" name="${name}">${body}</testcase>`;
   });
+  for (const f of compat.pacts?.failures ?? []) {
+    const detail = xml(f.mismatches.map((m) => `${m.message}${m.location ? ` (${m.location})` : ''}`).join('\n'));
+    const body = f.alreadyFailing ? `<skipped message="${xml('fails against the base too')}"/>` : `<failure type="pact-interaction-broken" message="${xml(f.mismatches[0]?.message ?? '')}">${detail}</failure>`;
+    cases.push(`<testcase classname="compatibility.pact.${xml(f.consumer)}" name="${xml(`${f.interaction} (${f.request})`)}">${body}</testcase>`);
+  }
   if (cases.length === 0) cases.push('<testcase classname="compatibility" name="no breaking change"></testcase>');
-  const failures = shown.filter((c) => c.level === 'breaking' && !c.ignored).length;
-  return `<testsuite name="compatibility" tests="${cases.length}" failures="${failures}" errors="0" skipped="${shown.filter((c) => c.ignored).length}">${cases.join('')}</testsuite>`;
+  const failures = shown.filter((c) => c.level === 'breaking' && !c.ignored).length + (compat.pacts?.broken ?? 0);
+  return `<testsuite name="compatibility" tests="${cases.length}" failures="${failures}" errors="0" skipped="${shown.filter((c) => c.ignored).length + (compat.pacts?.failures.filter((f) => f.alreadyFailing).length ?? 0)}">${cases.join('')}</testsuite>`;
 }

@@ -57,4 +57,28 @@ export interface Compatibility {
   counts: { breaking: number; warning: number; info: number; ignored: number };
   /** Ignore entries past their expiry (they ignore nothing and fail the gate). */
   expiredIgnores?: Array<{ entry: string; expires: string }>;
+  /** The consumers' pacts checked against the revision (as `pact check` does), when pacts were given. */
+  pacts?: ConsumerPactCheck;
+}
+
+/** The consumers' pact interactions held to the revision (and to the base, to tell a new break from an old one). */
+export interface ConsumerPactCheck {
+  /** Where the pacts came from: the sources given, and the Pact Broker's latest pact per consumer. */
+  sources: string[];
+  consumers: string[];
+  checked: number;
+  /** Interactions the revision no longer satisfies (they held against the base): they fail the gate. */
+  broken: number;
+  /** Each interaction that fails against the revision, with its mismatches; `alreadyFailing` when the base fails it too. */
+  failures: Array<{
+    consumer: string;
+    provider: string;
+    pact: string;
+    interaction: string;
+    /** The interaction's request, `METHOD /path` as the pact sends it; the revision's operation id where one matches. */
+    request: string;
+    operationId?: string;
+    alreadyFailing: boolean;
+    mismatches: Array<{ message: string; location?: string }>;
+  }>;
 }
