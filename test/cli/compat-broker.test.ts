@@ -1,14 +1,15 @@
 /**
  * `conformance compat` with a Pact Broker: the latest pact of each consumer of the revision's services is fetched
  * (through the Pact broker client, from a fake Broker on 127.0.0.1), checked against the revision as `pact check`
- * does, and used to name the consumers on each breaking change. A Broker that cannot be reached: exit 2, one line.
+ * does, and used to name the consumers on each breaking change; the same in `run --base-contract` with the Broker
+ * named by the environment. A Broker that cannot be reached: exit 2, one line.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { removeTemps, ROOT, runCli, tempDir } from '../support/runs.ts';
+import { removeTemps, resultsSchemaErrors, ROOT, runCli, startVariant, tempDir } from '../support/runs.ts';
 import { startFakeBroker, type BrokerPact, type FakeBroker } from '../pact/fake-broker.ts';
 import type { Compatibility } from '../../src/runner/compat/types.ts';
 
@@ -138,4 +139,35 @@ describe('conformance compat with a Pact Broker', { timeout: 120_000 }, () => {
     expect(run.stderr.trim()).toMatch(/refused the credentials \(401 Unauthorized\)/);
     expect(run.stderr).not.toContain('wrong-token');
   });
+
+  test('run --base-contract with PACT_BROKER_BASE_URL: the latest pacts join the pack\'s own, the broken interaction in results.json', async () => {
+    const rev = await revision('string');
+    const started = await startVariant({});
+    try {
+      const { args } = started.target('flag');
+      const run = await runCli(
+        ['run', '--spec', rev, '--spec', join(ROOT, 'contract/foreign-trade-service.openapi.yaml'), '--base-contract', BASE, '--include', '/caches/refresh', '--quiet', ...args],
+        { env: { PACT_BROKER_BASE_URL: broker.url, PACT_BROKER_TOKEN: BROKER_TOKEN }, killAfterMs: 200_000 },
+      );
+      const c = run.results?.compatibility;
+      expect(c, run.stderr).toBeDefined();
+      expect(resultsSchemaErrors(run.results)).toEqual([]);
+      expect(run.code).toBe(1);
+      // The pack's pacts (onboarding-portal, trade-finance-back-office) and the Broker's latest (address-book, onboarding-portal).
+      expect(c!.pacts!.consumers).toEqual(['address-book', 'onboarding-portal', 'trade-finance-back-office']);
+      expect(c!.pacts!.sources.at(-1)).toBe(`${broker.url} (latest pact of each consumer)`);
+      const broken = c!.pacts!.failures.filter((f) => !f.alreadyFailing);
+      expect(broken.map((f) => [f.consumer, f.interaction])).toEqual([
+        ['onboarding-portal', 'a request to create an address type'],
+        ['onboarding-portal', 'a request to create an address type'],
+      ]);
+      expect(broken.map((f) => f.pact).sort()).toEqual([join(ROOT, 'contract/pacts/onboarding-portal-customer-service.json'), `${broker.url}/pacts/provider/customer-service/consumer/onboarding-portal/version/7`]);
+      expect(c!.changes.filter((x) => x.level === 'breaking').every((x) => x.consumers?.join() === 'onboarding-portal')).toBe(true);
+      expect(await readFile(join(run.out, 'junit.xml'), 'utf8')).toMatch(/<testcase classname="compatibility.pact.onboarding-portal" name="a request to create an address type \(POST \/address-types\)"[^>]*>\s*<failure[^>]*type="pact-interaction-broken"/);
+      expect(await readFile(join(run.out, 'index.html'), 'utf8')).toContain('2 consumer interaction(s) broken');
+      expect(run.stdout).not.toContain(BROKER_TOKEN);
+    } finally {
+      await started.close();
+    }
+  }, 240_000);
 });

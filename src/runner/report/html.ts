@@ -204,7 +204,7 @@ export function buildReportView(results: RunResults, options: HtmlOptions = {}, 
   if (results.compatibility) {
     const c = results.compatibility;
     view.compatibility = {
-      line: `${c.breaking ? 'Breaking' : 'Compatible'}: ${c.counts.breaking} breaking, ${c.counts.warning} warning(s), ${c.counts.info} info${c.counts.ignored ? `, ${c.counts.ignored} ignored` : ''} since ${c.base.source}${c.base.version ? ` (${c.base.version})` : ''}`,
+      line: `${c.breaking ? 'Breaking' : 'Compatible'}: ${c.counts.breaking} breaking, ${c.counts.warning} warning(s), ${c.counts.info} info${c.counts.ignored ? `, ${c.counts.ignored} ignored` : ''}${c.pacts?.broken ? `, ${c.pacts.broken} consumer interaction(s) broken` : ''} since ${c.base.source}${c.base.version ? ` (${c.base.version})` : ''}`,
       note: c.provenNote,
       changes: c.changes.filter((x) => x.level !== 'info'),
     };

@@ -550,6 +550,18 @@ function compatibilitySuite(compat: NonNullable<RunResults['compatibility']>, ti
     properties: [['level', c.level], ['fingerprint', c.fingerprint], ...(c.deployment ? [['deployment', c.deployment] as [string, string]] : [])],
     out: [],
   }));
+  // The consumers' interactions the revision no longer satisfies fail; those the base failed too are skipped.
+  for (const f of compat.pacts?.failures ?? []) {
+    const text = f.mismatches.map((m) => `${m.message}${m.location ? ` (${m.location})` : ''}`).join('\n');
+    cases.push({
+      classname: `compatibility.pact.${f.consumer}`,
+      name: `${f.interaction} (${f.request})`,
+      timeMs: 0,
+      result: f.alreadyFailing ? { kind: 'skipped', message: 'fails against the base too' } : { kind: 'failure', type: 'pact-interaction-broken', message: f.mismatches[0]?.message ?? '', text },
+      properties: [['pact', f.pact]],
+      out: [],
+    });
+  }
   if (cases.length === 0) cases.push({ classname: 'compatibility', name: `no breaking change since the base contract (${compat.provenNote})`, timeMs: 0, properties: [], out: [] });
   return { name: 'compatibility', timestamp, properties: [['base-contract', compat.base.source]], cases };
 }
