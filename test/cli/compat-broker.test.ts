@@ -131,6 +131,11 @@ describe('conformance compat with a Pact Broker', { timeout: 120_000 }, () => {
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(/the Pact Broker at http:\/\/127\.0\.0\.1:\d+ is unreachable \(ECONNREFUSED\)/);
     expect(run.stderr).not.toMatch(/\n\s+at /);
+    // A password written into the URL is not repeated.
+    const withPassword = await compat(['--base', BASE, '--spec', BASE, '--broker-url', `http://reader:s3cret-pw@127.0.0.1:${port}`]);
+    expect(withPassword.run.code).toBe(2);
+    expect(withPassword.run.stderr).toMatch(/the Pact Broker at http:\/\/127\.0\.0\.1:\d+\/? is unreachable/);
+    expect(withPassword.run.stderr).not.toContain('s3cret-pw');
   });
 
   test('credentials the Broker refuses: exit 2, the cause named', async () => {

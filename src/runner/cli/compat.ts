@@ -73,7 +73,7 @@ type BrokerFlags = Pick<CompatFlags, 'brokerUrl' | 'brokerToken' | 'brokerUserna
 
 /** The consumers' pacts: the sources given, and the Broker's latest pact of each consumer of the revision's services. */
 async function consumerPacts(sources: string[], flags: BrokerFlags, env: NodeJS.ProcessEnv, revisions: readonly string[]) {
-  const [{ readPactSources }, { brokerFrom, brokerLatestPacts }] = await Promise.all([import('../pact/sources.ts'), import('../compat/consumers.ts')]);
+  const [{ readPactSources }, { brokerFrom, brokerLatestPacts, shownUrl }] = await Promise.all([import('../pact/sources.ts'), import('../compat/consumers.ts')]);
   const broker = brokerFrom(flags, env);
   if (sources.length === 0 && !broker) return undefined;
   const loaded = await readPactSources(sources);
@@ -83,7 +83,7 @@ async function consumerPacts(sources: string[], flags: BrokerFlags, env: NodeJS.
     loaded.push(...(await brokerLatestPacts(broker, providers)));
   }
   const named = loaded.map((p) => ({ consumer: p.pact.consumer, interactions: p.pact.interactions.map((i) => i.request) }));
-  return { loaded, named, sources: [...sources, ...(broker ? [`${broker.url} (latest pact of each consumer)`] : [])] };
+  return { loaded, named, sources: [...sources, ...(broker ? [`${shownUrl(broker.url)} (latest pact of each consumer)`] : [])] };
 }
 
 /**

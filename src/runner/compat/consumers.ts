@@ -29,8 +29,31 @@ export function brokerFrom(flags: { brokerUrl?: string; brokerToken?: string; br
   return { url, ...(token ? { token } : {}), ...(username ? { username } : {}), ...(password ? { password } : {}) };
 }
 
+/** A URL as reports may show it: without the user and password it may carry. */
+export function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return url;
+    u.username = '';
+    u.password = '';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
 /** The latest pact of each consumer of these providers at the Broker; each located by its URL at the Broker. */
 export async function brokerLatestPacts(broker: BrokerConnection, providers: readonly string[]): Promise<LoadedPact[]> {
+  try {
+    return await latestPacts(broker, providers);
+  } catch (error) {
+    // A user and password written into the URL stay out of the message.
+    if (error instanceof BrokerError) throw new BrokerError(error.message.split(broker.url).join(shownUrl(broker.url)));
+    throw error;
+  }
+}
+
+async function latestPacts(broker: BrokerConnection, providers: readonly string[]): Promise<LoadedPact[]> {
   const cause = await probeBroker(broker);
   if (cause) throw new BrokerError(`the consumers' latest pacts: ${cause}`);
   const dir = await mkdtemp(join(tmpdir(), 'conformance-broker-pacts-'));
@@ -43,7 +66,7 @@ export async function brokerLatestPacts(broker: BrokerConnection, providers: rea
       if (files.length === 0) continue;
       for (const pact of await readPactSources([into])) {
         const self = ((JSON.parse(await readFile(pact.location, 'utf8')) as { _links?: { self?: { href?: unknown } } })._links?.self?.href);
-        out.push({ ...pact, kind: 'url', location: typeof self === 'string' ? self : `${broker.url} (latest pact of ${pact.pact.consumer})` });
+        out.push({ ...pact, kind: 'url', location: shownUrl(typeof self === 'string' ? self : `${broker.url} (latest pact of ${pact.pact.consumer})`) });
       }
     }
     return out;
