@@ -169,7 +169,9 @@ describe('conformance compat with a Pact Broker', { timeout: 120_000 }, () => {
       expect(broken.map((f) => f.pact).sort()).toEqual([join(ROOT, 'contract/pacts/onboarding-portal-customer-service.json'), `${broker.url}/pacts/provider/customer-service/consumer/onboarding-portal/version/7`]);
       expect(c!.changes.filter((x) => x.level === 'breaking').every((x) => x.consumers?.join() === 'onboarding-portal')).toBe(true);
       expect(await readFile(join(run.out, 'junit.xml'), 'utf8')).toMatch(/<testcase classname="compatibility.pact.onboarding-portal" name="a request to create an address type \(POST \/address-types\)"[^>]*>\s*<failure[^>]*type="pact-interaction-broken"/);
-      expect(await readFile(join(run.out, 'index.html'), 'utf8')).toContain('2 consumer interaction(s) broken');
+      const html = await readFile(join(run.out, 'index.html'), 'utf8');
+      expect(html).toContain('2 consumer interaction(s) broken');
+      expect(html).toMatch(/<td>onboarding-portal<\/td><td>a request to create an address type <span class="sub">POST \/address-types · [^<]*<\/span><\/td><td>no longer holds: request body: \/country must be string/);
       expect(run.stdout).not.toContain(BROKER_TOKEN);
     } finally {
       await started.close();

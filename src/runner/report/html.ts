@@ -207,6 +207,7 @@ export function buildReportView(results: RunResults, options: HtmlOptions = {}, 
       line: `${c.breaking ? 'Breaking' : 'Compatible'}: ${c.counts.breaking} breaking, ${c.counts.warning} warning(s), ${c.counts.info} info${c.counts.ignored ? `, ${c.counts.ignored} ignored` : ''}${c.pacts?.broken ? `, ${c.pacts.broken} consumer interaction(s) broken` : ''} since ${c.base.source}${c.base.version ? ` (${c.base.version})` : ''}`,
       note: c.provenNote,
       changes: c.changes.filter((x) => x.level !== 'info'),
+      interactions: c.pacts?.failures ?? [],
     };
   }
   return view;
