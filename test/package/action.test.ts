@@ -20,4 +20,7 @@ test('the workflow runs four shards and merges them; the action runs the CLI wit
   const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as { runs: { using: string; steps: Array<{ run?: string }> } };
   expect(action.runs.using).toBe('composite');
   expect(action.runs.steps.map((s) => s.run ?? '').join('\n')).toContain('bin/conformance.mjs');
+  // The release gate: the base contract goes to --base-contract.
+  expect((action as unknown as { inputs: Record<string, unknown> }).inputs['base-contract']).toBeDefined();
+  expect(action.runs.steps.map((s) => s.run ?? '').join('\n')).toContain('args+=(--base-contract "$BASE_CONTRACT")');
 });

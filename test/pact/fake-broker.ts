@@ -10,7 +10,10 @@
  *                                                      contracts: [{consumerName, providerName, specification,
  *                                                      contentType, content (base64)}]} → 200 logs + links
  *  - POST /pacts/provider/{p}/for-verification         {consumerVersionSelectors, ...} → _embedded.pacts
- *  - GET  /pacts/provider/{p}/consumer/{c}/version/{v} the pact with pb:publish-verification-results
+ *  - GET  /pacts/provider/{p}/branch/latest            the latest pact of each consumer on its main branch
+ *                                                      (pacts without a branch or on `main`): _links.pb:pacts
+ *  - GET  /pacts/provider/{p}/consumer/{c}/version/{v} the pact with pb:publish-verification-results,
+ *                                                      pb:consumer and pb:consumer-version
  *  - POST …/verification-results                       {success, providerApplicationVersion, …} → 201
  *  - GET  /matrix?q[][pacticipant]=…&q[][version]=…&latestby=cvp&environment=…  → summary.deployable + rows
  *  - GET  /pacticipants/{p}/versions/{v}               pb:record-deployment links per environment
@@ -283,6 +286,21 @@ export async function startFakeBroker(initial: BrokerPact[], opts: FakeBrokerOpt
           _links: { self: { href: `${base}${path}` } },
         });
       }
+      const latestMain = /^\/pacts\/provider\/([^/]+)\/branch\/latest$/.exec(path);
+      if (latestMain && method === 'GET') {
+        const provider = decodeURIComponent(latestMain[1] ?? '');
+        const own = pacts.filter((p) => p.provider === provider);
+        if (own.length === 0) return send(res, 404, { error: 'The requested document was not found on this server.' });
+        const last = new Map<string, BrokerPact>();
+        for (const p of own) if (p.branch === undefined || p.branch === 'main') last.set(p.consumer, p);
+        return send(res, 200, {
+          _links: {
+            self: { href: `${base}${path}` },
+            provider: { href: `${base}/pacticipants/${enc(provider)}`, name: provider },
+            'pb:pacts': [...last.values()].map((p) => ({ href: `${base}${pactPath(p)}`, title: `Pact between ${p.consumer} (${p.version}) and ${p.provider}`, name: p.consumer })),
+          },
+        });
+      }
       const pact = pacts.find((p) => path === pactPath(p));
       if (pact && method === 'GET') {
         return send(res, 200, {
@@ -290,7 +308,9 @@ export async function startFakeBroker(initial: BrokerPact[], opts: FakeBrokerOpt
           _links: {
             self: { href: `${base}${pactPath(pact)}` },
             'pb:publish-verification-results': { title: 'Publish verification results', href: `${base}${pactPath(pact)}/verification-results` },
-            'pb:provider': { href: `${base}/pacticipants/${enc(pact.provider)}` },
+            'pb:provider': { href: `${base}/pacticipants/${enc(pact.provider)}`, name: pact.provider },
+            'pb:consumer': { href: `${base}/pacticipants/${enc(pact.consumer)}`, name: pact.consumer },
+            'pb:consumer-version': { href: `${base}${versionPath(pact.consumer, pact.version)}`, name: pact.version },
           },
         });
       }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InputError } from '../description/errors.ts';
 import { addPactCommands } from './pact.ts';
+import { addCompatCommand } from './compat.ts';
 import { showConfig } from './show-config.ts';
 import { addRunOptions, resolveOptions, toRunOptions } from './run-options.ts';
 import type { Pack } from '../pack.ts';
@@ -47,9 +48,17 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     try {
-      const outcome = await runConformance({ ...options, reporters, signal: abort.signal });
+      // --base-contract: what the contract changes since the base, proven against the deployment first.
+      const compatibility = flags.baseContract ? await (await import('./compat.ts')).compatForRun(flags.baseContract, options, packs, runConformance, env) : undefined;
+      const outcome = await runConformance({ ...options, ...(compatibility ? { compatibility } : {}), reporters, signal: abort.signal });
       if (outcome.message) process.stderr.write(`conformance: ${outcome.message}\n`);
-      setExit(outcome.exitCode);
+      let gate = 0;
+      if (compatibility) {
+        const { compatLines, gateExitCode } = await import('../compat/gate.ts');
+        for (const line of compatLines(compatibility)) process.stdout.write(`${line}\n`);
+        gate = gateExitCode(compatibility, options.failOn === 'warning' ? 'warning' : 'breaking');
+      }
+      setExit(outcome.exitCode === 0 ? gate : outcome.exitCode);
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
@@ -93,6 +102,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, setExit: (code: number) => 
     });
 
   addPactCommands(program, packs, env, setExit);
+  addCompatCommand(program, packs, setExit, env);
   addPackOption(program);
   program.addHelpText('after', HELP_FOOTER);
   run.addHelpText('after', HELP_FOOTER);

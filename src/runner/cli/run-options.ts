@@ -185,6 +185,7 @@ export interface RunFlags {
   quiet?: boolean;
   deploymentSpec?: string;
   baseline?: string;
+  baseContract?: string;
   keepPassedExchanges?: boolean;
   dryRun?: boolean;
 }
@@ -238,6 +239,7 @@ export function addRunOptions(cmd: Command, packs: readonly Pack[] = []): Comman
     .option('--quiet', 'print only the summary')
     .option('--keep-passed-exchanges', 'keep the requests and responses of passed cases in the reports (default: their summary only)')
     .option('--deployment-spec <file|url>', "the deployment's own OpenAPI: list what it serves that the contract lacks, and the reverse")
+    .option('--base-contract <file|url|git-ref:ref:path|label>', "the last release's contract: report what this contract breaks for its clients and prove it against the deployment (exit 1 on a breaking change)")
     .option('--baseline <results.json>', 'an earlier run: report what is new, fixed and unchanged, and fail only on what is new')
     .option('--dry-run', 'print the plan (same as `conformance plan`) and send nothing');
 }

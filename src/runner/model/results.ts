@@ -163,6 +163,8 @@ export interface CoverageSummary {
 }
 
 export interface RunResults {
+  /** What the contract changes since the base contract (`run --base-contract`), proven against the deployment. */
+  compatibility?: import('../compat/types.ts').Compatibility;
   /** 2 as written by this version (report/results-format.ts); 1 when read from an older results.json. */
   schemaVersion: 1 | 2;
   tool: { name: string; version: string };

@@ -274,3 +274,17 @@ export async function recordDeployment(opts: RecordDeploymentOptions): Promise<s
   if (result.code !== 0) return brokerFailure('record-deployment', opts.broker, result);
   return `${result.stdout}${result.stderr}`.trim();
 }
+
+/**
+ * The latest pact of each consumer of a provider (the consumers' main branch, as the Broker keeps it), through
+ * the client's `get-pacts --latest --download`: the files are written to `dir`. A provider the Broker does not
+ * know has no pacts; any other failure is a BrokerError naming its cause.
+ */
+export async function downloadLatestPacts(broker: BrokerConnection, provider: string, dir: string): Promise<void> {
+  const args = ['broker', 'get-pacts', '--provider', provider, '--latest', '--download', '--download-dir', dir, '--output', 'json'];
+  const result = await runPactCli(args, broker);
+  if (result.code === 0) return;
+  const cause = await probeBroker(broker);
+  if (!cause && /failed: 404/.test(`${result.stdout}\n${result.stderr}`)) return;
+  return brokerFailure(`the latest pacts of ${provider}`, broker, result);
+}

@@ -164,6 +164,14 @@ export interface ReportView {
   /** Inputs of the lenient tier the deployment accepted (warnings counted apart), the first LENIENT_ROWS of them. */
   lenient: { rows: Array<{ operationId: string; caseName: string; what: string; anchor: string }>; cases: number; requests: number; operations: number; more: number };
   deploymentDiff?: NonNullable<RunResults['deploymentDiff']>;
+  /** `--base-contract`: what the contract changes for the last release's clients (info changes left out). */
+  compatibility?: {
+    line: string;
+    note: string;
+    changes: NonNullable<RunResults['compatibility']>['changes'];
+    /** The consumers' interactions that fail against the revision. */
+    interactions: NonNullable<NonNullable<RunResults['compatibility']>['pacts']>['failures'];
+  };
   /** Who could do what (--identity): the access table, each row with its operation's anchor. */
   access?: { identities: string[]; rows: Array<Omit<NonNullable<RunResults['access']>['rows'][number], 'lacking'> & { anchor: string; lacking?: string }> };
   slowest: Array<{ operationId: string; anchor: string; duration: string }>;

@@ -201,6 +201,15 @@ export function buildReportView(results: RunResults, options: HtmlOptions = {}, 
   if (results.deploymentDiff && (results.deploymentDiff.extra.length > 0 || results.deploymentDiff.lacking.length > 0)) {
     view.deploymentDiff = results.deploymentDiff;
   }
+  if (results.compatibility) {
+    const c = results.compatibility;
+    view.compatibility = {
+      line: `${c.breaking ? 'Breaking' : 'Compatible'}: ${c.counts.breaking} breaking, ${c.counts.warning} warning(s), ${c.counts.info} info${c.counts.ignored ? `, ${c.counts.ignored} ignored` : ''}${c.pacts?.broken ? `, ${c.pacts.broken} consumer interaction(s) broken` : ''} since ${c.base.source}${c.base.version ? ` (${c.base.version})` : ''}`,
+      note: c.provenNote,
+      changes: c.changes.filter((x) => x.level !== 'info'),
+      interactions: c.pacts?.failures ?? [],
+    };
+  }
   return view;
 }
 

@@ -86,6 +86,7 @@ export function renderJunitTo(results: RunResults, write: (chunk: string) => voi
       if (results.expiredWaivers.length > 0) yield waiverSuite(results);
       const down = deploymentSuite(results);
       if (down) yield down;
+      if (results.compatibility) yield compatibilitySuite(results.compatibility, results.startedAt);
     };
     const services = results.target.services.map((t) => t.id);
     for (const suite of all()) {
@@ -532,4 +533,35 @@ function waiverSuite(results: RunResults): JSuite {
       out: [],
     })),
   };
+}
+
+/** `--base-contract`: one testcase per breaking change and warning (failed unless ignored; a warning passes). */
+function compatibilitySuite(compat: NonNullable<RunResults['compatibility']>, timestamp: string): JSuite {
+  const shown = compat.changes.filter((c) => c.level !== 'info');
+  const cases: JCase[] = shown.map((c) => ({
+    classname: `compatibility.${c.operation ?? 'api'}`,
+    name: `${c.rule}: ${c.sentence}`,
+    timeMs: 0,
+    ...(c.ignored
+      ? { result: { kind: 'skipped' as const, message: `ignored: ${c.ignored.reason}` } }
+      : c.level === 'breaking'
+        ? { result: { kind: 'failure' as const, type: c.rule, message: c.sentence, text: [`fingerprint ${c.fingerprint}`, c.base && `base ${c.base}`, c.revision && `revision ${c.revision}`, c.deploymentDetail, c.consumers && `consumers: ${c.consumers.join(', ')}`].filter(Boolean).join('\n') } }
+        : {}),
+    properties: [['level', c.level], ['fingerprint', c.fingerprint], ...(c.deployment ? [['deployment', c.deployment] as [string, string]] : [])],
+    out: [],
+  }));
+  // The consumers' interactions the revision no longer satisfies fail; those the base failed too are skipped.
+  for (const f of compat.pacts?.failures ?? []) {
+    const text = f.mismatches.map((m) => `${m.message}${m.location ? ` (${m.location})` : ''}`).join('\n');
+    cases.push({
+      classname: `compatibility.pact.${f.consumer}`,
+      name: `${f.interaction} (${f.request})`,
+      timeMs: 0,
+      result: f.alreadyFailing ? { kind: 'skipped', message: 'fails against the base too' } : { kind: 'failure', type: 'pact-interaction-broken', message: f.mismatches[0]?.message ?? '', text },
+      properties: [['pact', f.pact]],
+      out: [],
+    });
+  }
+  if (cases.length === 0) cases.push({ classname: 'compatibility', name: `no breaking change since the base contract (${compat.provenNote})`, timeMs: 0, properties: [], out: [] });
+  return { name: 'compatibility', timestamp, properties: [['base-contract', compat.base.source]], cases };
 }

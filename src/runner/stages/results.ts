@@ -148,6 +148,7 @@ function buildResults(ctx: ResultsContext, operationResults: OperationResult[], 
     counts: countOutcomes([]),
     operations,
     ...(plan.deploymentDiff ? { deploymentDiff: plan.deploymentDiff } : {}),
+    ...(options.compatibility ? { compatibility: options.compatibility } : {}),
     expiredWaivers: [],
   };
 }

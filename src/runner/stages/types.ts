@@ -47,6 +47,8 @@ export interface RunOptions {
   deploymentSpec?: string;
   /** results.json of an earlier run (or its directory): fail only on what is new against it. */
   baseline?: string;
+  /** What the contract changes since the base contract (`--base-contract`), proven; written into the results. */
+  compatibility?: import('../compat/types.ts').Compatibility;
   /** Keep the exchanges of passed cases in the reports (default: a passed case keeps only its summary). */
   keepPassedExchanges?: boolean;
   /** Headers, proxy, TLS, retries, rate limit, token command, run id (see http/client-options.ts). */
