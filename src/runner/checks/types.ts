@@ -93,6 +93,8 @@ export interface LocationContext {
   exchange?: Exchange & { response: RecordedResponse };
   /** The target's base path, where the Location leaves it out and adding it names a documented read. */
   missingBase?: string;
+  /** Where the Location is a documented read's URL: that read's operation id and the path values it names. */
+  names?: { operationId: string; pathParams: Record<string, string> };
 }
 
 /** What an access case knows when it judges another identity's call. */

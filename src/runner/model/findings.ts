@@ -36,7 +36,8 @@ export type CheckId =
   | 'mass-assignment'
   | 'credential-recognised'
   | 'put-idempotent'
-  | 'location-serves-record';
+  | 'location-serves-record'
+  | 'unauthorized-challenge';
 
 export type Severity = 'error' | 'warning' | 'info';
 
