@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { SchemaValidator } from '../checks/schema.ts';
 import { defaultClientOptions } from '../http/client-options.ts';
 import { GatewayClient } from '../http/gateway-client.ts';
-import type { CaseResult, Contract, Exchange, Finding, LeftBehindRecord, Operation, TargetDown } from '../model.ts';
+import type { CaseResult, CatalogGroups, Contract, Exchange, Finding, LeftBehindRecord, Operation, TargetDown } from '../model.ts';
 import { isSafe, pathParamNames, planOperation, type OperationPlan, type PlannedCase } from '../plan/cases.ts';
 import { executionOrder, planOptionsOf } from '../plan/options.ts';
 import { producerFor } from '../plan/resources.ts';
@@ -24,6 +24,8 @@ import { freeString, pathSchema } from './path-values.ts';
 import { runPhase } from './phases/index.ts';
 import type { PhaseContext, PhaseJudging } from './phases/host.ts';
 import { PresenceProofs } from './presence-proofs.ts';
+import { askCatalogGroups } from './catalog-groups.ts';
+import type { Catalog } from '../description/catalog.ts';
 import { RequestBuilder, type CallRequest } from './request-builder.ts';
 import { selectOperations } from './select.ts';
 import { SetupSteps } from './setup-steps.ts';
@@ -175,6 +177,20 @@ export class Session implements CaseHost, PhaseJudging {
   /** Sends one request of an operation with the run's token (the caller: caller.ts). */
   call(op: Operation, request: CallRequest): Promise<Exchange> {
     return this.caller.call(op, request);
+  }
+
+  /** The catalog's groups the contract describes no path of, each asked at its prefix (catalog-groups.ts). */
+  askCatalogGroups(catalog: Catalog | undefined): Promise<CatalogGroups | undefined> {
+    const { builder } = this;
+    return askCatalogGroups(
+      {
+        contract: this.contract,
+        baseUrls: this.config.baseUrls,
+        send: (op, url) => this.client.send({ method: 'GET', url, headers: { ...builder.headers('valid', false, op), ...builder.credentials(op, 'valid').headers } }),
+        looksUnknown: (op, exchange) => this.presence.looksUnknown(op, exchange),
+      },
+      catalog,
+    );
   }
 
   /** The first origin that stopped answering, if any. */

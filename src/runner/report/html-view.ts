@@ -164,6 +164,8 @@ export interface ReportView {
   /** Inputs of the lenient tier the deployment accepted (warnings counted apart), the first LENIENT_ROWS of them. */
   lenient: { rows: Array<{ operationId: string; caseName: string; what: string; anchor: string }>; cases: number; requests: number; operations: number; more: number };
   deploymentDiff?: NonNullable<RunResults['deploymentDiff']>;
+  /** The catalog's groups the contract describes no path of, asked at their prefixes. */
+  catalogGroups?: NonNullable<RunResults['catalogGroups']>;
   /** Who could do what (--identity): the access table, each row with its operation's anchor. */
   access?: { identities: string[]; rows: Array<Omit<NonNullable<RunResults['access']>['rows'][number], 'lacking'> & { anchor: string; lacking?: string }> };
   slowest: Array<{ operationId: string; anchor: string; duration: string }>;

@@ -201,6 +201,7 @@ export function buildReportView(results: RunResults, options: HtmlOptions = {}, 
   if (results.deploymentDiff && (results.deploymentDiff.extra.length > 0 || results.deploymentDiff.lacking.length > 0)) {
     view.deploymentDiff = results.deploymentDiff;
   }
+  if (results.catalogGroups) view.catalogGroups = results.catalogGroups;
   return view;
 }
 

@@ -34,6 +34,8 @@ export interface Executed {
   targetDown: RunResults['targetDown'];
   /** The security schemes whose credential the deployment refused on every call that carried it. */
   refusedCredentials: RefusedCredential[];
+  /** The catalog's groups the contract describes no path of, asked at their prefixes (execute/catalog-groups.ts). */
+  catalogGroups?: RunResults['catalogGroups'];
 }
 
 /**
@@ -133,6 +135,8 @@ export async function executeRun(options: RunOptions, local: LocalInputs, target
     // Made when the cases start (its request thread with it) and let go of once they are done: it holds what the
     // cases needed (the validators, the records the run created, the value pool), not what the reports need.
     session = Session.from(config, contract, profiles, examples);
+    // The catalog's undescribed groups, asked once before the cases (a few GETs): in an unsharded run or its first shard.
+    const groups = !interrupted && (!options.shard || options.shard.index === 1) ? await session.askCatalogGroups(local.catalog) : undefined;
     scheduler = startCases(session);
     if (interrupted) scheduler.interrupt();
     const [scheduled, fromScenarios] = await Promise.all([scheduler.done, suitesDone]);
@@ -145,6 +149,7 @@ export async function executeRun(options: RunOptions, local: LocalInputs, target
       leftBehind: scheduled.cleanup.leftBehind ?? [],
       targetDown: session.targetDown,
       refusedCredentials: session.refusedCredentials,
+      ...(groups ? { catalogGroups: groups } : {}),
     };
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
