@@ -18,7 +18,7 @@ import { CreatedRecords, withFindingCurls, withReproduction } from './chain.ts';
 import { CleanUp } from './clean-up.ts';
 import type { RunConfig } from './config.ts';
 import { Fixtures } from './fixtures.ts';
-import { redactFlowSecrets } from './flow-secrets.ts';
+import { redactFindingSecrets, redactFlowSecrets } from './flow-secrets.ts';
 import { Evidence, judge, type JudgeInput } from './judge.ts';
 import { freeString, pathSchema } from './path-values.ts';
 import { runPhase } from './phases/index.ts';
@@ -67,6 +67,8 @@ export class Session implements CaseHost, PhaseJudging {
   readonly profile: Profile;
   readonly builder: RequestBuilder;
   readonly pool = new ValuePool();
+  /** The secrets the run obtained out of band (one-time passwords read from the OTP source): raw, never reported. */
+  readonly outOfBand = new Set<string>();
   private readonly client: GatewayClient;
   private readonly created = new CreatedRecords();
   /** Every record a create of the run made, whichever case sent it (made-records.ts). */
@@ -127,7 +129,7 @@ export class Session implements CaseHost, PhaseJudging {
       forgetFixture: (operationId) => this.fixtures.forget(operationId),
       selected: (op) => this.selected(op),
     });
-    const steps = new SetupSteps({ config, examples, pool, profile: this.profile, client, operation: (id) => this.operation(id) });
+    const steps = new SetupSteps({ config, examples, pool, profile: this.profile, client, operation: (id) => this.operation(id), learned: (secret) => this.outOfBand.add(secret) });
     this.fixtures = new Fixtures({ config, contract, pool, made: this.made, steps, profileOf, looksUnknown: (op, exchange) => this.presence.looksUnknown(op, exchange), routeTaken: (op) => this.presence.routeTaken(op) });
     this.validator = new SchemaValidator(contract.services.flatMap((s) => (s.validationDocument ? [s.validationDocument] : [])));
     this.context = { config, contract, examples, pool, caller: this.caller, presence: this.presence, fixtures: this.fixtures, ledger: this.ledger, judging: this };
@@ -314,6 +316,7 @@ export class Session implements CaseHost, PhaseJudging {
     // The records this case made are done with: another case may take one (MadeRecords.take).
     this.made.settle(run.writes);
     redactFlowSecrets(result.exchanges, secrets);
+    if (secrets.length > 0) result = { ...result, findings: redactFindingSecrets(result.findings, secrets) };
     if (result.outcome === 'failed' || result.outcome === 'flaky') this.failedOperations.add(planned.operationId);
     // The chain is built from the redacted exchanges, so the script carries no flow secret either.
     const reproduced = withReproduction(result, this.created, `${planned.operationId} › ${planned.name}`);
