@@ -35,6 +35,7 @@ import { massAssignment } from './mass-assignment.ts';
 import { putIdempotent } from './put-idempotent.ts';
 import { locationServesRecord } from './location-serves-record.ts';
 import { unauthorizedChallenge } from './unauthorized-challenge.ts';
+import { pagingKept } from './paging-kept.ts';
 
 /** Every check, by stable id. The id is the JUnit name suffix, the waiver key and the docs anchor. */
 export const CHECKS: ReadonlyMap<CheckId, Check> = new Map(
@@ -75,6 +76,7 @@ export const CHECKS: ReadonlyMap<CheckId, Check> = new Map(
     functionAccessWithoutScope,
     putIdempotent,
     locationServesRecord,
+    pagingKept,
   ].map((c) => [c.id, c]),
 );
 

@@ -37,7 +37,8 @@ export type CheckId =
   | 'credential-recognised'
   | 'put-idempotent'
   | 'location-serves-record'
-  | 'unauthorized-challenge';
+  | 'unauthorized-challenge'
+  | 'paging-kept';
 
 export type Severity = 'error' | 'warning' | 'info';
 
