@@ -71,7 +71,8 @@ function askerOf(contract: Contract, service: string): Operation | undefined {
 /** Every group to ask, asked at once; undefined where the catalog has none (or there is no catalog). */
 export async function askCatalogGroups(deps: GroupAsking, catalog: Catalog | undefined): Promise<CatalogGroups | undefined> {
   if (!catalog) return undefined;
-  const groups = groupsToAsk(catalog, deps.contract);
+  // A service the run has no base URL for (a run of another service alone) is not asked.
+  const groups = groupsToAsk(catalog, deps.contract).filter((g) => /^https?:\/\//i.test(deps.baseUrls[g.service] ?? ''));
   if (groups.length === 0) return undefined;
   const probes = await Promise.all(
     groups.map((g) => {
