@@ -103,7 +103,10 @@ export async function startAccessServer({ fault, denial = 404 } = {}) {
       // Authentication, then the scope the operation needs, before anything else.
       const credentials = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
       const caller = credentials ? callers.get(credentials[1]) : undefined;
-      if (!caller) return error(401, 'unauthorized');
+      if (!caller) {
+        res.setHeader('www-authenticate', 'Bearer');
+        return error(401, 'unauthorized');
+      }
       const scope = route.methods[method];
       const documentWrite = route.name === 'documents' ? method === 'POST' : route.name === 'document' && method !== 'GET';
       const skipScope = fault === 'no-scope-write' && documentWrite;

@@ -55,6 +55,8 @@ function response(status: number, body: unknown, contentType: string | null | un
   const headers: Record<string, string> = {};
   const type = contentType === undefined ? (text === '' ? null : JSON_TYPE) : contentType;
   if (type !== null) headers['content-type'] = type;
+  // A 401 challenges, as HTTP says it must (unauthorized-challenge: test/checks/http-musts-run.test.ts).
+  if (status === 401) headers['www-authenticate'] = 'Bearer';
   let json: unknown;
   try {
     json = text.trim() === '' ? undefined : (JSON.parse(text) as unknown);

@@ -89,15 +89,15 @@ function server(check: boolean): Server {
     if (req.method !== 'GET') return res.writeHead(405, { allow: 'GET' }).end();
     if (path === '/p/pets') return json(200, []);
     if (/^\/p\/pets\/-?\d+$/.test(path)) {
-      if (check && req.headers['x-api-key'] !== KEY) return res.writeHead(401).end();
+      if (check && req.headers['x-api-key'] !== KEY) return res.writeHead(401, { 'www-authenticate': 'ApiKey' }).end();
       return res.writeHead(404).end();
     }
     if (path === '/p/search') {
-      if (check && req.headers['x-api-key'] !== KEY) return res.writeHead(401).end();
+      if (check && req.headers['x-api-key'] !== KEY) return res.writeHead(401, { 'www-authenticate': 'ApiKey' }).end();
       return res.writeHead(404).end();
     }
     if (path === '/p/stats') {
-      if (check && req.headers['authorization'] !== `Basic ${BASIC}`) return res.writeHead(401).end();
+      if (check && req.headers['authorization'] !== `Basic ${BASIC}`) return res.writeHead(401, { 'www-authenticate': 'Basic realm="stats"' }).end();
       return json(200, { count: 0 });
     }
     return res.writeHead(404).end();

@@ -59,9 +59,9 @@ function service(options: { refusing?: string[] } = {}) {
     if (req.method !== 'GET') return res.writeHead(405, { allow: 'GET' }).end();
     const keyOk = req.headers['x-api-key'] === KEY;
     if (path === '/svc/health') return reply(200, { ok: true });
-    if (['/svc/pets', '/svc/owners', '/svc/toys'].includes(path)) return keyOk && !options.refusing?.includes(path) ? reply(200, []) : reply(401);
+    if (['/svc/pets', '/svc/owners', '/svc/toys'].includes(path)) return keyOk && !options.refusing?.includes(path) ? reply(200, []) : (res.setHeader('www-authenticate', 'ApiKey'), reply(401));
     if (path === '/svc/stats') {
-      return req.headers['authorization'] === `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}` ? reply(200, { count: 0 }) : reply(401);
+      return req.headers['authorization'] === `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}` ? reply(200, { count: 0 }) : (res.setHeader('www-authenticate', 'Basic realm="stats"'), reply(401));
     }
     return reply(404);
   });

@@ -59,7 +59,7 @@ async function startServer(reading: Reading): Promise<{ url: string; urls: strin
         res.writeHead(status, { 'content-type': status < 300 ? 'application/json' : 'application/problem+json' });
         res.end(JSON.stringify(value));
       };
-      if (req.headers.authorization !== `Bearer ${TOKEN}`) return reply(401, { title: 'Unauthorized' });
+      if (req.headers.authorization !== `Bearer ${TOKEN}`) { res.setHeader('www-authenticate', 'Bearer'); return reply(401, { title: 'Unauthorized' }); }
       const url = new URL(req.url ?? '/', 'http://localhost');
       if (url.pathname !== '/svc/books') return reply(404, { title: 'Not Found' });
       if (req.method !== 'GET') {

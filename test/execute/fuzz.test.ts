@@ -96,7 +96,7 @@ async function startServer(faulty: boolean, delayMs?: () => number): Promise<{ u
         if (delayMs) setTimeout(answer, delayMs());
         else answer();
       };
-      if (req.headers.authorization !== `Bearer ${TOKEN}`) return reply(401, { message: 'no' });
+      if (req.headers.authorization !== `Bearer ${TOKEN}`) { res.setHeader('www-authenticate', 'Bearer'); return reply(401, { message: 'no' }); }
       const url = new URL(req.url ?? '/', 'http://localhost');
       if (req.method === 'GET' && url.pathname === '/svc/search') return url.searchParams.get('q') ? reply(200, {}) : reply(400, { message: 'q' });
       if (req.method !== 'POST') return reply(404, { detail: 'Not Found' });

@@ -94,7 +94,7 @@ async function startServer(mode: Mode, reader: boolean): Promise<{ url: string; 
         res.writeHead(status, { 'content-type': status < 300 ? 'application/json' : 'application/problem+json' });
         res.end(JSON.stringify(value));
       };
-      if (req.headers.authorization !== `Bearer ${TOKEN}`) return reply(401, { title: 'Unauthorized' });
+      if (req.headers.authorization !== `Bearer ${TOKEN}`) { res.setHeader('www-authenticate', 'Bearer'); return reply(401, { title: 'Unauthorized' }); }
       const path = new URL(req.url ?? '/', 'http://localhost').pathname;
       const item = /^\/svc\/things\/([^/]+)$/.exec(path);
       let body: unknown;

@@ -68,7 +68,7 @@ async function startServer(variant: Variant): Promise<{ url: string; seen: strin
         res.writeHead(status, { 'content-type': status < 300 ? 'application/json' : 'application/problem+json' });
         res.end(JSON.stringify(value));
       };
-      if (req.headers.authorization !== `Bearer ${TOKEN}`) return reply(401, { title: 'Unauthorized' });
+      if (req.headers.authorization !== `Bearer ${TOKEN}`) { res.setHeader('www-authenticate', 'Bearer'); return reply(401, { title: 'Unauthorized' }); }
       const url = new URL(req.url ?? '/', 'http://localhost');
       const greeting = /^\/svc\/greeting\/([^/]+)$/.exec(url.pathname);
       const account = /^\/svc\/accounts\/([^/]+)$/.exec(url.pathname);

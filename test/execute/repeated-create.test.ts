@@ -84,7 +84,7 @@ async function startServer(mode: Mode) {
       };
       const url = new URL(req.url ?? '/', 'http://localhost');
       if (url.pathname === '/svc' || url.pathname === '/svc/') return reply(404, { title: 'Not Found' });
-      if (req.headers.authorization !== `Bearer ${TOKEN}`) return reply(401, { title: 'Unauthorized' });
+      if (req.headers.authorization !== `Bearer ${TOKEN}`) { res.setHeader('www-authenticate', 'Bearer'); return reply(401, { title: 'Unauthorized' }); }
       let body: unknown;
       try {
         body = text === '' ? undefined : JSON.parse(text);

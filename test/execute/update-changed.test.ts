@@ -64,7 +64,7 @@ async function startServer(ignoresKind: boolean): Promise<{ url: string; close: 
         res.writeHead(status, { 'content-type': status < 300 ? 'application/json' : 'application/problem+json' });
         res.end(JSON.stringify(value));
       };
-      if (req.headers.authorization !== `Bearer ${TOKEN}`) return reply(401, { title: 'Unauthorized' });
+      if (req.headers.authorization !== `Bearer ${TOKEN}`) { res.setHeader('www-authenticate', 'Bearer'); return reply(401, { title: 'Unauthorized' }); }
       const path = new URL(req.url ?? '/', 'http://localhost').pathname;
       const item = /^\/svc\/things\/([^/]+)$/.exec(path);
       if (text !== '' && !/^application\/json\b/.test(req.headers['content-type'] ?? '')) return reply(415, { title: 'Unsupported Media Type' });

@@ -57,7 +57,7 @@ type Mode = 'ignores' | '400' | '422' | '500';
 function server(mode: Mode) {
   return (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    if (req.headers['x-api-key'] !== TOKEN) return json(res, 401, { detail: 'no key' });
+    if (req.headers['x-api-key'] !== TOKEN) return json(res, 401, { detail: 'no key' }, { 'www-authenticate': 'ApiKey' });
     if ((url.pathname === '/svc/status' || url.pathname === '/svc/search') && req.method !== 'GET') return json(res, 405, { detail: 'Method Not Allowed' }, { allow: 'GET' });
     if (url.pathname === '/svc/status' && req.method === 'GET') return json(res, 200, { hits: 0 });
     if (url.pathname !== '/svc/search' || req.method !== 'GET') return json(res, 404, { detail: 'Not Found' });

@@ -47,7 +47,8 @@ export function jsonServer(handle: (req: IncomingMessage, body: string, reply: (
     req.on('data', (c: string) => (body += c));
     req.on('end', () =>
       handle(req, body, (status, value) => {
-        res.writeHead(status, value === undefined ? {} : { 'content-type': 'application/json' });
+        // A 401 challenges as HTTP says it must (RFC 9110 §15.5.2).
+        res.writeHead(status, { ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}), ...(value === undefined ? {} : { 'content-type': 'application/json' }) });
         res.end(value === undefined ? undefined : JSON.stringify(value));
       }),
     );

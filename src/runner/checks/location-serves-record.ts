@@ -41,6 +41,19 @@ export const locationServesRecord: Check = {
         }),
       ];
     }
+    // A URL that answers is not yet one that names the record: a documented read's URL names its record by its path
+    // values, and the created id must be one of them (a collection's URL names none).
+    const named = location.names;
+    if (named && location.createdId !== undefined && !Object.values(named.pathParams).some((v) => v === location.createdId)) {
+      const values = Object.entries(named.pathParams).map(([k, v]) => `{${k}} = ${v}`);
+      const what = values.length > 0 ? `the URL of ${named.operationId} for ${values.join(', ')}` : `the URL of ${named.operationId}, which names no record`;
+      return [
+        finding(ctx, 'location-serves-record', 'error', `${said}, ${what}: not the created record ${location.createdId} (RFC 9110 §10.2.2: the Location of a 201 names the resource the request created).`, {
+          expected: location.createdId,
+          actual: values.length > 0 ? named.pathParams : location.header,
+        }),
+      ];
+    }
     return [];
   },
 };

@@ -34,6 +34,8 @@ import { noContentNoBody } from './no-content-no-body.ts';
 import { massAssignment } from './mass-assignment.ts';
 import { putIdempotent } from './put-idempotent.ts';
 import { locationServesRecord } from './location-serves-record.ts';
+import { unauthorizedChallenge } from './unauthorized-challenge.ts';
+import { pagingKept } from './paging-kept.ts';
 
 /** Every check, by stable id. The id is the JUnit name suffix, the waiver key and the docs anchor. */
 export const CHECKS: ReadonlyMap<CheckId, Check> = new Map(
@@ -66,6 +68,7 @@ export const CHECKS: ReadonlyMap<CheckId, Check> = new Map(
     writeOnlyNotReturned,
     stackTraceNotExposed,
     noContentNoBody,
+    unauthorizedChallenge,
     massAssignment,
     unsupportedMethod,
     hiddenEndpoint,
@@ -73,11 +76,12 @@ export const CHECKS: ReadonlyMap<CheckId, Check> = new Map(
     functionAccessWithoutScope,
     putIdempotent,
     locationServesRecord,
+    pagingKept,
   ].map((c) => [c.id, c]),
 );
 
 /** Response checks that judge an answer to a method the operation does not have: they do not speak of the operation. */
-const ANY_METHOD = new Set<CheckId>(['secret-not-exposed', 'stack-trace-not-exposed', 'response-timeout']);
+const ANY_METHOD = new Set<CheckId>(['secret-not-exposed', 'stack-trace-not-exposed', 'response-timeout', 'unauthorized-challenge']);
 
 /** The checks of an answer to a method the contract does not document for the path: how it is refused, and whether it is served. */
 const UNDOCUMENTED_METHOD = new Set<CheckId>(['unsupported-method', 'hidden-endpoint']);

@@ -59,6 +59,8 @@ export interface CheckContext {
   repeat?: RepeatContext;
   /** A 201's Location header followed (location-serves-record). */
   location?: LocationContext;
+  /** A list paged through (paging-kept): what the pages broke of paging's promises, about this exchange. */
+  paging?: { broken: Array<{ message: string; expected?: unknown; actual?: unknown }> };
   /** The security schemes whose run's own credential the request carried (execute/own-credential.ts). */
   ownCredential?: readonly string[];
   /** A write sent properties it must not set (execute/phases/mass-assignment.ts): what was sent, and the record after it. */
@@ -93,6 +95,8 @@ export interface LocationContext {
   exchange?: Exchange & { response: RecordedResponse };
   /** The target's base path, where the Location leaves it out and adding it names a documented read. */
   missingBase?: string;
+  /** Where the Location is a documented read's URL: that read's operation id and the path values it names. */
+  names?: { operationId: string; pathParams: Record<string, string> };
 }
 
 /** What an access case knows when it judges another identity's call. */

@@ -1,5 +1,5 @@
 /** Secrets a case's flow verifies: collected from the request and the OTP source, then redacted from the case. */
-import type { Exchange } from '../model.ts';
+import type { Exchange, Finding } from '../model.ts';
 
 /** The placeholder a flow secret is written as in every report. */
 export const SECRET_PLACEHOLDER = '[secret]';
@@ -15,6 +15,37 @@ function scrub(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const s of secrets) if (s.length >= 4) out = out.split(s).join(SECRET_PLACEHOLDER);
   return out;
+}
+
+/**
+ * The case's findings with no flow secret left in their words: a message may quote a value the request sent (a
+ * fuzzed body that kept the one-time password), and expected or actual may hold it.
+ */
+export function redactFindingSecrets(findings: readonly Finding[], secrets: readonly string[]): Finding[] {
+  const live = secrets.filter((s) => s.length >= 4);
+  if (live.length === 0) return [...findings];
+  const clean = (value: unknown): unknown => {
+    if (value === undefined) return value;
+    const text = JSON.stringify(value);
+    if (text === undefined || !live.some((s) => text.includes(s))) return value;
+    try {
+      return JSON.parse(scrub(text, live)) as unknown;
+    } catch {
+      return SECRET_PLACEHOLDER;
+    }
+  };
+  return findings.map((f) => {
+    const words = JSON.stringify([f.message, f.expected, f.actual, f.curl, f.request]);
+    if (!live.some((s) => words.includes(s))) return f;
+    return {
+      ...f,
+      message: scrub(f.message, live),
+      ...(f.expected !== undefined ? { expected: clean(f.expected) } : {}),
+      ...(f.actual !== undefined ? { actual: clean(f.actual) } : {}),
+      ...(f.curl !== undefined ? { curl: scrub(f.curl, live) } : {}),
+      ...(f.request ? { request: { ...f.request, url: scrub(f.request.url, live) } } : {}),
+    };
+  });
 }
 
 /** Rewrites the case's exchanges so no flow secret is left in a request or a response (bodies, headers, parsed JSON). */

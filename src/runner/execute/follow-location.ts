@@ -50,7 +50,8 @@ export async function followLocation(session: PhaseContext, run: CaseRun, action
   const missingBase = path === undefined && prefix !== '' && readAt(session, run.op.service, url.pathname) ? prefix : undefined;
   const exchange = reads.find((r) => r.exchange.request.url === url.toString())?.exchange ?? (await locationGet(session, run, url.toString(), documented?.operation, reads));
   if (!exchange?.response) return undefined;
-  return { ...about, exchange: exchange as Answered, ...(missingBase ? { missingBase } : {}) };
+  const names = documented ? { names: { operationId: documented.operation.operationId, pathParams: documented.pathParams } } : {};
+  return { ...about, exchange: exchange as Answered, ...(missingBase ? { missingBase } : {}), ...names };
 }
 
 /**

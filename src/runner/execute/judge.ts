@@ -70,6 +70,8 @@ export interface JudgeInput {
   repeat?: CheckContext['repeat'];
   /** A create's Location followed (execute/follow-location.ts). */
   location?: CheckContext['location'];
+  /** A list paged through (execute/phases/paging.ts). */
+  paging?: CheckContext['paging'];
   /** A write sent properties it must not set, and the record after it (execute/phases/mass-assignment.ts). */
   massAssignment?: CheckContext['massAssignment'];
   /** What the case did before this request that its findings name (a write the read shows). */
@@ -163,6 +165,7 @@ function checkContextOf(input: JudgeInput, exchange: Answered): CheckContext {
     ...(input.access ? { access: input.access } : {}),
     ...(input.repeat ? { repeat: input.repeat } : {}),
     ...(input.location ? { location: input.location } : {}),
+    ...(input.paging ? { paging: input.paging } : {}),
     ...(input.massAssignment ? { massAssignment: input.massAssignment } : {}),
     ...(ownCredentialOf(exchange) ? { ownCredential: ownCredentialOf(exchange)! } : {}),
   };

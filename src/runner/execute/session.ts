@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { SchemaValidator } from '../checks/schema.ts';
 import { defaultClientOptions } from '../http/client-options.ts';
 import { GatewayClient } from '../http/gateway-client.ts';
-import type { CaseResult, Contract, Exchange, Finding, LeftBehindRecord, Operation, TargetDown } from '../model.ts';
+import type { CaseResult, CatalogGroups, Contract, Exchange, Finding, LeftBehindRecord, Operation, TargetDown } from '../model.ts';
 import { isSafe, pathParamNames, planOperation, type OperationPlan, type PlannedCase } from '../plan/cases.ts';
 import { executionOrder, planOptionsOf } from '../plan/options.ts';
 import { producerFor } from '../plan/resources.ts';
@@ -18,12 +18,14 @@ import { CreatedRecords, withFindingCurls, withReproduction } from './chain.ts';
 import { CleanUp } from './clean-up.ts';
 import type { RunConfig } from './config.ts';
 import { Fixtures } from './fixtures.ts';
-import { redactFlowSecrets } from './flow-secrets.ts';
+import { redactFindingSecrets, redactFlowSecrets } from './flow-secrets.ts';
 import { Evidence, judge, type JudgeInput } from './judge.ts';
 import { freeString, pathSchema } from './path-values.ts';
 import { runPhase } from './phases/index.ts';
 import type { PhaseContext, PhaseJudging } from './phases/host.ts';
 import { PresenceProofs } from './presence-proofs.ts';
+import { askCatalogGroups } from './catalog-groups.ts';
+import type { Catalog } from '../description/catalog.ts';
 import { RequestBuilder, type CallRequest } from './request-builder.ts';
 import { selectOperations } from './select.ts';
 import { SetupSteps } from './setup-steps.ts';
@@ -65,6 +67,8 @@ export class Session implements CaseHost, PhaseJudging {
   readonly profile: Profile;
   readonly builder: RequestBuilder;
   readonly pool = new ValuePool();
+  /** The secrets the run obtained out of band (one-time passwords read from the OTP source): raw, never reported. */
+  readonly outOfBand = new Set<string>();
   private readonly client: GatewayClient;
   private readonly created = new CreatedRecords();
   /** Every record a create of the run made, whichever case sent it (made-records.ts). */
@@ -125,7 +129,7 @@ export class Session implements CaseHost, PhaseJudging {
       forgetFixture: (operationId) => this.fixtures.forget(operationId),
       selected: (op) => this.selected(op),
     });
-    const steps = new SetupSteps({ config, examples, pool, profile: this.profile, client, operation: (id) => this.operation(id) });
+    const steps = new SetupSteps({ config, examples, pool, profile: this.profile, client, operation: (id) => this.operation(id), learned: (secret) => this.outOfBand.add(secret) });
     this.fixtures = new Fixtures({ config, contract, pool, made: this.made, steps, profileOf, looksUnknown: (op, exchange) => this.presence.looksUnknown(op, exchange), routeTaken: (op) => this.presence.routeTaken(op) });
     this.validator = new SchemaValidator(contract.services.flatMap((s) => (s.validationDocument ? [s.validationDocument] : [])));
     this.context = { config, contract, examples, pool, caller: this.caller, presence: this.presence, fixtures: this.fixtures, ledger: this.ledger, judging: this };
@@ -175,6 +179,20 @@ export class Session implements CaseHost, PhaseJudging {
   /** Sends one request of an operation with the run's token (the caller: caller.ts). */
   call(op: Operation, request: CallRequest): Promise<Exchange> {
     return this.caller.call(op, request);
+  }
+
+  /** The catalog's groups the contract describes no path of, each asked at its prefix (catalog-groups.ts). */
+  askCatalogGroups(catalog: Catalog | undefined): Promise<CatalogGroups | undefined> {
+    const { builder } = this;
+    return askCatalogGroups(
+      {
+        contract: this.contract,
+        baseUrls: this.config.baseUrls,
+        send: (op, url) => this.client.send({ method: 'GET', url, headers: { ...builder.headers('valid', false, op), ...builder.credentials(op, 'valid').headers } }),
+        looksUnknown: (op, exchange) => this.presence.looksUnknown(op, exchange),
+      },
+      catalog,
+    );
   }
 
   /** The first origin that stopped answering, if any. */
@@ -298,6 +316,7 @@ export class Session implements CaseHost, PhaseJudging {
     // The records this case made are done with: another case may take one (MadeRecords.take).
     this.made.settle(run.writes);
     redactFlowSecrets(result.exchanges, secrets);
+    if (secrets.length > 0) result = { ...result, findings: redactFindingSecrets(result.findings, secrets) };
     if (result.outcome === 'failed' || result.outcome === 'flaky') this.failedOperations.add(planned.operationId);
     // The chain is built from the redacted exchanges, so the script carries no flow secret either.
     const reproduced = withReproduction(result, this.created, `${planned.operationId} › ${planned.name}`);

@@ -29,6 +29,8 @@ export interface SetupDeps {
   readonly profile: Profile;
   readonly client: Pick<GatewayClient, 'send'>;
   operation(operationId: string): Operation;
+  /** Hears of each one-time password read from the OTP source (the run's out-of-band secrets: secret-watch.ts). */
+  learned?(secret: string): void;
 }
 
 function credentialHeader(profile: Profile, token: string): Record<string, string> {
@@ -73,6 +75,7 @@ export class SetupSteps {
     const otp = async (tx: string) => {
       const value = await this.readOtp(tx);
       secrets?.push(value);
+      this.deps.learned?.(value);
       return value;
     };
     return { unique: `${this.deps.config.runId}-${randomHex(3)}`, steps, otp };

@@ -36,7 +36,9 @@ export type CheckId =
   | 'mass-assignment'
   | 'credential-recognised'
   | 'put-idempotent'
-  | 'location-serves-record';
+  | 'location-serves-record'
+  | 'unauthorized-challenge'
+  | 'paging-kept';
 
 export type Severity = 'error' | 'warning' | 'info';
 

@@ -217,6 +217,32 @@ export interface RunResults {
    * in flight then (the likely cause among them), with their curl lines.
    */
   targetDown?: TargetDown;
+  /**
+   * The catalog's groups of operations the contract describes no path of (known by their path prefix and count
+   * only), each asked at its prefix as a presence probe asks a route: whether the deployment serves it. A group
+   * served is a warning (a surface no client of the contract knows of), never a failure.
+   */
+  catalogGroups?: CatalogGroups;
+}
+
+export interface CatalogGroups {
+  /** How many groups were asked; `served` of them answered unlike an unknown route. */
+  asked: number;
+  served: number;
+  groups: CatalogGroupProbe[];
+}
+
+export interface CatalogGroupProbe {
+  prefix: string;
+  service: string;
+  /** The operations the catalog counts in the group. */
+  count: number;
+  /** true: answered unlike an unknown route; false: like one; absent: no answer (what went wrong in `message`). */
+  served?: boolean;
+  status?: number;
+  /** What the probe showed, in one sentence; and its curl line (the token as $CONFORMANCE_TOKEN). */
+  message: string;
+  curl: string;
 }
 
 export interface TargetDown {

@@ -22,11 +22,11 @@ import { MASS_ASSIGNMENT_CASE, massAssignmentCase } from './mass-assignment.ts';
 import { isFormMedia, mediaNegatives } from './media-negatives.ts';
 import { EDGE_WRITES_CASE, edgeWrites } from './edge-writes.ts';
 import { collectionOperations, EMPTY_COLLECTION_CASE, emptyCollectionSkip } from './empty-collection.ts';
-
+import { PAGING_CASE, pagingOf } from './paging.ts';
 export type { AuthMode, RequestPlan } from './request-plan.ts';
 
 /** What a case expects of the deployment. */
-export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete' | 'created-readable' | 'ownership' | 'semantic' | 'coverage' | 'unsupported-method' | 'object-access' | 'function-access' | 'put-idempotent' | 'refused-create' | 'mass-assignment' | 'empty-collection' | 'edge-writes' | 'repeated-create';
+export type Expectation_ = 'success' | 'auth-rejected' | 'rejected' | 'presence' | 'update-persisted' | 'use-after-delete' | 'created-readable' | 'ownership' | 'semantic' | 'coverage' | 'unsupported-method' | 'object-access' | 'function-access' | 'put-idempotent' | 'refused-create' | 'mass-assignment' | 'empty-collection' | 'edge-writes' | 'repeated-create' | 'paging';
 
 export interface PlannedCase {
   operationId: string;
@@ -432,6 +432,7 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
   if ((options.sequences ?? DEFAULT_SEQUENCES) > 0 && !explicitParamsCover(op, explicitParams) && sequences(contract, op)) {
     add({ name: SEQUENCE_CASE, kind: 'lifecycle', expectation: 'coverage', fixture: 'fresh', request: base() });
   }
+  if (pagingOf(op)) add({ name: PAGING_CASE, kind: 'lifecycle', expectation: 'paging', fixture: needsFixture ? 'fresh' : 'none', request: base() }); // plan/paging.ts
   // A collection asked empty: its records deleted (the run's own; with --allow-irreversible those it lists too),
   // then the list again (plan/empty-collection.ts): a top-level one after every other case (it may delete their
   // records); a nested one under a parent made for it alone, among the others (nothing else is in that collection).

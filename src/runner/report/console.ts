@@ -384,6 +384,7 @@ export function renderSummary(results: RunResults, paths: ReportPaths, options: 
   }
   lines.push(...skippedLines(results, c));
   lines.push(...leftBehindLines(results, c));
+  lines.push(...catalogGroupLines(results, c));
   const slowest = results.operations
     .filter((op) => op.outcome !== 'not-described' && op.durationMs > 0)
     .sort((a, b) => b.durationMs - a.durationMs)
@@ -413,6 +414,21 @@ function leniently(message: string): string {
   const m = /accepted leniently with (\d+)(?: \((.*?)\))?\.?(?: \(seen on (\d+) requests\))?$/.exec(message.split('\n')[0] ?? '');
   if (!m) return message.split('\n')[0] ?? message;
   return `${m[2] ?? 'the input'} accepted with ${m[1]}${m[3] ? ` (seen on ${m[3]} requests)` : ''}`;
+}
+
+/**
+ * The catalog's groups the contract describes no path of, asked at their prefixes: how many the deployment serves,
+ * and each served one (a warning, with its curl line) or left unanswered (a note).
+ */
+export function catalogGroupLines(results: Pick<RunResults, 'catalogGroups'>, c: Record<'yellow' | 'dim' | 'bold', Painter>): string[] {
+  const groups = results.catalogGroups;
+  if (!groups) return [];
+  const lines = ['', c.bold(`Catalog groups served without a description: ${groups.served} of ${groups.asked} (the catalog's groups the contract describes no path of, each asked at its prefix)`)];
+  for (const g of groups.groups.filter((x) => x.served !== false)) {
+    lines.push(`  ${c.yellow(g.served ? 'warning' : 'note')}  ${g.prefix}: ${g.message}`);
+    lines.push(`        ${c.dim(g.curl)}`);
+  }
+  return lines;
 }
 
 /** The records the run created and could not delete: a note (not a failure of the service), grouped by create. */

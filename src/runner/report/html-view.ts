@@ -172,6 +172,8 @@ export interface ReportView {
     /** The consumers' interactions that fail against the revision. */
     interactions: NonNullable<NonNullable<RunResults['compatibility']>['pacts']>['failures'];
   };
+  /** The catalog's groups the contract describes no path of, asked at their prefixes. */
+  catalogGroups?: NonNullable<RunResults['catalogGroups']>;
   /** Who could do what (--identity): the access table, each row with its operation's anchor. */
   access?: { identities: string[]; rows: Array<Omit<NonNullable<RunResults['access']>['rows'][number], 'lacking'> & { anchor: string; lacking?: string }> };
   slowest: Array<{ operationId: string; anchor: string; duration: string }>;

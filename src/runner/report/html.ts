@@ -210,6 +210,7 @@ export function buildReportView(results: RunResults, options: HtmlOptions = {}, 
       interactions: c.pacts?.failures ?? [],
     };
   }
+  if (results.catalogGroups) view.catalogGroups = results.catalogGroups;
   return view;
 }
 

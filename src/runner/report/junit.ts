@@ -84,6 +84,7 @@ export function renderJunitTo(results: RunResults, write: (chunk: string) => voi
       yield* operationSuites(results, maxBody, options.testcaseProperties ?? 'system-out');
       if (results.pact) yield pactSuite(results, results.pact.interactions);
       if (results.expiredWaivers.length > 0) yield waiverSuite(results);
+      if (results.catalogGroups) yield catalogGroupSuite(results, results.catalogGroups);
       const down = deploymentSuite(results);
       if (down) yield down;
       if (results.compatibility) yield compatibilitySuite(results.compatibility, results.startedAt);
@@ -507,6 +508,27 @@ function deploymentSuite(results: RunResults): JSuite | undefined {
         out: [],
       },
     ],
+  };
+}
+
+/**
+ * The catalog's groups the contract describes no path of, each asked at its prefix: one testcase per group, passing
+ * (a served group is a warning, never a failure: its message and curl line in <system-out> and a `warning`
+ * property); a group whose probe got no answer is skipped.
+ */
+function catalogGroupSuite(results: RunResults, groups: NonNullable<RunResults['catalogGroups']>): JSuite {
+  return {
+    name: 'catalog groups',
+    timestamp: results.startedAt,
+    properties: suiteProperties(results, []),
+    cases: groups.groups.map((g) => ({
+      classname: `catalog-groups.${g.service}`,
+      name: `${g.prefix}${CASE_SEPARATOR}${g.served ? 'served without a description' : g.served === false ? 'not served' : 'no answer'}`,
+      timeMs: 0,
+      ...(g.served === undefined ? { result: { kind: 'skipped' as const, message: g.message } } : {}),
+      properties: [['count', String(g.count)], ...(g.status !== undefined ? [['status', String(g.status)] as [string, string]] : []), ...(g.served ? [['warning', g.message] as [string, string]] : [])],
+      out: g.served ? [`warning: ${g.message}`, g.curl] : [],
+    })),
   };
 }
 

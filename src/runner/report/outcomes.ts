@@ -418,7 +418,7 @@ export function accessTable(operations: readonly OperationResult[]): AccessTable
 
 const KEY_ORDER: ReadonlyArray<keyof RunResults> = [
   'schemaVersion', 'tool', 'contract', 'target', 'startedAt', 'finishedAt', 'durationMs', 'verdict', 'verdictLine', 'interrupted',
-  'stopped', 'targetDown', 'failOn', 'failOnUntested', 'seed', 'shard', 'coverage', 'counts', 'acceptedLeniently', 'requestsByLocation', 'operations', 'access', 'deploymentDiff', 'pact', 'expiredWaivers',
+  'stopped', 'targetDown', 'failOn', 'failOnUntested', 'seed', 'shard', 'coverage', 'counts', 'acceptedLeniently', 'requestsByLocation', 'operations', 'access', 'deploymentDiff', 'catalogGroups', 'pact', 'expiredWaivers',
 ];
 
 function canonicalKeyOrder(results: RunResults): RunResults {

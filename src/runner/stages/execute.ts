@@ -7,13 +7,14 @@ import { preflightCredentials, preflightOperations, type RefusedCredential } fro
 import { runScenarios, type ScenarioRun } from '../execute/scenarios.ts';
 import { schedule, type Scheduler } from '../execute/scheduler.ts';
 import { Session, WORKER_FROM_OPERATIONS } from '../execute/session.ts';
+import { SecretWatch, WATCH_CHARS, withExposure } from '../execute/secret-watch.ts';
 import { profileFor } from '../description/profiles.ts';
 import { collectNow, limitHeapGrowth } from '../http/large-bodies.ts';
 import type { CaseResult, RunResults } from '../model.ts';
 import { compactCase } from '../report/assemble.ts';
 import { findingsInSource, movesByFile } from '../description/source-pointers.ts';
 import { SharedValues } from '../report/case-memory.ts';
-import type { CaseSpool } from '../report/case-spool.ts';
+import { withTexts, type CaseSpool } from '../report/case-spool.ts';
 import type { Reporter } from '../report/reporter.ts';
 import { ROOT } from '../cli/paths.ts';
 import { initialToken, type RunNetwork } from './network.ts';
@@ -35,6 +36,24 @@ export interface Executed {
   targetDown: RunResults['targetDown'];
   /** The security schemes whose credential the deployment refused on every call that carried it. */
   refusedCredentials: RefusedCredential[];
+  /** The catalog's groups the contract describes no path of, asked at their prefixes (execute/catalog-groups.ts). */
+  catalogGroups?: RunResults['catalogGroups'];
+}
+
+/**
+ * The out-of-band secrets the run obtained, searched for in every kept answer once all cases are done: each case
+ * whose answer carries one fails with its finding, its exchanges redacted (its summary spooled again).
+ */
+function exposeSecrets(watch: SecretWatch, session: Session, generated: Map<string, CaseResult[]>, spool: CaseSpool | undefined, keep: boolean, reporters: readonly Reporter[]): void {
+  const secrets = [...session.outOfBand];
+  for (const { operationId, index, finding } of watch.exposures(secrets, (id) => session.contract.operations.find((o) => o.operationId === id))) {
+    const list = generated.get(operationId);
+    const current = list?.[index];
+    if (!list || !current) continue;
+    const updated = compactCase(withExposure(spool ? withTexts(spool.full(current)) : current, finding, secrets), keep);
+    list[index] = spool ? spool.add(operationId, index, updated) : updated;
+  }
+  if (watch.skipped > 0) for (const r of reporters) r.notice?.(`conformance: ${watch.skipped} answers were not searched for the one-time passwords the run obtained (past ${WATCH_CHARS / 1024 / 1024} MiB of answers kept)`);
 }
 
 /**
@@ -83,6 +102,9 @@ export async function executeRun(options: RunOptions, local: LocalInputs, target
   let doneOperations = 0;
   let casesSeen = 0;
   let failingOperations = 0;
+  // Where the run can obtain a secret out of band (an OTP source), every case's answers are kept to be searched for
+  // it at the end, whatever order the cases ran in (execute/secret-watch.ts).
+  const watch = config.otpSourceUrl ? new SecretWatch() : undefined;
   const startCases = (session: Session): Scheduler =>
     schedule(session, plan.plans, options.concurrency, {
       onCase: (operationId, index, result) => {
@@ -92,6 +114,7 @@ export async function executeRun(options: RunOptions, local: LocalInputs, target
         const list = generated.get(operationId) ?? [];
         generated.set(operationId, list);
         const at = index < 0 ? list.length : index;
+        watch?.keep(operationId, at, result);
         list[at] = spool ? spool.add(operationId, at, compact) : compact;
       },
       onOperationDone: (operationId, failing) => {
@@ -136,10 +159,13 @@ export async function executeRun(options: RunOptions, local: LocalInputs, target
     // Made when the cases start (its request thread with it) and let go of once they are done: it holds what the
     // cases needed (the validators, the records the run created, the value pool), not what the reports need.
     session = Session.from(config, contract, profiles, examples);
+    // The catalog's undescribed groups, asked once before the cases (a few GETs): in an unsharded run or its first shard.
+    const groups = !interrupted && (!options.shard || options.shard.index === 1) ? await session.askCatalogGroups(local.catalog) : undefined;
     scheduler = startCases(session);
     if (interrupted) scheduler.interrupt();
     const [scheduled, fromScenarios] = await Promise.all([scheduler.done, suitesDone]);
     const scenarioOutcome: Awaited<ScenarioRun['done']> = fromScenarios ?? { cases: new Map(), errors: [], interrupted: false };
+    if (watch) exposeSecrets(watch, session, generated, spool, keep, reporters);
     for (const note of scenarioOutcome.notes ?? []) for (const r of reporters) r.notice?.(note);
     return {
       interrupted: interrupted || scheduled.interrupted || scenarioOutcome.interrupted,
@@ -148,6 +174,7 @@ export async function executeRun(options: RunOptions, local: LocalInputs, target
       leftBehind: scheduled.cleanup.leftBehind ?? [],
       targetDown: session.targetDown,
       refusedCredentials: session.refusedCredentials,
+      ...(groups ? { catalogGroups: groups } : {}),
     };
   } finally {
     options.signal?.removeEventListener('abort', onAbort);

@@ -77,6 +77,7 @@ export async function concludeRun(ctx: ResultsContext, targets: Targets, execute
       ...built,
       ...(leftBehind.length > 0 ? { leftBehind } : {}),
       ...(targetDown ? { targetDown } : {}),
+      ...(executed.catalogGroups ? { catalogGroups: executed.catalogGroups } : {}),
       ...(refused.length > 0 ? { stopped: refused.map(refusedCredentialMessage).join('; ') } : {}),
     };
   });

@@ -31,7 +31,11 @@ export async function startNotesServer({ token, fault } = {}) {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(text);
       };
-      const problem = (status, kind) => send(status, { problem: { kind } });
+      const problem = (status, kind) => {
+        // A 401 challenges, as HTTP says it must (RFC 9110 §15.5.2).
+        if (status === 401) res.setHeader('www-authenticate', 'Bearer');
+        return send(status, { problem: { kind } });
+      };
       const url = new URL(req.url ?? '/', 'http://x');
       const path = url.pathname.replace(/^\/notes-api/, '');
       const authorized = req.headers.authorization === `Bearer ${token}`;

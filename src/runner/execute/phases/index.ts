@@ -14,6 +14,7 @@ import type { CaseResult } from '../../model.ts';
 import { FUZZ_CASE, pathParamNames, SEQUENCE_CASE } from '../../plan/cases.ts';
 import { onPath } from '../../plan/operation-index.ts';
 import { secretFieldValues } from '../flow-secrets.ts';
+import { runPaging } from './paging.ts';
 import { judge } from '../judge.ts';
 import { ATTEMPTS, combineAttempts, repeatPolicy } from '../repeat.ts';
 import type { CallRequest } from '../request-builder.ts';
@@ -78,6 +79,7 @@ async function runRequests(session: PhaseContext, run: CaseRun, secrets: string[
   if (planned.expectation === 'mass-assignment') return runMassAssignment(session, run, request);
   if (planned.expectation === 'refused-create') return runRefusedCreate(session, run, request);
   if (planned.expectation === 'empty-collection') return runEmptyCollection(session, run, request);
+  if (planned.expectation === 'paging') return runPaging(session, run, request);
   if (planned.name === SEQUENCE_CASE) return runSequences(session, run, request);
   if (planned.kind === 'lifecycle') return runLifecycle(session, run, request, doubts);
   if (planned.kind === 'coverage') return planned.name === FUZZ_CASE ? runFuzzingPhase(session, run, request, doubts) : runCoveragePhase(session, run, request, doubts);
