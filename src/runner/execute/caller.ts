@@ -10,7 +10,7 @@ import type { Profile } from '../description/profile.ts';
 import type { GatewayClient } from '../http/gateway-client.ts';
 import { SENT_ALONE } from '../checks/dropped.ts';
 import type { RunConfig } from './config.ts';
-import { CreateFence } from './create-fence.ts';
+import { CreateFence } from './records/create-fence.ts';
 import { CredentialAnswers, type RefusedCredential } from './diagnose.ts';
 import { markOwnCredential } from './own-credential.ts';
 import type { PhaseCaller } from './phases/host.ts';
@@ -72,7 +72,7 @@ export class Caller implements PhaseCaller {
    * costs bounded time), and any request once the deployment stopped answering.
    */
   async call(op: Operation, request: CallRequest): Promise<Exchange> {
-    // A create waits while a delete chain of its service runs (execute/create-fence.ts).
+    // A create waits while a delete chain of its service runs (execute/records/create-fence.ts).
     if ((request.method ?? op.method) === 'POST') return this.fenceOf(op).create(() => this.send(op, request));
     return this.send(op, request);
   }

@@ -1,6 +1,6 @@
 import { AUTH_VARIANTS } from '../http/auth-variants.ts';
 import type { AuthMode, RequestPlan } from './request-plan.ts';
-import { DEFAULT_IDENTITY, type Identity } from '../execute/identities.ts';
+import { DEFAULT_IDENTITY, type Identity } from '../model/identity.ts';
 import type { CaseKind, Contract, InputLocation, JsonSchema, Operation, RequestBodySpec, SkipKind } from '../model.ts';
 import type { Examples, Expectation, RequestExample, SetupStep } from '../description/examples.ts';
 import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../description/json-schema.ts';

@@ -20,7 +20,7 @@ import { generate, UNKNOWN, withoutExamples } from '../../plan/values.ts';
 import { createdId, createsItself } from '../../plan/resources.ts';
 import { is2xx, judgedUnanswered, type Answered } from '../judge.ts';
 import { withAdditionalProperty } from '../../plan/coverage-classes.ts';
-import { alignBodyToPath, withReference, type Doubts } from '../references.ts';
+import { alignBodyToPath, withReference, type Doubts } from '../records/references.ts';
 import type { CaseRun } from '../case-run.ts';
 import { readCreated, readOwnership, RelationUnmet, type RelationsHost } from '../relations-run.ts';
 import { followLocation } from '../follow-location.ts';

@@ -1,16 +1,16 @@
 /**
- * The clean-up: the run's ledger of the records it made (cleanup.ts keeps it), and, at the end of the run, the
+ * The clean-up: the run's ledger of the records it made (ledger.ts keeps it), and, at the end of the run, the
  * deletes of what the run did not delete itself, children before their parents, with what is left behind and why.
  */
-import type { Contract, Exchange, LeftBehindRecord, Operation } from '../model.ts';
-import type { Profile } from '../description/profile.ts';
-import { Random } from '../plan/random.ts';
-import { CleanupLedger, leftBehind, type LedgerRecord } from './cleanup.ts';
-import type { RunConfig } from './config.ts';
+import type { Contract, Exchange, LeftBehindRecord, Operation } from '../../model.ts';
+import type { Profile } from '../../description/profile.ts';
+import { Random } from '../../plan/random.ts';
+import { CleanupLedger, leftBehind, type LedgerRecord } from './ledger.ts';
+import type { RunConfig } from '../config.ts';
 import { declaredParams } from './path-values.ts';
-import type { PhaseLedger } from './phases/host.ts';
-import type { CallRequest } from './request-builder.ts';
-import { Skip } from './skip.ts';
+import type { PhaseLedger } from '../phases/host.ts';
+import type { CallRequest } from '../request-builder.ts';
+import { Skip } from '../skip.ts';
 
 /** What the clean-up needs of the run. */
 export interface CleanUpDeps {

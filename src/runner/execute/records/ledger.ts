@@ -1,5 +1,5 @@
 /**
- * The cleanup ledger: every record a call of the run created (whichever case sent it: a fixture, a positive,
+ * The clean-up ledger: every record a call of the run created (whichever case sent it: a fixture, a positive,
  * coverage or negative case a deployment wrongly accepted), and the DELETE that removes it again (see
  * plan/undo.ts). A successful DELETE of the same record during the run ticks it off. At the end the session
  * works the ledger off newest first, several deletes at a time, but never a record before those that name it
@@ -8,11 +8,11 @@
  * counted, per operation and reason, with the first call as the example (a server that names no ids would
  * otherwise fill the ledger with one entry per create, tens of thousands at 2,770 operations).
  */
-import type { Contract, Exchange, LeftBehindRecord, Operation } from '../model.ts';
-import { normalisePath } from '../plan/resources.ts';
-import { createdIdsFor, idFromLocation, putCreated, undoOf, undoPathParams, type Undo } from '../plan/undo.ts';
-import type { Profile } from '../description/profile.ts';
-import { ownString } from '../report/text.ts';
+import type { Contract, Exchange, LeftBehindRecord, Operation } from '../../model.ts';
+import { normalisePath } from '../../plan/resources.ts';
+import { createdIdsFor, idFromLocation, putCreated, undoOf, undoPathParams, type Undo } from '../../plan/undo.ts';
+import type { Profile } from '../../description/profile.ts';
+import { ownString } from '../../report/text.ts';
 
 export interface LedgerRecord {
   /** The create and the call that made the record. */
