@@ -64,6 +64,7 @@ export function recordIdOf(contract: Contract, profile: Profile, found: Producer
   const undo = undoOf(contract, profile, found.producer);
   const item = readersOfCreated(contract, found.producer).find((r) => r.role !== 'list')?.operation ?? undo?.delete;
   return (
+    (found.field !== undefined ? createdId(json, found.field) : undefined) ??
     createdId(json, param, found.pointer) ??
     (found.pointer !== undefined ? createdId(json, param) : undefined) ??
     (item ? idFromLocation(exchange.response?.headers['location'], item) : undefined)
