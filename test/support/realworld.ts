@@ -11,7 +11,7 @@
  * credential without logging in. Register and login answer tokens of their own, so a run (or a test) that logs in
  * through the API works the same way.
  *
- * `strict` refuses a body that breaks the request schema (422); `lenient` takes what it can (a missing optional
+ * Usernames and e-mail addresses are unique where not empty. `strict` refuses a body that breaks the request schema (422); `lenient` takes what it can (a missing optional
  * field, a number where text is asked). A fault answers one operation that needs a made record wrongly.
  */
 import { existsSync } from 'node:fs';
@@ -44,7 +44,7 @@ export interface RealWorldState {
   comments: Comment[];
   follows: Set<string>;
   /** Every request: method, path and status. */
-  seen: { method: string; path: string; status: number }[];
+  seen: { method: string; path: string; status: number; error?: string }[];
 }
 
 const slugify = (title: string): string => title.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
@@ -108,7 +108,8 @@ export async function startRealWorld(options: RealWorldOptions): Promise<{ url: 
     const method = req.method ?? 'GET';
     let path = url.pathname.replace(/^\/api/, '');
     const reply = (status: number, value?: unknown) => {
-      state.seen.push({ method, path, status });
+      const said = (value as { errors?: { body?: string[] } } | undefined)?.errors?.body?.[0];
+      state.seen.push({ method, path, status, ...(said !== undefined ? { error: said } : {}) });
       send(status, value);
     };
     let seg: string[];
@@ -141,8 +142,8 @@ export async function startRealWorld(options: RealWorldOptions): Promise<{ url: 
         const u = envelope(raw, 'user');
         const [username, email, password] = [text(u?.['username']), text(u?.['email']), text(u?.['password'])];
         if (username === undefined || email === undefined || password === undefined) return reply(422, error('username, email and password are required'));
-        if (state.users.some((x) => x.username === username)) return reply(422, error('username has already been taken'));
-        if (state.users.some((x) => x.email === email)) return reply(422, error('email has already been taken'));
+        if (username !== '' && state.users.some((x) => x.username === username)) return reply(422, error('username has already been taken'));
+        if (email !== '' && state.users.some((x) => x.email === email)) return reply(422, error('email has already been taken'));
         const made: User = { id: nextUser++, username, email, password, bio: '', image: '', token: `jwt.made-${nextToken++}-${Math.random().toString(36).slice(2)}` };
         state.users.push(made);
         return reply(201, userBody(made));
@@ -164,8 +165,8 @@ export async function startRealWorld(options: RealWorldOptions): Promise<{ url: 
           if (v === undefined) return reply(422, error(`${f} must be a string`));
           values[f] = v;
         }
-        if (values.username !== undefined && state.users.some((x) => x !== m && x.username === values.username)) return reply(422, error('username has already been taken'));
-        if (values.email !== undefined && state.users.some((x) => x !== m && x.email === values.email)) return reply(422, error('email has already been taken'));
+        if (values.username && state.users.some((x) => x !== m && x.username === values.username)) return reply(422, error('username has already been taken'));
+        if (values.email && state.users.some((x) => x !== m && x.email === values.email)) return reply(422, error('email has already been taken'));
         Object.assign(m, values);
         return reply(200, userBody(m));
       }

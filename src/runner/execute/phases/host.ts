@@ -25,6 +25,8 @@ export interface PhaseCaller {
   call(op: Operation, request: CallRequest): Promise<Exchange>;
   /** Runs a delete chain with the service's creates held back (a freed id given to a new record meanwhile). */
   deleteChain<T>(op: Operation, work: () => Promise<T>): Promise<T>;
+  /** Runs a chain that updates a record and reads it back, the other updates of its path held back. */
+  writeChain<T>(op: Operation, work: () => Promise<T>): Promise<T>;
 }
 
 /** Whether operations are served: the presence probe and its proof, and the unknown route's answer. */
