@@ -85,6 +85,11 @@ export class Caller implements PhaseCaller {
     return this.send(op, request);
   }
 
+  /** The path values with each key a write of the run renamed replaced by its newest (the same object where none was). */
+  followKeys(op: Operation, pathParams: Record<string, string>): Record<string, string> {
+    return this.renamedKeys.any ? (this.renamedKeys.follow(op, { pathParams }).pathParams ?? pathParams) : pathParams;
+  }
+
   /** A chain that writes a record and reads it back, in the turn of the operation's updates. */
   writeChain<T>(op: Operation, work: () => Promise<T>): Promise<T> {
     return this.turns.inTurn(op, work);

@@ -115,7 +115,7 @@ export class Session implements CaseHost, PhaseJudging {
     });
     const profileOf = (op: Operation) => this.profileOf(op);
     const { client, builder, pool } = this;
-    this.ledger = new CleanUp({ config, contract, profileOf, url: (op, pathParams) => this.url(op, pathParams), call: (op, request) => this.caller.call(op, request), side: (op, exchange) => this.side(op, exchange) });
+    this.ledger = new CleanUp({ config, contract, profileOf, url: (op, pathParams) => this.url(op, pathParams), call: (op, request) => this.caller.call(op, request), side: (op, exchange) => this.side(op, exchange), follow: (op, pathParams) => this.caller.followKeys(op, pathParams) });
     this.made = new MadeRecords(contract, profileOf);
     this.caller = new Caller({ config, client, builder, slots, connections, profileOf, operationOf: (id) => this.byId.get(id), record: (op, exchange, pathParams, body) => this.record(op, exchange, pathParams, body) });
     const call = (op: Operation, request: CallRequest) => this.caller.call(op, request);

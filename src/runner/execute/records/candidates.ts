@@ -14,6 +14,7 @@ import { factsOf, mergedShape } from '../../plan/keywords.ts';
 import { Random } from '../../plan/random.ts';
 import { lastSegmentName, namedCollections, namesRecord, referenceStem } from '../../plan/relations.ts';
 import { withoutReadOnly } from '../../plan/parameters.ts';
+import { redrawMadeUp } from '../../plan/named-values.ts';
 import { withReference } from './references.ts';
 import { seedOf } from '../fuzz.ts';
 
@@ -59,7 +60,9 @@ function redrawText(text: string, random: Random): string {
  */
 export function redrawn(body: unknown, random: Random): unknown {
   if (!isRecord(body)) return body;
-  return Object.fromEntries(Object.entries(body).map(([name, value]) => [name, typeof value === 'string' && !namesRecord(name) ? redrawText(value, random) : /^id$/i.test(name) && Number.isSafeInteger(value) ? random.int(1, 2_000_000_000) : value]));
+  // Text made up by the run, at any depth (a record in an envelope: `{"article": {"title": …}}`), is drawn afresh too.
+  const fresh = redrawMadeUp(body, random);
+  return Object.fromEntries(Object.entries(fresh).map(([name, value]) => [name, typeof value === 'string' && !namesRecord(name) ? redrawText(value, random) : /^id$/i.test(name) && Number.isSafeInteger(value) ? random.int(1, 2_000_000_000) : value]));
 }
 
 /** Bodies the create answered with success earlier in the run, newest first, their unique-looking text drawn afresh. */

@@ -195,7 +195,8 @@ export class Fixtures implements PhaseFixtures {
     // case that only reads it, or that writes it where the user allows what cannot be undone; never for a case
     // that consumes its record (fresh).
     const servedInstead = async () => (!fresh && (isSafe(op) || this.config.allowIrreversible) ? this.recovery.servedRecord(op, param, ids, run, producer) : undefined);
-    const random = new Random(`${this.config.seed}:${producer.operationId}:fixture:${run.exchanges.length}`);
+    // Each case's record is drawn of its own (a backend may keep a title or a name unique).
+    const random = new Random(`${this.config.seed}:${producer.operationId}:fixture:${op.operationId}:${run.planned.name}:${param}:${run.exchanges.length}`);
     const body = await this.steps.recordBody(producer, random, run);
     const declared = declaredParams(producer, random);
     // PUT-to-create: the client names the record; its id is the value sent in the path.

@@ -88,6 +88,8 @@ export class CleanupLedger {
     private readonly profileOf: (op: Operation) => Profile,
     /** The URL of an operation with these path values (the session's). */
     private readonly urlOf: (op: Operation, pathParams: Record<string, string>) => string,
+    /** The path values with the keys a write of the run renamed replaced by their newest. */
+    private readonly follow?: (op: Operation, pathParams: Record<string, string>) => Record<string, string>,
   ) {}
 
   private undoOf(op: Operation): Undo | undefined {
@@ -222,7 +224,9 @@ export class CleanupLedger {
   /** A DELETE the run sent succeeded: the record at that path is gone. */
   private deleted(url: string): void {
     const key = pathKey(url);
-    for (const r of this.byPath.get(key) ?? []) {
+    // A record a write renamed (a slug that followed its title) is deleted under its new key.
+    const renamed = this.follow ? [...this.records].filter((r) => r.undo && this.follow!(r.undo.operation, r.undo.pathParams) !== r.undo.pathParams && pathKey(this.urlOf(r.undo.operation, this.follow!(r.undo.operation, r.undo.pathParams))) === key) : [];
+    for (const r of [...(this.byPath.get(key) ?? []), ...renamed]) {
       r.done = true;
       this.records.delete(r);
       this.forget(r);

@@ -22,6 +22,11 @@ export class RenamedKeys {
     return `${op.service}\u0000${value}`;
   }
 
+  /** Whether any key was renamed. */
+  get any(): boolean {
+    return this.renamed.size > 0;
+  }
+
   /** The request with each path value the run saw renamed replaced by its newest key (the request itself where none is). */
   follow(op: Operation, request: CallRequest): CallRequest {
     if (this.renamed.size === 0 || !request.pathParams) return request;
