@@ -12,7 +12,10 @@
  * through the API works the same way.
  *
  * Usernames and e-mail addresses are unique where not empty. `strict` refuses a body that breaks the request schema (422); `lenient` takes what it can (a missing optional
- * field, a number where text is asked). A fault answers one operation that needs a made record wrongly.
+ * field, a number where text is asked). A fault answers one operation that needs a made record wrongly: an updated
+ * article without its tag list (`update-article`), a comment's delete answered 200 with the comment
+ * (`delete-comment`), a follow answered `following: "yes"` (`follow`), a favorited article's count as text
+ * (`favorite-count`).
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -22,7 +25,8 @@ import { jsonServer, listening, ROOT } from './runs.ts';
 export type RealWorldFault = 'update-article' | 'delete-comment' | 'follow' | 'favorite-count';
 export interface RealWorldOptions {
   mode: 'strict' | 'lenient';
-  fault?: RealWorldFault;
+  /** Faults planted, each on one operation that needs a made record. */
+  faults?: readonly RealWorldFault[];
 }
 
 /** The token of the user registered before the run (long enough to be searched for in reports). */
@@ -51,7 +55,8 @@ const slugify = (title: string): string => title.toLowerCase().normalize('NFKD')
 const isText = (v: unknown): v is string => typeof v === 'string';
 
 export async function startRealWorld(options: RealWorldOptions): Promise<{ url: string; state: RealWorldState; close: () => Promise<void> }> {
-  const { mode, fault } = options;
+  const { mode } = options;
+  const planted = new Set(options.faults ?? []);
   const now = () => new Date().toISOString();
   const state: RealWorldState = { users: [], articles: new Map(), comments: [], follows: new Set(), seen: [] };
   state.users.push({ id: 1, username: 'preset', email: 'preset@example.com', password: 'preset-password', bio: '', image: '', token: PRESET_TOKEN });
@@ -67,7 +72,7 @@ export async function startRealWorld(options: RealWorldOptions): Promise<{ url: 
   const article = (a: Article, viewer?: User) => ({
     slug: a.slug, title: a.title, description: a.description, body: a.body, tagList: a.tagList, createdAt: a.createdAt, updatedAt: a.updatedAt,
     favorited: viewer ? a.favoritedBy.has(viewer.id) : false,
-    favoritesCount: fault === 'favorite-count' && a.favoritedBy.size > 0 ? String(a.favoritedBy.size) : a.favoritedBy.size,
+    favoritesCount: planted.has('favorite-count') && a.favoritedBy.size > 0 ? String(a.favoritedBy.size) : a.favoritedBy.size,
     author: profile(userOf(a.author), viewer),
   });
   const comment = (c: Comment, viewer?: User) => ({ id: c.id, createdAt: c.createdAt, updatedAt: c.updatedAt, body: c.body, author: profile(userOf(c.author), viewer) });
@@ -184,7 +189,7 @@ export async function startRealWorld(options: RealWorldOptions): Promise<{ url: 
         if (method === 'POST') state.follows.add(`${m.id}>${u.id}`);
         else state.follows.delete(`${m.id}>${u.id}`);
         const answered = profile(u, m);
-        return reply(200, { profile: fault === 'follow' && method === 'POST' ? { ...answered, following: 'yes' } : answered });
+        return reply(200, { profile: planted.has('follow') && method === 'POST' ? { ...answered, following: 'yes' } : answered });
       }
       case 'GET /articles/feed': {
         const m = needMe();
@@ -246,7 +251,7 @@ export async function startRealWorld(options: RealWorldOptions): Promise<{ url: 
         }
         Object.assign(a, values, { updatedAt: now() });
         const answered = article(a, m);
-        return reply(200, { article: fault === 'update-article' ? { ...answered, tagList: null } : answered });
+        return reply(200, { article: planted.has('update-article') ? { ...answered, tagList: null } : answered });
       }
       case 'DELETE /articles/{}': {
         const m = needMe();
@@ -281,7 +286,7 @@ export async function startRealWorld(options: RealWorldOptions): Promise<{ url: 
         const c = state.comments.find((x) => x.article === seg[1] && x.id === id);
         if (!/^-?\d+$/.test(seg[3]!) || !c || c.author !== m.id) return reply(422, error('comment not found'));
         state.comments = state.comments.filter((x) => x !== c);
-        return fault === 'delete-comment' ? reply(200, { comment: comment(c, m) }) : reply(204);
+        return planted.has('delete-comment') ? reply(200, { comment: comment(c, m) }) : reply(204);
       }
       case 'POST /articles/{}/favorite':
       case 'DELETE /articles/{}/favorite': {

@@ -90,6 +90,20 @@ function listsValues(op: Operation, param: string): boolean {
   return typeof schema === 'object' && (Array.isArray(schema['enum']) || 'const' in schema);
 }
 
+/**
+ * Whether a path parameter names a value, not a record: its schema lists its values (`enum`, `const`), or it is a
+ * number or a boolean whose name does not say it is an id (`/math/sum/{a}/{b}`), and no operation makes a record
+ * for it. Such a parameter gets values of its schema like any other.
+ */
+export function namesValue(contract: Contract, op: Operation, param: string): boolean {
+  if (listsValues(op, param)) return true;
+  const schema = op.parameters.find((p) => p.in === 'path' && p.name === param)?.schema;
+  const type = typeof schema === 'object' ? schema['type'] : undefined;
+  const types = Array.isArray(type) ? type : [type];
+  const scalar = types.length > 0 && types.every((t) => t === 'integer' || t === 'number' || t === 'boolean');
+  return scalar && !/(id|uuid|key|no|number|num)$/i.test(param) && producerFor(contract, op, param) === undefined;
+}
+
 /** A name without case or separators: `user_name`, `userName` and `username` are one. */
 const bare = (name: string) => name.toLowerCase().replace(/[_-]/g, '');
 

@@ -8,7 +8,7 @@ import type { Contract, Exchange, Operation } from '../../model.ts';
 import { accepts } from '../../plan/accepts.ts';
 import { isSafe, listedValue, pathExample, pathParamNames, requiredOnly } from '../../plan/cases.ts';
 import { Random } from '../../plan/random.ts';
-import { producerFor, type Producer } from '../../plan/resources.ts';
+import { namesValue, producerFor, type Producer } from '../../plan/resources.ts';
 import type { SetupStep } from '../../description/examples.ts';
 import type { CaseRun } from '../case-run.ts';
 import type { RunConfig } from '../config.ts';
@@ -175,6 +175,8 @@ export class Fixtures implements PhaseFixtures {
     // A parameter that lists its values, and that no operation creates, names a choice, not a record.
     const choice = listedValue(op, param);
     if (choice !== undefined) return { value: choice };
+    // A number that names no record (`/math/sum/{a}/{b}`): a value of its schema.
+    if (namesValue(this.contract, op, param)) return { value: idValue(op, param, new Random(`${this.config.seed}:${op.operationId}:${param}:value`)) };
     const pooled = isSafe(op) ? this.pool.values(op, param).at(-1) : undefined;
     if (pooled !== undefined) return { value: pooled };
     const example = fresh ? undefined : pathExample(this.contract, op, param);
