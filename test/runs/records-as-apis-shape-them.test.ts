@@ -17,8 +17,9 @@
 import { afterAll, describe, expect, test } from 'vitest';
 import type { RunResults } from '../../src/runner/model.ts';
 import { PRESET_TOKEN, realWorldContract, startRealWorld, type RealWorldFault, type RealWorldOptions } from '../support/realworld.ts';
-import { allFindings, jsonServer, listening, pool, removeTemps, requireResults, runCli, summary, tempDir } from '../support/runs.ts';
+import { allFindings, listening, pool, removeTemps, requireResults, runCli, summary, tempDir } from '../support/runs.ts';
 import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 
 afterAll(removeTemps);
@@ -114,26 +115,34 @@ describe('path parameters that name no record', () => {
   test('/math/sum/{a}/{b} and an enum {kind} are sent values of their schemas and tested; a created id never fills {kind}', async () => {
     const seen: string[] = [];
     let next = 20;
-    const server = jsonServer((req, body, reply) => {
-      const path = new URL(req.url ?? '/', 'http://x').pathname.replace(/^\/svc/, '');
-      seen.push(`${req.method} ${path}`);
-      const sum = /^\/math\/sum\/([^/]+)\/([^/]+)$/.exec(path);
-      if (req.method === 'GET' && sum) {
-        const [a, b] = [Number(sum[1]), Number(sum[2])];
-        return Number.isInteger(a) && Number.isInteger(b) && a >= 0 && b >= 0 && a <= 1000 && b <= 1000 ? reply(200, { sum: a + b }) : reply(400);
-      }
-      const kind = /^\/([^/]+)\/count$/.exec(path);
-      if (req.method === 'GET' && kind) return kind[1] === 'user' || kind[1] === 'group' ? reply(200, { count: 2 }) : reply(400);
-      if (req.method === 'POST' && path === '/todos') {
+    const server = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (c: string) => (body += c));
+      req.on('end', () => {
+        const reply = (status: number, value?: unknown, headers: Record<string, string> = {}) => {
+          res.writeHead(status, { ...headers, ...(value === undefined ? {} : { 'content-type': 'application/json' }) });
+          res.end(value === undefined ? undefined : JSON.stringify(value));
+        };
+        const path = new URL(req.url ?? '/', 'http://x').pathname.replace(/^\/svc/, '');
+        seen.push(`${req.method} ${path}`);
+        const sum = /^\/math\/sum\/([^/]+)\/([^/]+)$/.exec(path);
+        const kind = /^\/([^/]+)\/count$/.exec(path);
+        const allowed = path === '/todos' ? 'POST' : sum || kind ? 'GET' : undefined;
+        if (allowed === undefined) return reply(404);
+        if (req.method !== allowed) return reply(405, undefined, { allow: allowed });
+        if (sum) {
+          const [a, b] = [Number(sum[1]), Number(sum[2])];
+          return /^\d+$/.test(sum[1]!) && /^\d+$/.test(sum[2]!) && a <= 1000 && b <= 1000 ? reply(200, { sum: a + b }) : reply(400);
+        }
+        if (kind) return kind[1] === 'user' || kind[1] === 'group' ? reply(200, { count: 2 }) : reply(400);
         try {
-          const title = (JSON.parse(body) as { title?: unknown }).title;
-          return typeof title === 'string' ? reply(201, { id: ++next, title }) : reply(400);
+          const parsed = JSON.parse(body) as { title?: unknown } | null;
+          return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && typeof parsed.title === 'string' ? reply(201, { id: ++next, title: parsed.title }) : reply(400);
         } catch {
           return reply(400);
         }
-      }
-      const known = ['/todos', '/user/count', '/group/count'].includes(path) || /^\/math\/sum\/[^/]+\/[^/]+$/.test(path) || /^\/[^/]+\/count$/.test(path);
-      return reply(known ? 405 : 404);
+      });
     });
     const { url, close } = await listening(server);
     try {

@@ -212,7 +212,7 @@ export async function startRealWorld(options: RealWorldOptions): Promise<{ url: 
         const m = needMe();
         if (!m) return;
         const a = envelope(raw, 'article');
-        const [title, description, body] = [text(a?.['title']), text(a?.['description']) ?? (mode === 'lenient' ? '' : undefined), text(a?.['body'])];
+        const [title, description, body] = [text(a?.['title']), a?.['description'] === undefined && mode === 'lenient' ? '' : text(a?.['description']), text(a?.['body'])];
         const tags = a?.['tagList'];
         const tagList = tags === undefined || (tags === null && mode === 'lenient') ? [] : Array.isArray(tags) && tags.every(isText) ? tags : undefined;
         if (title === undefined || description === undefined || body === undefined || tagList === undefined) return reply(422, error('title, description and body are required'));
