@@ -85,7 +85,9 @@ export function distinctArbitrary(name: string, schema: JsonSchema, arb: fc.Arbi
   return fc.tuple(arb, fc.stringMatching(/^[a-z0-9]{8}$/)).map(([value, own]) => {
     if (typeof value !== 'string') return value;
     const text = `${value} ${own}`;
-    return accepts(schema, text) === true ? text : value;
+    // Within a maximum length however a server counts it (code points, as JSON Schema does, or UTF-16 units).
+    const fits = facts.maxLength === undefined || text.length <= facts.maxLength;
+    return fits && accepts(schema, text) === true ? text : value;
   });
 }
 
