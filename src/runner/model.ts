@@ -8,3 +8,4 @@ export * from './model/contract.ts';
 export * from './model/exchange.ts';
 export * from './model/findings.ts';
 export * from './model/results.ts';
+export * from './model/identity.ts';

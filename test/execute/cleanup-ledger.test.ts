@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
-import { CleanupLedger } from '../../src/runner/execute/cleanup.ts';
+import { CleanupLedger } from '../../src/runner/execute/records/ledger.ts';
 import { loadContract } from '../../src/runner/description/load.ts';
 import { loadProfiles, profileFor, type Profiles } from '../../src/runner/description/profiles.ts';
 import type { Contract, Exchange, Operation } from '../../src/runner/model.ts';

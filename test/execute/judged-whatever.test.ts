@@ -12,7 +12,7 @@ import { describe as describeContract } from '../../src/runner/description/load.
 import { GENERIC_PROFILE } from '../../src/runner/description/profiles.ts';
 import { loadProfile } from '../../src/runner/description/profile.ts';
 import { Evidence, judge } from '../../src/runner/execute/judge.ts';
-import { alignBodyToPath } from '../../src/runner/execute/references.ts';
+import { alignBodyToPath } from '../../src/runner/execute/records/references.ts';
 import type { Exchange, Operation } from '../../src/runner/model.ts';
 import { planOperation } from '../../src/runner/plan/cases.ts';
 import { storedOperation } from '../../src/runner/report/results-format.ts';

@@ -76,3 +76,10 @@ test('the circle finder finds a circle of type imports', () => {
   ]);
   expect(circles(graph).map((c) => c.length)).toEqual([3]);
 });
+
+test('the plan imports nothing of execute/ (the cases are made before anything is sent)', () => {
+  const plan = join(runner, 'plan');
+  const execute = join(runner, 'execute');
+  const crossing = [...importGraph()].filter(([file]) => file.startsWith(plan)).flatMap(([file, targets]) => targets.filter((t) => t.startsWith(execute)).map((t) => `${relative(runner, file)} -> ${relative(runner, t)}`));
+  expect(crossing).toEqual([]);
+});

@@ -6,9 +6,9 @@
  */
 import { describe, expect, test } from 'vitest';
 import { describe as describeContract } from '../../src/runner/description/load.ts';
-import { alignBodyToPath, fillReferences, isReferenceName, madeUpReferences } from '../../src/runner/execute/references.ts';
+import { alignBodyToPath, fillReferences, isReferenceName, madeUpReferences } from '../../src/runner/execute/records/references.ts';
 import { RequestBuilder } from '../../src/runner/execute/request-builder.ts';
-import { ValuePool } from '../../src/runner/execute/value-pool.ts';
+import { ValuePool } from '../../src/runner/execute/records/value-pool.ts';
 import type { JsonSchema, Operation, ParameterSpec } from '../../src/runner/model.ts';
 import { accepts } from '../../src/runner/plan/accepts.ts';
 import { coverageRequests, type CoverageRequest, type PositiveRequest } from '../../src/runner/plan/coverage-classes.ts';

@@ -2,9 +2,20 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Check } from './types.ts';
 import { atPointer, finding } from './types.ts';
 import { variedPart } from './not-a-server-error.ts';
+import { offersPassword } from '../plan/named-values.ts';
 
 /** Refusals that come before the input is looked at: credentials, the method, the media types, a rate limit. */
 const BEFORE_INPUT = new Set([401, 403, 405, 406, 415, 429]);
+
+function refusesMadeUpCredentials(ctx: Parameters<Check['run']>[0]): boolean {
+  const op = ctx.operation;
+  if (op.secured || !op.responses.some((r) => r.status === '401')) return false;
+  try {
+    return offersPassword(JSON.parse(ctx.exchange.request.body ?? 'null'));
+  } catch {
+    return false;
+  }
+}
 
 /**
  * A valid request must not be refused (4xx), and its success carries the values the examples expect. A refusal is an error, in every
@@ -29,6 +40,9 @@ export const positiveDataAccepted: Check = {
       if (ctx.coverage && (status === 404 || status === 410)) return [];
       // A 401 to the run's own credential is credential-recognised's to judge (or, refused everywhere, the run's configuration).
       if (status === 401 && ctx.ownCredential) return [];
+      // A 401 the operation documents to credentials the run made up (a login's password, on an operation that
+      // asks for no credential of the run) refuses them, as it should.
+      if (status === 401 && refusesMadeUpCredentials(ctx)) return [];
       const what = ctx.coverage ? ` (${ctx.coverage.label})` : '';
       const madeUp = ctx.madeUpReferences ?? [];
       const unshown = ctx.unshown ?? [];

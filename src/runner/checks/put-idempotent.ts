@@ -29,8 +29,26 @@ function volatile(schema: JsonSchema | undefined): boolean {
   return declares(schema, (s) => s['readOnly'] === true || schemaFormat(s) === 'date-time');
 }
 
+/** A schema of a nested record (an object of declared properties: an `author`). */
+function nestedRecord(schema: JsonSchema | undefined): boolean {
+  return Object.keys(recordProperties(schema === undefined ? undefined : mergedShape(schema))).length > 0;
+}
+
+/**
+ * Whether a property is another record the PUT does not write: a nested record whose name the request body's
+ * schema does not hold at the same place (an article's `author`, which another case's update of the user changes).
+ */
+function notWritten(name: string, schema: JsonSchema | undefined, sent: JsonSchema | undefined): boolean {
+  if (sent === undefined || !nestedRecord(schema)) return false;
+  return !(name in recordProperties(mergedShape(sent)));
+}
+
+function sentPart(sent: JsonSchema | undefined, name: string): JsonSchema | undefined {
+  return sent === undefined ? undefined : recordProperties(mergedShape(sent))[name];
+}
+
 /** The value as far as the schema declares it, without its volatile properties (in nested records and lists too). */
-function stable(value: unknown, schema: JsonSchema | undefined): unknown {
+function stable(value: unknown, schema: JsonSchema | undefined, sent?: JsonSchema): unknown {
   const shape = schema === undefined ? undefined : mergedShape(schema);
   if (Array.isArray(value)) {
     const items = typeof shape === 'object' && shape !== null ? (shape['items'] as JsonSchema | undefined) : undefined;
@@ -41,20 +59,20 @@ function stable(value: unknown, schema: JsonSchema | undefined): unknown {
   // A free-form object (no properties declared) is compared as it is.
   if (Object.keys(props).length === 0) return value;
   const record = value as Record<string, unknown>;
-  return Object.fromEntries(Object.keys(props).filter((k) => k in record && !volatile(props[k])).map((k) => [k, stable(record[k], props[k])]));
+  return Object.fromEntries(Object.keys(props).filter((k) => k in record && !volatile(props[k]) && !notWritten(k, props[k], sent)).map((k) => [k, stable(record[k], props[k], sentPart(sent, k))]));
 }
 
 /** The declared, non-volatile properties whose values differ between the two reads, as {property: [first, second]}. */
-export function changedByRepeat(first: unknown, second: unknown, schema: JsonSchema | undefined): Record<string, [unknown, unknown]> {
+export function changedByRepeat(first: unknown, second: unknown, schema: JsonSchema | undefined, sent?: JsonSchema): Record<string, [unknown, unknown]> {
   const out: Record<string, [unknown, unknown]> = {};
   if (typeof first !== 'object' || first === null || typeof second !== 'object' || second === null || Array.isArray(first) || Array.isArray(second)) return out;
   const props = recordProperties(schema === undefined ? undefined : mergedShape(schema));
   const a = first as Record<string, unknown>;
   const b = second as Record<string, unknown>;
   for (const [name, s] of Object.entries(props)) {
-    if (volatile(s) || (!(name in a) && !(name in b))) continue;
-    const before = stable(a[name], s);
-    const after = stable(b[name], s);
+    if (volatile(s) || notWritten(name, s, sent) || (!(name in a) && !(name in b))) continue;
+    const before = stable(a[name], s, sentPart(sent, name));
+    const after = stable(b[name], s, sentPart(sent, name));
     if (!isDeepStrictEqual(before, after)) out[name] = [a[name], b[name]];
   }
   return out;
@@ -92,7 +110,8 @@ function refusedRepeat(ctx: CheckContext, repeat: RepeatContext) {
 /**
  * RFC 9110 §9.2.2: PUT is idempotent. The same PUT sent twice leaves the record as the first one did: the GET of the
  * same path reads it the same after each, but for what the server changes on every write of its own accord
- * (readOnly and date-time properties). A repeat refused where the first call succeeded is the same defect. A read
+ * (readOnly and date-time properties) and for the other records it holds that the PUT does not write (an `author`
+ * another case's update of the user changed). A repeat refused where the first call succeeded is the same defect. A read
  * that failed or broke its schema judges nothing (the phase leaves the reads out).
  */
 export const putIdempotent: Check = {
@@ -109,7 +128,7 @@ export const putIdempotent: Check = {
     const [before, after] = repeat.reads ?? [];
     if (!before || !after || !repeat.reader) return [];
     const schema = responseFor(repeat.reader, after.response.status)?.schema;
-    const changed = Object.entries(changedByRepeat(before.response.json, after.response.json, schema));
+    const changed = Object.entries(changedByRepeat(before.response.json, after.response.json, schema, ctx.operation.requestBody?.schema));
     if (changed.length === 0) return [];
     const read = `${repeat.reader.method} ${new URL(after.request.url).pathname}`;
     const values = changed.map(([name, [a, b]]) => `${name} ${quoted(a)} after the first, ${quoted(b)} after the second`).join('; ');

@@ -17,17 +17,30 @@ export const updatePersisted: Check = {
     if (read.status < 200 || read.status > 299) {
       return [finding(ctx, 'update-persisted', 'error', `The record could not be read back after the update (${read.status}).`, { expected: '2xx', actual: read.status })];
     }
-    const body = read.json as Record<string, unknown> | undefined;
-    const out = [];
-    const stale = Object.entries(sent).filter(([k, v]) => body && k in body && !isDeepStrictEqual(body[k], v));
-    if (stale.length > 0) {
-      out.push(
-        finding(ctx, 'update-persisted', 'error', `The update was answered with success but ${stale.map(([k]) => k).join(', ')} did not change.`, {
-          expected: Object.fromEntries(stale),
-          actual: Object.fromEntries(stale.map(([k]) => [k, body?.[k]])),
-        }),
-      );
-    }
-    return out;
+    const stale = staleFields(sent, read.json, '');
+    if (stale.length === 0) return [];
+    return [
+      finding(ctx, 'update-persisted', 'error', `The update was answered with success but ${stale.map((s) => s.path).join(', ')} did not change.`, {
+        expected: Object.fromEntries(stale.map((s) => [s.path, s.sent])),
+        actual: Object.fromEntries(stale.map((s) => [s.path, s.read])),
+      }),
+    ];
   },
 };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The fields the update sent that the read shows with another value, by their path (`article.title`): an object
+ * sent (an envelope, a nested record) is compared field by field; a field the read does not hold (a password, a
+ * field the record does not show) is not compared.
+ */
+function staleFields(sent: unknown, read: unknown, at: string): Array<{ path: string; sent: unknown; read: unknown }> {
+  if (!isObject(sent) || !isObject(read)) return [];
+  return Object.entries(sent).flatMap(([k, v]) => {
+    if (!(k in read)) return [];
+    const path = at === '' ? k : `${at}.${k}`;
+    if (isObject(v) && isObject(read[k])) return staleFields(v, read[k], path);
+    return isDeepStrictEqual(read[k], v) ? [] : [{ path, sent: v, read: read[k] }];
+  });
+}

@@ -10,7 +10,9 @@ import type { Profile } from '../description/profile.ts';
 import type { GatewayClient } from '../http/gateway-client.ts';
 import { SENT_ALONE } from '../checks/dropped.ts';
 import type { RunConfig } from './config.ts';
-import { CreateFence } from './create-fence.ts';
+import { CreateFence } from './records/create-fence.ts';
+import { RenamedKeys } from './records/renamed-keys.ts';
+import { WriteTurns } from './records/write-turns.ts';
 import { CredentialAnswers, type RefusedCredential } from './diagnose.ts';
 import { markOwnCredential } from './own-credential.ts';
 import type { PhaseCaller } from './phases/host.ts';
@@ -50,6 +52,9 @@ export class Caller implements PhaseCaller {
   private readonly persistingTransient = new Set<string>();
   /** What the calls carrying the run's own credential of each security scheme were answered (refusedCredentials). */
   private readonly credentialAnswers = new CredentialAnswers();
+  /** Keys of records the run's writes changed (records/renamed-keys.ts). */
+  private readonly renamedKeys = new RenamedKeys();
+  private readonly turns = new WriteTurns();
   private readonly watch: TargetWatch;
 
   constructor(private readonly deps: CallerDeps) {
@@ -72,9 +77,22 @@ export class Caller implements PhaseCaller {
    * costs bounded time), and any request once the deployment stopped answering.
    */
   async call(op: Operation, request: CallRequest): Promise<Exchange> {
-    // A create waits while a delete chain of its service runs (execute/create-fence.ts).
-    if ((request.method ?? op.method) === 'POST') return this.fenceOf(op).create(() => this.send(op, request));
+    const method = request.method ?? op.method;
+    // A create waits while a delete chain of its service runs (execute/records/create-fence.ts).
+    if (method === 'POST') return this.fenceOf(op).create(() => this.send(op, request));
+    // An update waits for the other updates of its path (execute/records/write-turns.ts).
+    if (this.turns.takesTurn(op, method)) return this.turns.inTurn(op, () => this.send(op, request));
     return this.send(op, request);
+  }
+
+  /** The path values with each key a write of the run renamed replaced by its newest (the same object where none was). */
+  followKeys(op: Operation, pathParams: Record<string, string>): Record<string, string> {
+    return this.renamedKeys.any ? (this.renamedKeys.follow(op, { pathParams }).pathParams ?? pathParams) : pathParams;
+  }
+
+  /** A chain that writes a record and reads it back, in the turn of the operation's updates. */
+  writeChain<T>(op: Operation, work: () => Promise<T>): Promise<T> {
+    return this.turns.inTurn(op, work);
   }
 
   /** A delete chain (the DELETE and the reads that show the record gone), with the service's creates held back. */
@@ -88,8 +106,10 @@ export class Caller implements PhaseCaller {
     return fence;
   }
 
-  private async send(op: Operation, request: CallRequest): Promise<Exchange> {
+  private async send(op: Operation, asked: CallRequest): Promise<Exchange> {
     this.watch.refuseIfDown(op);
+    // A record a write of the run renamed (a slug that follows the title) is asked for by its new key.
+    const request = this.renamedKeys.follow(op, asked);
     const timedOut = this.timeouts.get(op.operationId) ?? 0;
     if (timedOut >= TIMEOUTS_PER_OPERATION) {
       throw new Skip('timed-out', `not sent: ${op.method} ${op.path} gave no answer within ${this.deps.config.timeoutMs} ms (--timeout) to ${timedOut} requests; see its response-timeout finding`);
@@ -105,6 +125,7 @@ export class Caller implements PhaseCaller {
       exchange = await this.droppedOrNot(op, request, exchange);
     }
     exchange = await this.transientRetried(op, exchange, send);
+    this.renamedKeys.note(op, request, exchange);
     // An answer to a method the operation does not have records nothing of it.
     if (request.method === undefined || request.method === op.method) {
       this.deps.record(op, exchange, request.pathParams ?? {}, request.rawBody === undefined ? request.body : undefined);

@@ -8,7 +8,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { CaseResult, Exchange, Finding, HttpMethod } from '../model.ts';
 import { toCurl } from '../report/curl.ts';
 import { reproductionScript, type ChainStep } from '../report/reproduction.ts';
-import { createdIds } from './created.ts';
+import { createdIds } from './records/in-answer.ts';
 import { shownBy, unshown } from './judge.ts';
 
 /** What a chain step reads of an exchange: the request, the status and the parsed body. */

@@ -14,13 +14,13 @@ import { isSafe, pathParamNames, type PlannedCase } from '../plan/cases.ts';
 import { Random } from '../plan/random.ts';
 import { CaseRun, type CaseHost } from './case-run.ts';
 import type { RunConfig } from './config.ts';
-import { absentIds, declaredParams, freeString, idValue, pathSchema } from './path-values.ts';
+import { absentIds, declaredParams, freeString, idValue, pathSchema } from './records/path-values.ts';
 import type { PhasePresence, Presence } from './phases/host.ts';
 import type { CallRequest, RequestBuilder } from './request-builder.ts';
 import { selectOperations } from './select.ts';
 import { Skip } from './skip.ts';
 import { unknownRouteAnswer, type UnknownRouteAnswer } from './unknown-route.ts';
-import type { ValuePool } from './value-pool.ts';
+import type { ValuePool } from './records/value-pool.ts';
 
 /** Path values of other shapes tried where a free string's made-up value met an unknown-route answer: letters, then digits, short first. */
 const OTHER_SHAPES = ['a', 'ab', 'abc', 'abcd', '1', '12', '123'];

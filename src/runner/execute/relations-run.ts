@@ -5,7 +5,7 @@
 import type { RelatedRead } from '../checks/types.ts';
 import type { Exchange, Operation, RecordedResponse } from '../model.ts';
 import { createOf, ownerField, readersOfCreated, recordSchema } from '../plan/relations.ts';
-import { createdIds } from './created.ts';
+import { createdIds } from './records/in-answer.ts';
 import { createdId } from '../plan/resources.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { differences, isRecordOf } from '../checks/created-resource-readable.ts';

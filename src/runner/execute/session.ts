@@ -15,12 +15,12 @@ import { loadProfiles, profileFor, type Profiles } from '../description/profiles
 import { Caller } from './caller.ts';
 import { CaseRun, type CaseHost } from './case-run.ts';
 import { CreatedRecords, withFindingCurls, withReproduction } from './chain.ts';
-import { CleanUp } from './clean-up.ts';
+import { CleanUp } from './records/clean-up.ts';
 import type { RunConfig } from './config.ts';
-import { Fixtures } from './fixtures.ts';
+import { Fixtures } from './records/fixtures.ts';
 import { redactFindingSecrets, redactFlowSecrets } from './flow-secrets.ts';
 import { Evidence, judge, type JudgeInput } from './judge.ts';
-import { freeString, pathSchema } from './path-values.ts';
+import { freeString, pathSchema } from './records/path-values.ts';
 import { runPhase } from './phases/index.ts';
 import type { PhaseContext, PhaseJudging } from './phases/host.ts';
 import { PresenceProofs } from './presence-proofs.ts';
@@ -30,9 +30,9 @@ import { RequestBuilder, type CallRequest } from './request-builder.ts';
 import { selectOperations } from './select.ts';
 import { SetupSteps } from './setup-steps.ts';
 import { Skip } from './skip.ts';
-import { ValuePool } from './value-pool.ts';
+import { ValuePool } from './records/value-pool.ts';
 import { Slots } from './slots.ts';
-import { MadeRecords, withRecordJson } from './made-records.ts';
+import { MadeRecords, withRecordJson } from './records/made.ts';
 import { identityCredentials } from './identities.ts';
 import type { RefusedCredential } from './diagnose.ts';
 
@@ -57,7 +57,7 @@ export type { Presence } from './phases/host.ts';
 /**
  * One conformance run against one deployment: ties its collaborators together and turns each case into a
  * CaseResult. The caller (caller.ts) sends, the presence proofs (presence-proofs.ts) say what is served, the
- * fixtures (fixtures.ts) make and find the records cases need, the clean-up (clean-up.ts) keeps the ledger of
+ * fixtures (records/fixtures.ts) make and find the records cases need, the clean-up (records/clean-up.ts) keeps the ledger of
  * what the run made and deletes it at the end; the session judges every answer with the one judge, keeps the
  * values it sees in a value pool, and hands the phases (execute/phases/) a context of these parts.
  */
@@ -71,7 +71,7 @@ export class Session implements CaseHost, PhaseJudging {
   readonly outOfBand = new Set<string>();
   private readonly client: GatewayClient;
   private readonly created = new CreatedRecords();
-  /** Every record a create of the run made, whichever case sent it (made-records.ts). */
+  /** Every record a create of the run made, whichever case sent it (records/made.ts). */
   readonly made: MadeRecords;
   private readonly byId: Map<string, Operation>;
   readonly caller: Caller;
@@ -119,7 +119,7 @@ export class Session implements CaseHost, PhaseJudging {
     });
     const profileOf = (op: Operation) => this.profileOf(op);
     const { client, builder, pool } = this;
-    this.ledger = new CleanUp({ config, contract, profileOf, url: (op, pathParams) => this.url(op, pathParams), call: (op, request) => this.caller.call(op, request), side: (op, exchange) => this.side(op, exchange) });
+    this.ledger = new CleanUp({ config, contract, profileOf, url: (op, pathParams) => this.url(op, pathParams), call: (op, request) => this.caller.call(op, request), side: (op, exchange) => this.side(op, exchange), follow: (op, pathParams) => this.caller.followKeys(op, pathParams) });
     this.made = new MadeRecords(contract, profileOf);
     this.caller = new Caller({ config, client, builder, slots, connections, profileOf, operationOf: (id) => this.byId.get(id), record: (op, exchange, pathParams, body) => this.record(op, exchange, pathParams, body) });
     const call = (op: Operation, request: CallRequest) => this.caller.call(op, request);
@@ -276,7 +276,7 @@ export class Session implements CaseHost, PhaseJudging {
     return out;
   }
 
-  /** Deletes what the run made and did not delete itself (clean-up.ts), then closes the run's connections. */
+  /** Deletes what the run made and did not delete itself (records/clean-up.ts), then closes the run's connections. */
   async cleanup(): Promise<{ deleted: number; failed: number; leftBehind: LeftBehindRecord[] }> {
     const result = await this.ledger.cleanup();
     await this.client.close();

@@ -15,10 +15,10 @@ import type { Random } from '../plan/random.ts';
 import type { CaseRun } from './case-run.ts';
 import type { RunConfig } from './config.ts';
 import { is2xx } from './judge.ts';
-import { fillReferences, withoutMadeUpReferences } from './references.ts';
+import { fillReferences, withoutMadeUpReferences } from './records/references.ts';
 import { Skip } from './skip.ts';
 import { resolveTemplates } from './templates.ts';
-import type { ValuePool } from './value-pool.ts';
+import type { ValuePool } from './records/value-pool.ts';
 
 /** What the setup steps need of the run. */
 export interface SetupDeps {

@@ -7,7 +7,7 @@
  * Records the interactions themselves create are recorded from the responses and deleted again (the ledger in
  * verify-worker.ts, with the DELETE plan/undo.ts derives from the contract).
  */
-import { createdIds } from '../execute/created.ts';
+import { createdIds } from '../execute/records/in-answer.ts';
 import { HttpClient } from '../http/client.ts';
 import type { HttpMethod } from '../model.ts';
 

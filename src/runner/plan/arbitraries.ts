@@ -4,6 +4,7 @@ import { formatRow } from './formats.ts';
 import { distinctValues, factsOf, INT32, mergeSchemas } from './keywords.ts';
 import { RESERVED_HEADERS } from './fuzz-inputs.ts';
 import { namesRecord } from './relations.ts';
+import { distinctArbitrary, namedArbitrary } from './named-values.ts';
 import { emptyIsAmbiguous, hasNonEmptyValues, sendsEmpty } from './empty-values.ts';
 import { asText } from './parameters.ts';
 import type { Random } from './random.ts';
@@ -443,7 +444,8 @@ function objectArbitrary(schema: Record<string, unknown>, ctx: Ctx, fallback: un
     const isRequired = required.has(name);
     // Past the depth bound only what is required is built, so recursive schemas end.
     if (ctx.depth >= ctx.maxDepth && !isRequired) continue;
-    const arb = withFallback(prop, namesRecord(name) ? { ...inner, small: undefined } : inner, known[name]);
+    const drawn = namedArbitrary(name, prop) ?? withFallback(prop, namesRecord(name) ? { ...inner, small: undefined } : inner, known[name]);
+    const arb = drawn && distinctArbitrary(name, prop, drawn);
     if (!arb) {
       if (isRequired) return undefined;
       continue;

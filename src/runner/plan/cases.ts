@@ -1,6 +1,6 @@
 import { AUTH_VARIANTS } from '../http/auth-variants.ts';
 import type { AuthMode, RequestPlan } from './request-plan.ts';
-import { DEFAULT_IDENTITY, type Identity } from '../execute/identities.ts';
+import { DEFAULT_IDENTITY, type Identity } from '../model/identity.ts';
 import type { CaseKind, Contract, InputLocation, JsonSchema, Operation, RequestBodySpec, SkipKind } from '../model.ts';
 import type { Examples, Expectation, RequestExample, SetupStep } from '../description/examples.ts';
 import { schemaFormat, schemaProperties, schemaRequired, schemaTypes } from '../description/json-schema.ts';
@@ -9,7 +9,7 @@ import { Random } from './random.ts';
 import { DEFAULT_MAX_EXAMPLES } from './coverage.ts';
 import { fuzzedPath, hasInputs } from './fuzz-inputs.ts';
 import { parameterValues, stringValues, withoutReadOnly } from './parameters.ts';
-import { createsItself, producerFor, readerFor } from './resources.ts';
+import { createsItself, namesValue, producerFor, readerFor } from './resources.ts';
 import { createOf, isCreate, readersOfCreated, referencedCreates } from './relations.ts';
 import { anyClientErrorRejects, omittableParameters, withoutParameter, type OmittedParameter } from './missing-parameters.ts';
 import { generate, INT32_MAX, isOmitted, UNKNOWN, wrongKindValues } from './values.ts';
@@ -580,6 +580,7 @@ function skipReason(
       if (param in request.pathParams) continue;
       const producer = producerOf(contract, op, param);
       if (!producer && fixture === 'shared' && pathExample(contract, op, param)) continue;
+      if (!producer && namesValue(contract, op, param)) continue;
       if (!producer) return { kind: 'no-producer', reason: `no described operation creates the record for path parameter {${param}}` };
       const effect = sideEffectOf(profile, producer.operationId);
       if (effect?.class === 'irreversible' && !options.allowIrreversible) {

@@ -52,6 +52,7 @@ import type { Random } from './random.ts';
 
 export type { CoverageRequest } from './coverage-request.ts';
 import type { CoverageRequest } from './coverage-request.ts';
+import { fixedUniqueField, redrawMadeUp } from './named-values.ts';
 
 export type { PositiveRequest };
 export type { CoverageOptions } from './coverage-makers.ts';
@@ -103,8 +104,18 @@ export function coverageRequests(op: Operation, positive: PositiveRequest, rando
   for (const [item, key] of malformedContentTypes(op, positive)) push(item, key);
   for (const [item, key] of allAtBound(op, positive, targets, random)) push(item, key);
   for (const [item, key] of randomItems(targets, positive, random, max - out.length)) push(item, key);
-  return out;
+  // Each variation of a write makes a record of its own where the backend keeps made-up text unique (a title
+  // that becomes a slug): the text the run made up is drawn afresh in each.
+  if (!WRITES.has(op.method)) return out;
+  return out.map((item) => {
+    if (item.body === undefined) return item;
+    const fixed = item.valid && item.refusalMayBeRight === undefined ? fixedUniqueField(positive.body, item.body) : undefined;
+    const reason = fixed !== undefined ? `body.${fixed} is a field a backend may keep unique, and another request of the run may hold the same value` : undefined;
+    return { ...item, body: redrawMadeUp(item.body, random), ...(reason !== undefined ? { refusalMayBeRight: reason } : {}) };
+  });
 }
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH']);
 
 /** A candidate waiting for its turn: its class and request are known, its validity is judged on its turn. */
 interface Pending {

@@ -1,6 +1,6 @@
 import type { Operation } from '../model.ts';
 import type { PlanOptions } from './cases.ts';
-import type { Identity } from '../execute/identities.ts';
+import type { Identity } from '../model/identity.ts';
 
 /** What planning reads of a run's settings (the CLI's options, a RunConfig): one place makes PlanOptions of it. */
 export interface PlanSettings {

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Contract, Operation } from '../model.ts';
+import type { Contract, JsonSchema, Operation } from '../model.ts';
+import { recordSchema, recordsIn } from './answer-records.ts';
 import { operationIndex, pathShape, withShape, type OperationIndex } from './operation-index.ts';
-import { referenceStem } from './relations.ts';
 
 /**
  * The resource model: which operation produces the id a path parameter names, and which reads a record back.
@@ -25,6 +25,8 @@ export interface Producer {
   via: 'link' | 'path' | 'put';
   /** JSON pointer into the response body, when a link names it. */
   pointer?: string;
+  /** The record's field the parameter names, where it is found by name (`username` for `{username}`). */
+  field?: string;
 }
 
 /** A path with trailing slashes removed (the root stays "/"). */
@@ -58,8 +60,14 @@ export function producerFor(contract: Contract, op: Operation, param: string): P
 }
 
 function findProducer(contract: Contract, op: Operation, param: string): Producer | undefined {
+  // A parameter whose schema lists its values names a choice (a kind, a format), never a record.
+  if (listsValues(op, param)) return undefined;
   const byLink = linkProducer(contract, op, param);
   if (byLink) return byLink;
+  return pathProducer(contract, op, param) ?? namedProducer(contract, op, param);
+}
+
+function pathProducer(contract: Contract, op: Operation, param: string): Producer | undefined {
   const segments = normalisePath(op.path).split('/');
   const index = segments.indexOf(`{${param}}`);
   if (index < 1) return undefined;
@@ -74,6 +82,71 @@ function findProducer(contract: Contract, op: Operation, param: string): Produce
   );
   if (put && put !== op) return { producer: put, via: 'put' };
   return undefined;
+}
+
+/** True where the path parameter's schema lists its values (`enum`, `const`). */
+function listsValues(op: Operation, param: string): boolean {
+  const schema = op.parameters.find((p) => p.in === 'path' && p.name === param)?.schema;
+  return typeof schema === 'object' && (Array.isArray(schema['enum']) || 'const' in schema);
+}
+
+/**
+ * Whether a path parameter names a value, not a record: its schema lists its values (`enum`, `const`), or it is a
+ * number or a boolean whose name does not say it is an id (`/math/sum/{a}/{b}`), and no operation makes a record
+ * for it. Such a parameter gets values of its schema like any other.
+ */
+export function namesValue(contract: Contract, op: Operation, param: string): boolean {
+  if (listsValues(op, param)) return true;
+  const schema = op.parameters.find((p) => p.in === 'path' && p.name === param)?.schema;
+  const type = typeof schema === 'object' ? schema['type'] : undefined;
+  const types = Array.isArray(type) ? type : [type];
+  const scalar = types.length > 0 && types.every((t) => t === 'integer' || t === 'number' || t === 'boolean');
+  return scalar && !/(id|uuid|key|no|number|num)$/i.test(param) && producerFor(contract, op, param) === undefined;
+}
+
+/** A name without case or separators: `user_name`, `userName` and `username` are one. */
+const bare = (name: string) => name.toLowerCase().replace(/[_-]/g, '');
+
+/**
+ * The record field a path parameter names, by its name: the field of that name in any spelling (`{user_name}`
+ * names `username`), or the last word of a name that says whose it is (`{articleSlug}`, `{article_slug}` name an
+ * article's `slug`). Never `id` alone: an `{id}` no path or link ties to a create names nothing by its name.
+ */
+export function fieldNamedBy(param: string, fields: readonly string[]): string | undefined {
+  const wanted = bare(param);
+  if (wanted === 'id') return undefined;
+  const exact = fields.find((f) => bare(f) === wanted);
+  if (exact) return exact;
+  const words = param.replace(/([a-z0-9])([A-Z])/g, '$1_$2').split(/[_-]/).filter(Boolean);
+  const last = words.length > 1 ? bare(words.at(-1)!) : undefined;
+  return last !== undefined && last !== 'id' ? fields.find((f) => bare(f) === last) : undefined;
+}
+
+/**
+ * A create whose record holds the field the path parameter names (`{username}` of `/profiles/{username}` is the
+ * `username` of the record `POST /users` answers), where no link or path ties the parameter to one: a POST of the
+ * same service whose documented success answer holds a record with that field, of a type the parameter takes.
+ * A create that is sent the field itself (a register sends the username) comes before one that only answers it
+ * (a login), then the one of the shortest path.
+ */
+function namedProducer(contract: Contract, op: Operation, param: string): Producer | undefined {
+  const schema = op.parameters.find((p) => p.in === 'path' && p.name === param)?.schema;
+  const paramType = typeof schema === 'object' ? schema['type'] : undefined;
+  const ranked = contract.operations
+    .filter((o) => o.service === op.service && o.method === 'POST' && o !== op)
+    .flatMap((o) => {
+      const record = recordSchema(successSchema(o) as JsonSchema | undefined);
+      const properties = record && typeof record['properties'] === 'object' ? (record['properties'] as Record<string, Record<string, unknown>>) : {};
+      const field = fieldNamedBy(param, Object.keys(properties));
+      if (field === undefined) return [];
+      const fieldType = properties[field]?.['type'];
+      if (paramType !== undefined && fieldType !== undefined && fieldType !== paramType && !(fieldType === 'integer' && paramType === 'number')) return [];
+      const sent = JSON.stringify(o.requestBody?.schema ?? {}).includes(`"${field}"`);
+      return [{ o, field, rank: (sent ? 0 : 1000) + o.path.split('/').length }];
+    })
+    .sort((a, b) => a.rank - b.rank);
+  const best = ranked[0];
+  return best ? { producer: best.o, via: 'path', field: best.field } : undefined;
 }
 
 /**
@@ -159,17 +232,9 @@ export function deleterFor(contract: Contract, create: Operation): Operation | u
   return withShape(contract, create.service, 'DELETE', `${shape(create.path)}/{}`)[0];
 }
 
-/** The records of a create response in any of the three shapes: a record, a bare array, a page `{data}`; or one in `{data: {…}}`. */
-export function createdRecords(body: unknown): unknown[] {
-  if (Array.isArray(body)) return body;
-  if (typeof body === 'object' && body !== null) {
-    const data = (body as { data?: unknown }).data;
-    if (Array.isArray(data)) return data;
-    // A record in an envelope (JSON:API's `{"data": {"type": …, "id": …}, "links": …}`) where the answer names no
-    // id of its own.
-    if (typeof data === 'object' && data !== null && !Object.keys(body).some((k) => /^(id|uuid)$/i.test(k) || referenceStem(k) !== undefined)) return [data];
-  }
-  return body === undefined ? [] : [body];
+/** The records of a create response, wherever the answer holds them (plan/answer-records.ts). */
+export function createdRecords(body: unknown, schema?: JsonSchema): unknown[] {
+  return recordsIn(body, schema);
 }
 
 /** An id as text: a non-empty string, a finite number or a bigint. */

@@ -4,6 +4,7 @@ import { formatRow } from './formats.ts';
 import { distinctValues, factsOf, INT32, mergeSchemas } from './keywords.ts';
 import type { Random } from './random.ts';
 import { kindTier } from './input-tiers.ts';
+import { namedValue } from './named-values.ts';
 
 export const INT32_MAX = INT32.max;
 
@@ -194,7 +195,7 @@ function objectValue(schema: Record<string, unknown>, random: Random, depth: num
     if (isOmitted(prop, options)) continue;
     // Past the depth bound only what is required is built, so recursive schemas end.
     if (depth >= MAX_DEPTH && !required.has(name)) continue;
-    const value = generate(prop, random, depth + 1, options);
+    const value = namedValue(name, prop, random) ?? generate(prop, random, depth + 1, options);
     if (value === UNKNOWN) {
       if (required.has(name)) return UNKNOWN;
       continue;

@@ -10,7 +10,7 @@ import type { CallRequest } from '../request-builder.ts';
 import type { PhaseContext } from './host.ts';
 import { runCoverage, type CoverageItem } from './coverage.ts';
 import { replayed } from './replay.ts';
-import type { Doubts } from '../references.ts';
+import type { Doubts } from '../records/references.ts';
 
 /** Class requests of one operation at most (the generator's round robin touches every parameter first). */
 const CLASS_LIMIT = 100;

@@ -14,7 +14,7 @@ import { describeVariation, shrinkSteps, type Variation } from '../../plan/cover
 import { responseFor } from '../../description/load.ts';
 import type { CaseRun } from '../case-run.ts';
 import { judgedUnanswered, type JudgeInput, type Judgement } from '../judge.ts';
-import { alignBodyToPath, type Doubts } from '../references.ts';
+import { alignBodyToPath, type Doubts } from '../records/references.ts';
 import { accepts } from '../../plan/accepts.ts';
 import { hasBigInt, type CoverageRequest } from '../../plan/coverage-classes.ts';
 import { requiredOnly } from '../../plan/cases.ts';

@@ -20,9 +20,9 @@ import { Random } from '../../plan/random.ts';
 import { largestPage } from '../../plan/refused-create.ts';
 import { generate, UNKNOWN } from '../../plan/values.ts';
 import type { CaseRun } from '../case-run.ts';
-import { answeredId } from '../created.ts';
+import { answeredId } from '../records/in-answer.ts';
 import { is2xx } from '../judge.ts';
-import { alignBodyToPath } from '../references.ts';
+import { alignBodyToPath } from '../records/references.ts';
 import { Skip } from '../skip.ts';
 import type { PhaseContext } from './host.ts';
 

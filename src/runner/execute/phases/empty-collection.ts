@@ -18,7 +18,7 @@ import { idNames, idText } from '../../plan/resources.ts';
 import { undoPathParams } from '../../plan/undo.ts';
 import type { CaseRun } from '../case-run.ts';
 import { is2xx, judgedUnanswered, type Judgement } from '../judge.ts';
-import { alignBodyToPath } from '../references.ts';
+import { alignBodyToPath } from '../records/references.ts';
 import type { CallRequest } from '../request-builder.ts';
 import { Skip } from '../skip.ts';
 import type { PhaseContext } from './host.ts';

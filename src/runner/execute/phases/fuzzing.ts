@@ -13,7 +13,7 @@ import type { PhaseContext } from './host.ts';
 import { Skip } from '../skip.ts';
 import { judgedUnanswered } from '../judge.ts';
 import { replayed } from './replay.ts';
-import { alignBodyToPath, type Doubts } from '../references.ts';
+import { alignBodyToPath, type Doubts } from '../records/references.ts';
 import { fuzzedPath } from '../../plan/fuzz-inputs.ts';
 import { fuzzLocation } from '../../plan/input-location.ts';
 

@@ -1,7 +1,7 @@
 /**
  * What the phases are handed by the session that runs them (PhaseContext): the run's settings, contract and value
  * pool, and its collaborators by name, each known by a small interface: the caller (caller.ts), the presence
- * proofs (presence-proofs.ts), the fixtures (fixtures.ts), the ledger (clean-up.ts) and the judging (session.ts).
+ * proofs (presence-proofs.ts), the fixtures (records/fixtures.ts), the ledger (records/clean-up.ts) and the judging (session.ts).
  * The session imports the phases; they know it only by these interfaces.
  */
 import type { Examples, SetupStep } from '../../description/examples.ts';
@@ -14,7 +14,7 @@ import type { RunConfig } from '../config.ts';
 import type { JudgeInput } from '../judge.ts';
 import type { CallRequest } from '../request-builder.ts';
 import type { UnknownRouteAnswer } from '../unknown-route.ts';
-import type { ValuePool } from '../value-pool.ts';
+import type { ValuePool } from '../records/value-pool.ts';
 
 /** Presence of an operation: served, not served (proven), or served as far as can be told (not proven). */
 export type Presence = { state: 'present' } | { state: 'missing' } | { state: 'unverified'; why: string };
@@ -25,6 +25,8 @@ export interface PhaseCaller {
   call(op: Operation, request: CallRequest): Promise<Exchange>;
   /** Runs a delete chain with the service's creates held back (a freed id given to a new record meanwhile). */
   deleteChain<T>(op: Operation, work: () => Promise<T>): Promise<T>;
+  /** Runs a chain that updates a record and reads it back, the other updates of its path held back. */
+  writeChain<T>(op: Operation, work: () => Promise<T>): Promise<T>;
 }
 
 /** Whether operations are served: the presence probe and its proof, and the unknown route's answer. */

@@ -21,7 +21,7 @@ import type { CallRequest } from '../request-builder.ts';
 import type { PhaseContext } from './host.ts';
 import { Skip } from '../skip.ts';
 import { accepts } from '../../plan/accepts.ts';
-import { alignBodyToPath, fillReferences, madeUpNames, unshownRules, type Doubts } from '../references.ts';
+import { alignBodyToPath, fillReferences, madeUpNames, unshownRules, type Doubts } from '../records/references.ts';
 import { resolveTemplates } from '../templates.ts';
 import type { CaseRun } from '../case-run.ts';
 import { runFunctionAccess, runObjectAccess } from './access.ts';

@@ -17,7 +17,7 @@ import { createdId } from '../../plan/resources.ts';
 import { idFromLocation } from '../../plan/undo.ts';
 import type { CaseRun } from '../case-run.ts';
 import { judgedUnanswered } from '../judge.ts';
-import { alignBodyToPath } from '../references.ts';
+import { alignBodyToPath } from '../records/references.ts';
 import type { CallRequest } from '../request-builder.ts';
 import type { PhaseContext } from './host.ts';
 

@@ -12,6 +12,7 @@ import type { RelatedRead } from '../../checks/types.ts';
 import { isIrreversible } from '../../description/profile.ts';
 import type { CaseResult, Exchange, Finding, JsonSchema, Operation } from '../../model.ts';
 import { DEFAULT_SEQUENCES, pathParamNames, positiveBody, readerOf } from '../../plan/cases.ts';
+import { redrawMadeUp } from '../../plan/named-values.ts';
 import { Random } from '../../plan/random.ts';
 import { listOf, recordProperties, referencedCreates } from '../../plan/relations.ts';
 import { accepts } from '../../plan/accepts.ts';
@@ -20,7 +21,7 @@ import { generate, UNKNOWN, withoutExamples } from '../../plan/values.ts';
 import { createdId, createsItself } from '../../plan/resources.ts';
 import { is2xx, judgedUnanswered, type Answered } from '../judge.ts';
 import { withAdditionalProperty } from '../../plan/coverage-classes.ts';
-import { alignBodyToPath, withReference, type Doubts } from '../references.ts';
+import { alignBodyToPath, withReference, type Doubts } from '../records/references.ts';
 import type { CaseRun } from '../case-run.ts';
 import { readCreated, readOwnership, RelationUnmet, type RelationsHost } from '../relations-run.ts';
 import { followLocation } from '../follow-location.ts';
@@ -88,13 +89,22 @@ export async function runCreatedReadable(session: PhaseContext, run: CaseRun, re
 
 /** update: PUT then read back; delete: DELETE then read again (and list). */
 export async function runLifecycle(session: PhaseContext, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }, doubts: Doubts = () => ({})): Promise<CaseResult> {
+  // An update and its read back are one turn of the path's updates: another case's update meanwhile would
+  // overwrite it (one record per caller) or rename the record (a key that follows a field).
+  if (run.op.method === 'PUT' || run.op.method === 'PATCH') return session.caller.writeChain(run.op, () => lifecycle(session, run, request, doubts));
+  return lifecycle(session, run, request, doubts);
+}
+
+async function lifecycle(session: PhaseContext, run: CaseRun, request: CallRequest & { pathParams: Record<string, string>; query: Record<string, unknown> }, doubts: Doubts): Promise<CaseResult> {
   const { op } = run;
   const reader = readerOf(session.contract, op);
   if (!reader) return run.skipped(`no GET ${op.path} to read the record back`, 'no-producer');
   const before = await run.send(reader, { pathParams: request.pathParams });
   if (!is2xx(before)) return run.skipped(`${reader.operationId} answered ${before.response?.status ?? before.error?.message} before the ${op.method}`, 'setup-failed');
   // Every field changed but those that name the path's record: the body never contradicts its path.
-  const sent = op.method === 'PUT' ? alignBodyToPath(op, changedBody(request.body, before.response?.json, op.requestBody?.schema, new Random(`${session.config.seed}:${op.operationId}:changed`)), request.pathParams) : undefined;
+  // The text it makes up is its own (a backend may keep a title unique, or make the record's key of it).
+  const changed = changedBody(request.body, before.response?.json, op.requestBody?.schema, new Random(`${session.config.seed}:${op.operationId}:changed`));
+  const sent = op.method === 'PUT' ? alignBodyToPath(op, redrawMadeUp(changed, new Random(`${session.config.seed}:${op.operationId}:${run.planned.name}`)), request.pathParams) : undefined;
   // What the update must not set is sent apart, after the chain (mass-assignment): a refusal of it costs the chain nothing.
   const sentRequest = { ...request, ...(sent !== undefined ? { body: sent } : {}) };
   // A delete, its reads and the writes after it run as one chain with the service's creates held back: a freed id

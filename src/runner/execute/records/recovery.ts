@@ -3,23 +3,23 @@
  * record the run made already, one the deployment serves now, one a search for another body makes), a created id
  * its reader does not serve, and the contract's example values of a record no operation creates.
  */
-import type { Exchange, Operation } from '../model.ts';
-import { pathParamNames } from '../plan/cases.ts';
-import { Random } from '../plan/random.ts';
-import { readersOfCreated } from '../plan/relations.ts';
-import type { Producer } from '../plan/resources.ts';
-import type { CaseRun } from './case-run.ts';
-import type { Profile } from '../description/profile.ts';
-import type { Contract } from '../model.ts';
-import type { RunConfig } from './config.ts';
-import type { MadeRecords } from './made-records.ts';
+import type { Exchange, Operation } from '../../model.ts';
+import { pathParamNames } from '../../plan/cases.ts';
+import { Random } from '../../plan/random.ts';
+import { readersOfCreated } from '../../plan/relations.ts';
+import type { Producer } from '../../plan/resources.ts';
+import type { CaseRun } from '../case-run.ts';
+import type { Profile } from '../../description/profile.ts';
+import type { Contract } from '../../model.ts';
+import type { RunConfig } from '../config.ts';
+import type { MadeRecords } from './made.ts';
 import type { ValuePool } from './value-pool.ts';
-import { is2xx } from './judge.ts';
-import { recordIdOf } from './made-records.ts';
+import { is2xx } from '../judge.ts';
+import { recordIdOf } from './made.ts';
 import { declaredParams } from './path-values.ts';
-import { RecordSearch } from './record-search.ts';
-import type { CallRequest } from './request-builder.ts';
-import { Skip } from './skip.ts';
+import { RecordSearch } from './search.ts';
+import type { CallRequest } from '../request-builder.ts';
+import { Skip } from '../skip.ts';
 
 /** Refusals of a create that no other body would change (credentials, the method, the media types, a rate limit). */
 const NOT_ABOUT_THE_BODY = new Set([401, 403, 405, 406, 415, 429]);
@@ -63,7 +63,7 @@ export interface RecoveryDeps {
 }
 
 export class RecordRecovery {
-  /** Other bodies for a record a create refused (record-search.ts). */
+  /** Other bodies for a record a create refused (search.ts). */
   private readonly search: RecordSearch;
 
   constructor(private readonly deps: RecoveryDeps) {
@@ -88,7 +88,7 @@ export class RecordRecovery {
 
   /**
    * A record for a fixture whose create refused the bodies sent: one the run made already (MadeRecords), else one
-   * the deployment serves now (servedInstead), else one a search for another body makes (record-search.ts). The
+   * the deployment serves now (servedInstead), else one a search for another body makes (search.ts). The
    * case's result says which; a skip says what was tried.
    */
   async recoveredId(op: Operation, param: string, found: Producer, at: FixtureAt & MadeAttempt & Recovery): Promise<{ id: string; served?: boolean }> {

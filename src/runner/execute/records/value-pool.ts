@@ -5,8 +5,8 @@
  * by the field's name (an answer with `ownerId` fills {ownerId}). Derived from the contract's paths and the
  * answers only. Bounded: a few values per key.
  */
-import type { Exchange, Operation } from '../model.ts';
-import { lastSegmentName, namedCollections, referenceStem } from '../plan/relations.ts';
+import type { Exchange, Operation } from '../../model.ts';
+import { lastSegmentName, namedCollections, referenceStem } from '../../plan/relations.ts';
 
 /** Values kept per key. */
 const PER_KEY = 8;

@@ -1,21 +1,22 @@
 /**
- * Other bodies a create may be sent where the one sent for a record a case needs was refused (record-search.ts
+ * Other bodies a create may be sent where the one sent for a record a case needs was refused (search.ts
  * sends them): bodies the create answered with success earlier in the run, the body with its fields that name
  * other records filled from what the run saw (or left out where optional), the contract's other examples of the
  * body, the body with strings set as their names suggest (an e-mail address for `email`), and bodies drawn from
  * its schema that vary those fields first. Each one the body's schema accepts. Pure.
  */
 import fc from 'fast-check';
-import type { Contract, JsonSchema, Operation } from '../model.ts';
-import { accepts } from '../plan/accepts.ts';
-import { schemaArbitrary } from '../plan/arbitraries.ts';
-import { formatRow } from '../plan/formats.ts';
-import { factsOf, mergedShape } from '../plan/keywords.ts';
-import { Random } from '../plan/random.ts';
-import { lastSegmentName, namedCollections, namesRecord, referenceStem } from '../plan/relations.ts';
-import { withoutReadOnly } from '../plan/parameters.ts';
+import type { Contract, JsonSchema, Operation } from '../../model.ts';
+import { accepts } from '../../plan/accepts.ts';
+import { schemaArbitrary } from '../../plan/arbitraries.ts';
+import { formatRow } from '../../plan/formats.ts';
+import { factsOf, mergedShape } from '../../plan/keywords.ts';
+import { Random } from '../../plan/random.ts';
+import { lastSegmentName, namedCollections, namesRecord, referenceStem } from '../../plan/relations.ts';
+import { withoutReadOnly } from '../../plan/parameters.ts';
+import { redrawMadeUp } from '../../plan/named-values.ts';
 import { withReference } from './references.ts';
-import { seedOf } from './fuzz.ts';
+import { seedOf } from '../fuzz.ts';
 
 export type CandidateKind = 'answered' | 'references' | 'example' | 'named' | 'varied' | 'generated';
 
@@ -59,7 +60,9 @@ function redrawText(text: string, random: Random): string {
  */
 export function redrawn(body: unknown, random: Random): unknown {
   if (!isRecord(body)) return body;
-  return Object.fromEntries(Object.entries(body).map(([name, value]) => [name, typeof value === 'string' && !namesRecord(name) ? redrawText(value, random) : /^id$/i.test(name) && Number.isSafeInteger(value) ? random.int(1, 2_000_000_000) : value]));
+  // Text made up by the run, at any depth (a record in an envelope: `{"article": {"title": …}}`), is drawn afresh too.
+  const fresh = redrawMadeUp(body, random);
+  return Object.fromEntries(Object.entries(fresh).map(([name, value]) => [name, typeof value === 'string' && !namesRecord(name) ? redrawText(value, random) : /^id$/i.test(name) && Number.isSafeInteger(value) ? random.int(1, 2_000_000_000) : value]));
 }
 
 /** Bodies the create answered with success earlier in the run, newest first, their unique-looking text drawn afresh. */

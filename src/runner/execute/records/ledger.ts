@@ -1,5 +1,5 @@
 /**
- * The cleanup ledger: every record a call of the run created (whichever case sent it: a fixture, a positive,
+ * The clean-up ledger: every record a call of the run created (whichever case sent it: a fixture, a positive,
  * coverage or negative case a deployment wrongly accepted), and the DELETE that removes it again (see
  * plan/undo.ts). A successful DELETE of the same record during the run ticks it off. At the end the session
  * works the ledger off newest first, several deletes at a time, but never a record before those that name it
@@ -8,11 +8,11 @@
  * counted, per operation and reason, with the first call as the example (a server that names no ids would
  * otherwise fill the ledger with one entry per create, tens of thousands at 2,770 operations).
  */
-import type { Contract, Exchange, LeftBehindRecord, Operation } from '../model.ts';
-import { normalisePath } from '../plan/resources.ts';
-import { createdIdsFor, idFromLocation, putCreated, undoOf, undoPathParams, type Undo } from '../plan/undo.ts';
-import type { Profile } from '../description/profile.ts';
-import { ownString } from '../report/text.ts';
+import type { Contract, Exchange, LeftBehindRecord, Operation } from '../../model.ts';
+import { normalisePath } from '../../plan/resources.ts';
+import { createdIdsFor, idFromLocation, putCreated, undoOf, undoPathParams, type Undo } from '../../plan/undo.ts';
+import type { Profile } from '../../description/profile.ts';
+import { ownString } from '../../report/text.ts';
 
 export interface LedgerRecord {
   /** The create and the call that made the record. */
@@ -88,6 +88,8 @@ export class CleanupLedger {
     private readonly profileOf: (op: Operation) => Profile,
     /** The URL of an operation with these path values (the session's). */
     private readonly urlOf: (op: Operation, pathParams: Record<string, string>) => string,
+    /** The path values with the keys a write of the run renamed replaced by their newest. */
+    private readonly follow?: (op: Operation, pathParams: Record<string, string>) => Record<string, string>,
   ) {}
 
   private undoOf(op: Operation): Undo | undefined {
@@ -222,7 +224,9 @@ export class CleanupLedger {
   /** A DELETE the run sent succeeded: the record at that path is gone. */
   private deleted(url: string): void {
     const key = pathKey(url);
-    for (const r of this.byPath.get(key) ?? []) {
+    // A record a write renamed (a slug that followed its title) is deleted under its new key.
+    const renamed = this.follow ? [...this.records].filter((r) => r.undo && this.follow!(r.undo.operation, r.undo.pathParams) !== r.undo.pathParams && pathKey(this.urlOf(r.undo.operation, this.follow!(r.undo.operation, r.undo.pathParams))) === key) : [];
+    for (const r of [...(this.byPath.get(key) ?? []), ...renamed]) {
       r.done = true;
       this.records.delete(r);
       this.forget(r);

@@ -2,15 +2,15 @@
  * The records the run made: every success of a create (a POST to a collection, a create an OpenAPI link or a
  * nested path names, a PUT that creates the record its path names), in any phase and to any body, with the request
  * that made it (its path values and body). A case whose own create for a record failed takes one of them
- * (Fixtures.buildFixture, record-search.ts): a record no other case consumes, its parents the same, not deleted since.
+ * (Fixtures.buildFixture, search.ts): a record no other case consumes, its parents the same, not deleted since.
  * Bounded: the newest few records and bodies per create.
  */
-import type { Contract, Exchange, Operation } from '../model.ts';
-import type { Profile } from '../description/profile.ts';
-import { pathParamNames } from '../plan/cases.ts';
-import { readersOfCreated } from '../plan/relations.ts';
-import { createdId, producerFor, type Producer } from '../plan/resources.ts';
-import { idFromLocation, putCreated, undoOf } from '../plan/undo.ts';
+import type { Contract, Exchange, Operation } from '../../model.ts';
+import type { Profile } from '../../description/profile.ts';
+import { pathParamNames } from '../../plan/cases.ts';
+import { readersOfCreated } from '../../plan/relations.ts';
+import { createdId, producerFor, type Producer } from '../../plan/resources.ts';
+import { idFromLocation, putCreated, undoOf } from '../../plan/undo.ts';
 
 /** Records kept per create. */
 const PER_CREATE = 16;
@@ -64,6 +64,7 @@ export function recordIdOf(contract: Contract, profile: Profile, found: Producer
   const undo = undoOf(contract, profile, found.producer);
   const item = readersOfCreated(contract, found.producer).find((r) => r.role !== 'list')?.operation ?? undo?.delete;
   return (
+    (found.field !== undefined ? createdId(json, found.field) : undefined) ??
     createdId(json, param, found.pointer) ??
     (found.pointer !== undefined ? createdId(json, param) : undefined) ??
     (item ? idFromLocation(exchange.response?.headers['location'], item) : undefined)

@@ -8,9 +8,9 @@
  * Derived from the names in the contract and the values in the answers only.
  */
 import { LosslessNumber } from 'lossless-json';
-import type { JsonSchema, Operation } from '../model.ts';
-import { factsOf, mergedShape } from '../plan/keywords.ts';
-import { pathRecordFields, referenceStem } from '../plan/relations.ts';
+import type { JsonSchema, Operation } from '../../model.ts';
+import { factsOf, mergedShape } from '../../plan/keywords.ts';
+import { pathRecordFields, referenceStem } from '../../plan/relations.ts';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

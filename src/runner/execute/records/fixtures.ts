@@ -3,23 +3,23 @@
  * for one), their parents first; found where the create refused the body (a record the run made already, one the
  * deployment serves now, a search for another body); and the values and setup a case is sent with besides.
  */
-import type { Profile } from '../description/profile.ts';
-import type { Contract, Exchange, Operation } from '../model.ts';
-import { accepts } from '../plan/accepts.ts';
-import { isSafe, listedValue, pathExample, pathParamNames, requiredOnly } from '../plan/cases.ts';
-import { Random } from '../plan/random.ts';
-import { producerFor, type Producer } from '../plan/resources.ts';
-import type { SetupStep } from '../description/examples.ts';
-import type { CaseRun } from './case-run.ts';
-import type { RunConfig } from './config.ts';
-import { is2xx } from './judge.ts';
-import { recordIdOf, type MadeRecords } from './made-records.ts';
+import type { Profile } from '../../description/profile.ts';
+import type { Contract, Exchange, Operation } from '../../model.ts';
+import { accepts } from '../../plan/accepts.ts';
+import { isSafe, listedValue, pathExample, pathParamNames, requiredOnly } from '../../plan/cases.ts';
+import { Random } from '../../plan/random.ts';
+import { namesValue, producerFor, type Producer } from '../../plan/resources.ts';
+import type { SetupStep } from '../../description/examples.ts';
+import type { CaseRun } from '../case-run.ts';
+import type { RunConfig } from '../config.ts';
+import { is2xx } from '../judge.ts';
+import { recordIdOf, type MadeRecords } from './made.ts';
 import { declaredParams, idValue, idValues, pathSchema, pathValues } from './path-values.ts';
-import type { PhaseFixtures } from './phases/host.ts';
-import { consumes, RecordRecovery, type FixtureAt, type MadeAttempt } from './record-recovery.ts';
-import type { CallRequest } from './request-builder.ts';
-import type { SetupSteps } from './setup-steps.ts';
-import { Skip } from './skip.ts';
+import type { PhaseFixtures } from '../phases/host.ts';
+import { consumes, RecordRecovery, type FixtureAt, type MadeAttempt } from './recovery.ts';
+import type { CallRequest } from '../request-builder.ts';
+import type { SetupSteps } from '../setup-steps.ts';
+import { Skip } from '../skip.ts';
 import type { ValuePool } from './value-pool.ts';
 
 /** How often an operation's shared records are made again after a build that failed (sharedFixture). */
@@ -39,7 +39,7 @@ export interface FixtureDeps {
   readonly config: RunConfig;
   readonly contract: Contract;
   readonly pool: ValuePool;
-  /** Every record a create of the run made, whichever case sent it (made-records.ts). */
+  /** Every record a create of the run made, whichever case sent it (made.ts). */
   readonly made: MadeRecords;
   readonly steps: SetupSteps;
   profileOf(op: Operation): Profile;
@@ -56,7 +56,7 @@ export class Fixtures implements PhaseFixtures {
   /** The records each operation's cases share (sharedFixture). */
   private readonly shared = new Map<string, SharedFixture>();
   private fixtureCount = 0;
-  /** Records found where a create refused the body sent (record-recovery.ts). */
+  /** Records found where a create refused the body sent (recovery.ts). */
   private readonly recovery: RecordRecovery;
   /** Creates whose parent records are being made (a nested create's fixture): a cycle among them ends. */
   private readonly parentsBuilding = new Set<string>();
@@ -76,7 +76,7 @@ export class Fixtures implements PhaseFixtures {
     return this.steps.recordBody(producer, random, run);
   }
 
-  /** The distinct bodies the create answered with success in this run, newest first (made-records.ts). */
+  /** The distinct bodies the create answered with success in this run, newest first (made.ts). */
   answeredBodies(producer: Operation): unknown[] {
     return this.made.answeredBodies(producer);
   }
@@ -175,6 +175,8 @@ export class Fixtures implements PhaseFixtures {
     // A parameter that lists its values, and that no operation creates, names a choice, not a record.
     const choice = listedValue(op, param);
     if (choice !== undefined) return { value: choice };
+    // A number that names no record (`/math/sum/{a}/{b}`): a value of its schema.
+    if (namesValue(this.contract, op, param)) return { value: idValue(op, param, new Random(`${this.config.seed}:${op.operationId}:${param}:value`)) };
     const pooled = isSafe(op) ? this.pool.values(op, param).at(-1) : undefined;
     if (pooled !== undefined) return { value: pooled };
     const example = fresh ? undefined : pathExample(this.contract, op, param);
@@ -195,7 +197,8 @@ export class Fixtures implements PhaseFixtures {
     // case that only reads it, or that writes it where the user allows what cannot be undone; never for a case
     // that consumes its record (fresh).
     const servedInstead = async () => (!fresh && (isSafe(op) || this.config.allowIrreversible) ? this.recovery.servedRecord(op, param, ids, run, producer) : undefined);
-    const random = new Random(`${this.config.seed}:${producer.operationId}:fixture:${run.exchanges.length}`);
+    // Each case's record is drawn of its own (a backend may keep a title or a name unique).
+    const random = new Random(`${this.config.seed}:${producer.operationId}:fixture:${op.operationId}:${run.planned.name}:${param}:${run.exchanges.length}`);
     const body = await this.steps.recordBody(producer, random, run);
     const declared = declaredParams(producer, random);
     // PUT-to-create: the client names the record; its id is the value sent in the path.

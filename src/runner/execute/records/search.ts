@@ -1,18 +1,18 @@
 /**
  * The search for a record a case needs, where its create refused the body sent for it (and that body's required
- * part): other bodies (record-candidates.ts) are sent one at a time until one is answered with success and an id,
+ * part): other bodies (candidates.ts) are sent one at a time until one is answered with success and an id,
  * within a budget per create for the whole run (SEARCH_BUDGET requests, the reads of a referenced collection's list
  * among them). A create's search is shared: cases that ask while it runs wait for it, and once a body made a record
  * each later case sends that body again (its unique-looking text drawn afresh) for a record of its own. What was
  * tried, and what it was answered, is said in one line (the case's note, or why it was skipped).
  */
-import type { Contract, Exchange, Operation } from '../model.ts';
-import { listSchema, namedCollections, lastSegmentName } from '../plan/relations.ts';
-import { Random } from '../plan/random.ts';
-import { is2xx } from './judge.ts';
-import type { MadeRecords } from './made-records.ts';
-import { answeredCandidates, drawnCandidates, namedCandidate, otherExamples, redrawn, referenceFields, withReferences, type Candidate, type CandidateKind, type ReferenceField } from './record-candidates.ts';
-import type { CallRequest } from './request-builder.ts';
+import type { Contract, Exchange, Operation } from '../../model.ts';
+import { listSchema, namedCollections, lastSegmentName } from '../../plan/relations.ts';
+import { Random } from '../../plan/random.ts';
+import { is2xx } from '../judge.ts';
+import type { MadeRecords } from './made.ts';
+import { answeredCandidates, drawnCandidates, namedCandidate, otherExamples, redrawn, referenceFields, withReferences, type Candidate, type CandidateKind, type ReferenceField } from './candidates.ts';
+import type { CallRequest } from '../request-builder.ts';
 import type { ValuePool } from './value-pool.ts';
 
 /** Requests a create's search may send in a run. */

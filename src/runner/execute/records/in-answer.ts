@@ -1,6 +1,6 @@
-import type { Exchange, Operation } from '../model.ts';
-import { createdId, createdRecords, idText } from '../plan/resources.ts';
-import { idFromLocation } from '../plan/undo.ts';
+import type { Exchange, Operation } from '../../model.ts';
+import { createdId, createdRecords, idText } from '../../plan/resources.ts';
+import { idFromLocation } from '../../plan/undo.ts';
 
 /**
  * The ids of the records a create answered, in any of the three create shapes (record, bare array, page), as text

@@ -3,11 +3,11 @@
  * example or schema, ones no record has (a DELETE's), pool values that fit their type, and the required query,
  * header and cookie parameters of a call made as a setup step. Plain functions of the operation and the seed.
  */
-import type { JsonSchema, Operation } from '../model.ts';
-import { isSafe, pathParamNames } from '../plan/cases.ts';
-import { parameterValue, stringValues } from '../plan/parameters.ts';
-import { Random } from '../plan/random.ts';
-import { absentValue } from '../plan/values.ts';
+import type { JsonSchema, Operation } from '../../model.ts';
+import { isSafe, pathParamNames } from '../../plan/cases.ts';
+import { parameterValue, stringValues } from '../../plan/parameters.ts';
+import { Random } from '../../plan/random.ts';
+import { absentValue } from '../../plan/values.ts';
 import type { ValuePool } from './value-pool.ts';
 
 /** The schema of an operation's path parameter. */
