@@ -4,6 +4,8 @@
 // rename gives a new one (the old one names a user that is gone). Correct by default; `fault` makes one defect:
 //   fault: 'feed-403'   GET /articles/feed answers 403 to a broken or missing token (it documents 401 only)
 //   fault: 'feed-404'   GET /articles/feed answers 404 to a broken or missing token
+//   fault: 'feed-422'   GET /articles/feed refuses every call with a valid token: 422 {"errors": {"body": ["feed is closed"]}}
+//   fault: 'echo-password'  the current user's record (GET, PUT /user) also shows the password it was given
 // `refusal` is the status a correct server refuses credentials with: 401 (documented everywhere).
 import { createServer } from 'node:http';
 import { createHmac } from 'node:crypto';
@@ -34,7 +36,7 @@ function userOf(users, header) {
   return user && user.version === claims.v ? user : undefined;
 }
 
-const view = (user) => ({ user: { email: user.email, token: tokenFor(user), username: user.username, bio: user.bio, image: user.image } });
+const viewOf = (user, fault) => ({ user: { email: user.email, token: tokenFor(user), username: user.username, bio: user.bio, image: user.image, ...(fault === 'echo-password' ? { password: user.password } : {}) } });
 const errors = (...body) => ({ errors: { body } });
 
 /** The fields of `{"<envelope>": {...}}` checked as strings; a message when the body is wrong. */
@@ -49,6 +51,12 @@ function fields(body, envelope, required, optional = []) {
 export async function startConduitServer({ fault, refusal = 401 } = {}) {
   const users = [];
   const requests = { login: 0, register: 0, refused: 0 };
+  const issued = new Set();
+  const view = (user) => {
+    const shown = viewOf(user, fault);
+    issued.add(shown.user.token);
+    return shown;
+  };
   const server = createServer((req, res) => {
     let text = '';
     req.setEncoding('utf8');
@@ -110,6 +118,7 @@ export async function startConduitServer({ fault, refusal = 401 } = {}) {
       if (route === 'GET /articles/feed') {
         if (!caller) return refuse(fault === 'feed-403' ? 403 : fault === 'feed-404' ? 404 : refusal);
         if (badInteger) return reply(422, errors(`${badInteger} must be an integer`));
+        if (fault === 'feed-422') return reply(422, errors('feed is closed'));
         return reply(200, { articles: [], articlesCount: 0 });
       }
       if (route === 'GET /articles') {
@@ -126,7 +135,10 @@ export async function startConduitServer({ fault, refusal = 401 } = {}) {
     baseUrl: `http://127.0.0.1:${port}/api`,
     users,
     requests,
-    tokenFor,
+    get issued() {
+      return [...issued];
+    },
+    register: (user) => users.push({ bio: '', image: '', version: 1, ...user }),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

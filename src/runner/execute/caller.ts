@@ -43,6 +43,8 @@ export interface CallerDeps {
 
 export class Caller implements PhaseCaller {
   private readonly fences = new Map<string, CreateFence>();
+  /** The operations that answered 2xx to a call of their own method with the run's own credential. */
+  private readonly took = new Set<string>();
   /** Per operation: whether its answers document a token (description/token-properties.ts). */
   private readonly tokenAnswering = new WeakMap<Operation, boolean>();
   /** Requests of each operation that got no answer within --timeout (from TIMEOUTS_PER_OPERATION on, none is sent). */
@@ -80,6 +82,10 @@ export class Caller implements PhaseCaller {
     return this.send(op, request);
   }
 
+  accepted(op: Operation): boolean {
+    return this.took.has(op.operationId);
+  }
+
   /** A delete chain (the DELETE and the reads that show the record gone), with the service's creates held back. */
   deleteChain<T>(op: Operation, work: () => Promise<T>): Promise<T> {
     return this.fenceOf(op).deleteChain(work);
@@ -114,6 +120,8 @@ export class Caller implements PhaseCaller {
     if (request.method === undefined || request.method === op.method) {
       this.deps.record(op, exchange, request.pathParams ?? {}, request.rawBody === undefined ? request.body : undefined);
       if ((request.auth ?? 'valid') === 'valid') {
+        const status = exchange.response?.status ?? 0;
+        if (status >= 200 && status < 300) this.took.add(op.operationId);
         const schemes = this.credentialsSent(op);
         this.credentialAnswers.note(op, schemes, exchange.response?.status);
         markOwnCredential(exchange, schemes);

@@ -25,6 +25,8 @@ export interface PhaseCaller {
   call(op: Operation, request: CallRequest): Promise<Exchange>;
   /** Runs a delete chain with the service's creates held back (a freed id given to a new record meanwhile). */
   deleteChain<T>(op: Operation, work: () => Promise<T>): Promise<T>;
+  /** Whether the operation took a call with the run's own credential (answered 2xx) so far in the run. */
+  accepted(op: Operation): boolean;
 }
 
 /** Whether operations are served: the presence probe and its proof, and the unknown route's answer. */
