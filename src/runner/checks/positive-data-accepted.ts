@@ -3,6 +3,7 @@ import type { Check } from './types.ts';
 import { atPointer, finding } from './types.ts';
 import { variedPart } from './not-a-server-error.ts';
 import { offersPassword } from '../plan/named-values.ts';
+import { answerErrorText } from './error-text.ts';
 
 /** Refusals that come before the input is looked at: credentials, the method, the media types, a rate limit. */
 const BEFORE_INPUT = new Set([401, 403, 405, 406, 415, 429]);
@@ -60,8 +61,14 @@ export const positiveDataAccepted: Check = {
       if (status === 409) {
         return [finding(ctx, 'positive-data-accepted', 'warning', `A valid request was refused with 409${what}: a conflict with what the deployment holds (it may depend on records the run made).`, { expected: '2xx', actual: status })];
       }
-      // Each part whose valid variation is refused is a defect of its own (a blank name, a null id), as a server error is.
-      return [finding(ctx, 'positive-data-accepted', 'error', `A valid request was rejected with ${status}${what}.`, { expected: '2xx', actual: status, ...(ctx.coverage ? { varied: variedPart(ctx.coverage.label) } : {}) })];
+      // Each part whose valid variation is refused is a defect of its own (a blank name, a null id), as a server error
+      // is; where the request without the variation was refused too, the variation is not what was refused.
+      const said = answerErrorText(json, ctx.exchange.response.body, ctx.exchange.response.headers['content-type']);
+      const answer = said ? ` The answer says: "${said}".` : '';
+      if (ctx.coverage?.unvaried) {
+        return [finding(ctx, 'positive-data-accepted', 'error', `A valid request was rejected with ${status}, as the operation's valid request without its variation was: no variation is the cause (${ctx.coverage.label} among those refused).${answer}`, { expected: '2xx', actual: status })];
+      }
+      return [finding(ctx, 'positive-data-accepted', 'error', `A valid request was rejected with ${status}${what}.${answer}`, { expected: '2xx', actual: status, ...(ctx.coverage ? { varied: variedPart(ctx.coverage.label) } : {}) })];
     }
     return (ctx.expect ?? [])
       .filter((e) => 'equals' in e && !isDeepStrictEqual(atPointer(json, e.pointer), e.equals))

@@ -1,5 +1,6 @@
 import { TOKEN_PLACEHOLDER } from '../http/redact.ts';
-import type { Exchange } from '../model.ts';
+import { tokenPaths } from '../description/token-properties.ts';
+import type { Exchange, Operation } from '../model.ts';
 import type { Check } from './types.ts';
 import { finding } from './types.ts';
 
@@ -16,7 +17,28 @@ function responseParts(e: Exchange): string[] {
 }
 
 /**
- * No response carries the caller's token (the client wrote it as the placeholder when it came back), and no
+ * The answer's parts with the caller's token left out where the operation documents the token it answers (a
+ * `{"user": {"token": ...}}` of a login or of the current user: there the token is the answer, not a leak).
+ */
+function undocumentedParts(e: Exchange, op: Operation): string[] {
+  const parts = responseParts(e);
+  const json = e.response?.json;
+  if (typeof json !== 'object' || json === null || Array.isArray(json) || !/^2/.test(String(e.response?.status))) return parts;
+  const paths = tokenPaths(op);
+  if (paths.length === 0) return parts;
+  const copy = structuredClone(json) as Record<string, unknown>;
+  for (const path of paths) {
+    let holder: unknown = copy;
+    for (const key of path.slice(0, -1)) holder = typeof holder === 'object' && holder !== null && !Array.isArray(holder) ? (holder as Record<string, unknown>)[key] : undefined;
+    const last = path[path.length - 1]!;
+    if (typeof holder === 'object' && holder !== null && (holder as Record<string, unknown>)[last] === TOKEN_PLACEHOLDER) delete (holder as Record<string, unknown>)[last];
+  }
+  return [...parts.slice(0, -1), JSON.stringify(copy)];
+}
+
+/**
+ * No response carries the caller's token (the client wrote it as the placeholder when it came back) but where its
+ * operation documents the token it answers, and no
  * response of a case carries a secret the case's flow verifies (a one-time password read from the OTP
  * source, or the value sent in a secret field). The finding names the response, never the secret.
  */
@@ -26,7 +48,7 @@ export const secretNotExposed: Check = {
   run(ctx) {
     const out = [];
     const own = ctx.exchange;
-    if (responseParts(own).some((part) => part.includes(TOKEN_PLACEHOLDER))) {
+    if (undocumentedParts(own, ctx.operation).some((part) => part.includes(TOKEN_PLACEHOLDER))) {
       out.push(finding(ctx, 'secret-not-exposed', 'error', `The ${own.response.status} response carries the caller's token.`, { expected: 'no token in the response', actual: 'the token (redacted)' }));
     }
     const secrets = ctx.secrets ?? [];

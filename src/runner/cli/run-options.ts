@@ -147,6 +147,8 @@ export interface RunFlags {
   server?: Record<string, string>;
   token?: string;
   tokenCommand?: string;
+  authFrom?: string;
+  authFromBody?: string;
   auth?: Record<string, string>;
   identity?: Identity[];
   identityScopes?: Record<string, string[]>;
@@ -191,7 +193,7 @@ export interface RunFlags {
 }
 
 /** Options whose values are secret: masked by `conformance config`, never printed. */
-export const SECRET_OPTIONS = new Set(['token', 'auth', 'identity']);
+export const SECRET_OPTIONS = new Set(['token', 'auth', 'identity', 'authFromBody']);
 
 /** Adds the run options to a command. */
 export function addRunOptions(cmd: Command, packs: readonly Pack[] = []): Command {
@@ -201,6 +203,8 @@ export function addRunOptions(cmd: Command, packs: readonly Pack[] = []): Comman
     .option('--server <id=url>', 'base URL of any service of the contract (repeatable)', parseServer)
     .option('--token <token>', 'bearer token (prefer CONFORMANCE_TOKEN; never printed)')
     .option('--token-command <cmd>', 'shell command printing a bearer token (or JSON {access_token, expires_in}); run again when the token is rejected or about to expire')
+    .option('--auth-from <operation>', 'the operation that answers the run\'s token, "POST /users/login" or an operationId: called once at the start, its token (user.token, access_token, a header) sent as the scheme wants it (Bearer, an apiKey\'s Token prefix)')
+    .option('--auth-from-body <json>', 'the JSON body sent to --auth-from (prefer CONFORMANCE_AUTH_FROM_BODY; never printed); fields it leaves out are drawn, fresh on every run (a registration)')
     .option('--auth <scheme=value>', 'credential of one security scheme of the contract: an apiKey, user:password for basic, a token (repeatable; prefer CONFORMANCE_AUTH; never printed; --token serves the schemes without one)', parseAuth)
     .option('--identity <name=credential>', 'another caller: its token, or a JSON object {token, auth, scopes, roles} (repeatable; prefer CONFORMANCE_IDENTITY_<NAME>; never printed); a second identity turns on the access checks', parseIdentityOption)
     .option('--identity-scopes <name=scopes>', "OAuth2 scopes an identity's credential holds, comma-separated (repeatable; default: the run's own credential)", parseHeld('--identity-scopes'))
@@ -306,6 +310,7 @@ function fileTexts(key: string, value: unknown): string[] {
   if ((key === 'identityScopes' || key === 'identityRoles') && typeof value === 'object' && value !== null && !Array.isArray(value)) {
     return Object.entries(value as Record<string, unknown>).map(([name, v]) => `${name}=${Array.isArray(v) ? v.join(',') : String(v)}`);
   }
+  if (key === 'authFromBody' && typeof value === 'object' && value !== null) return [JSON.stringify(value)];
   if (key === 'header' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
     return Object.entries(value as Record<string, string>).map(([name, v]) => `${name}:${v}`);
   }
@@ -381,6 +386,7 @@ export function toRunOptions(flags: RunFlags, env: NodeJS.ProcessEnv, packs: rea
     ...(token ? { token } : {}),
     ...(flags.auth && Object.keys(flags.auth).length > 0 ? { auth: flags.auth } : {}),
     ...identitiesOption(flags, env),
+    ...(flags.authFrom ? { authFrom: { operation: flags.authFrom, ...(flags.authFromBody ? { body: flags.authFromBody } : {}) } } : {}),
     timeoutMs: flags.timeout,
     maxBodyBytes: flags.maxBodySize,
     concurrency: flags.concurrency,

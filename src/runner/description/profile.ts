@@ -17,6 +17,8 @@ export interface Profile {
     header: string;
     rejectStatuses: number[];
     otherRejectionSeverity: 'warning' | 'error' | 'info';
+    /** Any of rejectStatuses may answer a refused credential on every operation, documented or not. */
+    rejectStatusesEverywhere?: boolean;
     /** The token goes with every operation, whether or not its description declares security. */
     everyOperation?: boolean;
     /** Error code of the platform's refusal of the caller's IP address (a configuration problem, never a defect). */

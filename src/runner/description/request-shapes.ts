@@ -44,12 +44,30 @@ function toScheme(name: string, raw: unknown): AuthScheme | undefined {
   if (type === 'apikey') {
     const location = raw['in'];
     if ((location === 'header' || location === 'query' || location === 'cookie') && typeof raw['name'] === 'string') {
-      return { name, kind: 'apiKey', in: location, parameter: raw['name'] };
+      const prefix = location === 'header' ? valuePrefix(raw) : undefined;
+      return { name, kind: 'apiKey', in: location, parameter: raw['name'], ...(prefix ? { prefix } : {}) };
     }
     return undefined;
   }
   // oauth2 and openIdConnect end in a bearer token in the Authorization header.
   if (type === 'oauth2' || type === 'openidconnect') return { name, kind: 'bearer' };
+  return undefined;
+}
+
+/** A word, a space and a token's likeness: a JWT's three parts, <token>, {token}, xxxx... or $TOKEN. */
+const SHOWN_VALUE = /(?:^|[\s'"`:(])([A-Z][A-Za-z-]{1,19}) +(?:[\w-]+\.[\w-]+\.[\w-]+|<[^>\s]+>|\{[^}\s]+\}|x{3,}\S*|\$[A-Z_]+)/;
+
+/**
+ * The word an apiKey header's value starts with, as its description or example shows it ("Token
+ * xxxxxx.yyyyyyy.zzzzzz", `Bearer <jwt>`); undefined when neither shows one.
+ */
+export function valuePrefix(raw: Record<string, unknown>): string | undefined {
+  for (const key of ['x-example', 'example', 'description']) {
+    const text = raw[key];
+    if (typeof text !== 'string') continue;
+    const m = SHOWN_VALUE.exec(text);
+    if (m && !/^(The|A|An|This|Your|Use|Pass)$/.test(m[1]!)) return m[1];
+  }
   return undefined;
 }
 

@@ -7,7 +7,8 @@
  */
 import type { Exchange, Operation, TargetDown } from '../model.ts';
 import type { Profile } from '../description/profile.ts';
-import type { GatewayClient } from '../http/gateway-client.ts';
+import { RENEWING, type GatewayClient } from '../http/gateway-client.ts';
+import { tokenPaths } from '../description/token-properties.ts';
 import { SENT_ALONE } from '../checks/dropped.ts';
 import type { RunConfig } from './config.ts';
 import { CreateFence } from './records/create-fence.ts';
@@ -44,6 +45,10 @@ export interface CallerDeps {
 
 export class Caller implements PhaseCaller {
   private readonly fences = new Map<string, CreateFence>();
+  /** The operations that answered 2xx to a call of their own method with the run's own credential. */
+  private readonly took = new Set<string>();
+  /** Per operation: whether its answers document a token (description/token-properties.ts). */
+  private readonly tokenAnswering = new WeakMap<Operation, boolean>();
   /** Requests of each operation that got no answer within --timeout (from TIMEOUTS_PER_OPERATION on, none is sent). */
   private readonly timeouts = new Map<string, number>();
   /** Operations that dropped a request's connection while answering others (a 'dropped' exchange): retried less. */
@@ -95,6 +100,11 @@ export class Caller implements PhaseCaller {
     return this.turns.inTurn(op, work);
   }
 
+  /** Whether the operation took a call with the run's own credential (answered 2xx) so far in the run. */
+  accepted(op: Operation): boolean {
+    return this.took.has(op.operationId);
+  }
+
   /** A delete chain (the DELETE and the reads that show the record gone), with the service's creates held back. */
   deleteChain<T>(op: Operation, work: () => Promise<T>): Promise<T> {
     return this.fenceOf(op).deleteChain(work);
@@ -115,7 +125,9 @@ export class Caller implements PhaseCaller {
       throw new Skip('timed-out', `not sent: ${op.method} ${op.path} gave no answer within ${this.deps.config.timeoutMs} ms (--timeout) to ${timedOut} requests; see its response-timeout finding`);
     }
     // At most --concurrency requests in flight over the whole run (a case may send several at once).
-    const send = () => this.deps.slots.run(() => this.deps.client.send(this.deps.builder.build(op, request)));
+    // A write whose answer may renew the run's token (--auth-from) goes alone: no call is in flight with the old one.
+    const slot = this.renews(op, request) ? this.deps.slots.alone.bind(this.deps.slots) : this.deps.slots.run.bind(this.deps.slots);
+    const send = () => slot(() => this.deps.client.send(this.deps.builder.build(op, request)));
     const sent = await this.sentThrough(op, send);
     const first = sent.first;
     let exchange = sent.exchange;
@@ -130,12 +142,22 @@ export class Caller implements PhaseCaller {
     if (request.method === undefined || request.method === op.method) {
       this.deps.record(op, exchange, request.pathParams ?? {}, request.rawBody === undefined ? request.body : undefined);
       if ((request.auth ?? 'valid') === 'valid') {
+        const status = exchange.response?.status ?? 0;
+        if (status >= 200 && status < 300) this.took.add(op.operationId);
         const schemes = this.credentialsSent(op);
         this.credentialAnswers.note(op, schemes, exchange.response?.status);
         markOwnCredential(exchange, schemes);
       }
     }
     return exchange;
+  }
+
+  /** True for the run's own write of an operation whose answer documents a token, where the run's token came from one. */
+  private renews(op: Operation, request: CallRequest): boolean {
+    if (!this.deps.config.obtained?.path || !RENEWING.has(request.method ?? op.method) || (request.auth ?? 'valid') !== 'valid') return false;
+    let answers = this.tokenAnswering.get(op);
+    if (answers === undefined) this.tokenAnswering.set(op, (answers = tokenPaths(op).length > 0));
+    return answers;
   }
 
   /**

@@ -16,6 +16,11 @@ export interface RunConfig {
   auth?: Record<string, string>;
   /** Other callers the run holds credentials for, and what the run's own holds (`default`). */
   identities?: Identity[];
+  /**
+   * The run's token came from an answer of the API (--auth-from): where that answer held it (a write of the run
+   * answering a new token there renews it), and the values sent for it (a password) that reports must not show.
+   */
+  obtained?: { path?: string[]; secrets: string[] };
   timeoutMs: number;
   concurrency: number;
   bodyCapBytes: number;

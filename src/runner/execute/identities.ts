@@ -22,8 +22,9 @@ export function identityNameProblem(name: string): string | undefined {
 }
 
 /**
- * An identity from its name and its text: a token, or a JSON object { token, auth, scopes, roles } (what a config
- * file's `identities.<name>` map becomes). Throws a one-line Error on anything else.
+ * An identity from its name and its text: a token, or a JSON object { token, auth, scopes, roles, from, body } (what
+ * a config file's `identities.<name>` map becomes; `from` names the operation that answers its token, `body` what
+ * it is sent). Throws a one-line Error on anything else.
  */
 export function parseIdentity(name: string, text: string): Identity {
   const problem = identityNameProblem(name);
@@ -47,8 +48,10 @@ export function parseIdentity(name: string, text: string): Identity {
     if (!Array.isArray(list) || list.some((s) => typeof s !== 'string' || s === '')) throw new Error(`identity ${name}: ${key} must be a list of names`);
     return list as string[];
   };
-  const unknown = Object.keys(obj).filter((k) => !['token', 'auth', 'scopes', 'roles'].includes(k));
-  if (unknown.length > 0) throw new Error(`identity ${name}: unknown key ${unknown[0]} (token, auth, scopes, roles)`);
+  const unknown = Object.keys(obj).filter((k) => !['token', 'auth', 'scopes', 'roles', 'from', 'body'].includes(k));
+  if (unknown.length > 0) throw new Error(`identity ${name}: unknown key ${unknown[0]} (token, auth, scopes, roles, from, body)`);
+  if (obj['from'] !== undefined && (typeof obj['from'] !== 'string' || obj['from'].trim() === '')) throw new Error(`identity ${name}: from must name the operation that answers its token ("POST /users/login" or an operationId)`);
+  const body = obj['body'] === undefined ? undefined : typeof obj['body'] === 'string' ? obj['body'] : JSON.stringify(obj['body']);
   if (obj['token'] !== undefined && (typeof obj['token'] !== 'string' || obj['token'] === '')) throw new Error(`identity ${name}: token must be a non-empty string`);
   const auth = obj['auth'];
   if (auth !== undefined && (typeof auth !== 'object' || auth === null || Array.isArray(auth) || Object.values(auth).some((v) => typeof v !== 'string' || v === ''))) {
@@ -62,8 +65,10 @@ export function parseIdentity(name: string, text: string): Identity {
     ...(auth ? { auth: auth as Record<string, string> } : {}),
     ...(scopes ? { scopes } : {}),
     ...(roles ? { roles } : {}),
+    ...(typeof obj['from'] === 'string' ? { from: obj['from'] } : {}),
+    ...(body !== undefined ? { body } : {}),
   };
-  if (name !== DEFAULT_IDENTITY && identity.token === undefined && identity.auth === undefined) throw new Error(`identity ${name}: no credential (token or auth)`);
+  if (name !== DEFAULT_IDENTITY && identity.token === undefined && identity.auth === undefined && identity.from === undefined) throw new Error(`identity ${name}: no credential (token, auth or from)`);
   return identity;
 }
 

@@ -156,7 +156,7 @@ export class RequestBuilder {
       } else if (scheme.kind === 'basic') {
         out.headers['authorization'] = mode === 'malformed' ? 'Basic not-base64!' : `Basic ${Buffer.from(secret.includes(':') ? secret : `${secret}:`).toString('base64')}`;
       } else if (scheme.kind !== 'apiKey') continue;
-      else if (scheme.in === 'header') out.headers[scheme.parameter.toLowerCase()] = secret;
+      else if (scheme.in === 'header') out.headers[scheme.parameter.toLowerCase()] = prefixed(scheme.prefix, mode, secret, token);
       else if (scheme.in === 'query') out.query[scheme.parameter] = secret;
       else out.cookies[scheme.parameter] = secret;
     }
@@ -200,5 +200,31 @@ export class RequestBuilder {
       ...(body !== undefined ? { body } : {}),
       ...(body !== undefined && request.rawBody !== undefined && request.rawBodyEncoding ? { bodyEncoding: request.rawBodyEncoding } : {}),
     };
+  }
+}
+
+/**
+ * An apiKey header's value where its scheme shows a prefix (`Token <jwt>`): the credential after the prefix (a
+ * credential given with it already is sent as given), the refused ones after it too but for another scheme
+ * ('basic': `Basic <token>`); without a prefix the value itself.
+ */
+function prefixed(prefix: string | undefined, mode: InvalidAuth | 'valid', secret: string, token: string): string {
+  if (prefix === undefined) return secret;
+  const bare = token.startsWith(`${prefix} `) ? token.slice(prefix.length + 1) : token;
+  switch (mode) {
+    case 'valid':
+      return `${prefix} ${bare}`;
+    case 'basic':
+      return `Basic ${bare}`;
+    case 'empty':
+      return `${prefix} `;
+    case 'malformed':
+      return `${prefix} not a valid token`;
+    case 'truncated':
+      return `${prefix} ${truncatedToken(bare)}`;
+    case 'changed':
+      return `${prefix} ${changedToken(bare)}`;
+    default:
+      return `${prefix} ${secret}`;
   }
 }

@@ -104,6 +104,8 @@ export class Session implements CaseHost, PhaseJudging {
       ...(config.identities?.length ? { identityCredentials: identityCredentials(config.identities) } : {}),
       credentialHeaders: [...new Set(contract.operations.flatMap((o) => (o.auth ?? []).flatMap((s) => (s.kind === 'apiKey' && s.in === 'header' ? [s.parameter] : []))))],
       onToken: (token) => (config.token = token),
+      ...(config.obtained?.secrets.length ? { secrets: config.obtained.secrets } : {}),
+      ...(config.obtained?.path ? { renewedAt: config.obtained.path } : {}),
       sendOn: selectOperations(contract.operations, config).length >= WORKER_FROM_OPERATIONS ? 'worker' : 'this-thread',
     });
     const slots = new Slots(config.concurrency);

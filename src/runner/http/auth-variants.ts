@@ -18,6 +18,29 @@ export const AUTH_VARIANTS = [
 
 export type InvalidAuth = (typeof AUTH_VARIANTS)[number][0];
 
+/** What an operation's auth cases send their credentials in: its first security scheme (none: the profile's bearer header). */
+export type CredentialCarrier = { kind: 'bearer' | 'basic' } | { kind: 'apiKey'; prefix?: string };
+
+/**
+ * The auth cases' names for the scheme at hand: the bearer names for a bearer token; for an apiKey what it holds
+ * (`Token credential` where the scheme shows a `Token` prefix, else `API key`), for basic the Basic credentials.
+ */
+export function authVariantNames(carrier: CredentialCarrier | undefined): ReadonlyArray<readonly [InvalidAuth, string]> {
+  if (!carrier || carrier.kind === 'bearer') return AUTH_VARIANTS;
+  const prefix = carrier.kind === 'apiKey' ? carrier.prefix : undefined;
+  const what = carrier.kind === 'basic' ? 'Basic credentials' : prefix ? `${prefix} credential` : 'API key';
+  const other = prefix ? `Basic scheme in place of ${prefix}` : carrier.kind === 'basic' ? 'Basic credentials of no user' : 'API key of no client';
+  return [
+    ['none', `no ${what}`],
+    ['empty', `empty ${what}`],
+    ['basic', other],
+    ['malformed', `malformed ${what}`],
+    ['wrong', `wrong ${what}`],
+    ['truncated', `valid ${what} truncated`],
+    ['changed', `valid ${what} with one character changed`],
+  ];
+}
+
 /** The valid token without its last character. */
 export function truncatedToken(token: string): string {
   return token.slice(0, -1);

@@ -22,6 +22,8 @@ export interface HttpOptions {
   secretHeaders?: readonly string[];
   /** What sends the requests (default: `dispatcher` on this thread; see transport.ts). */
   transport?: Transport;
+  /** Sees each answer before it is redacted (a secret it brings is added to `secrets` in time to be replaced). */
+  observe?: (req: OutgoingRequest, status: number, text: string) => void;
 }
 
 export interface OutgoingRequest {
@@ -71,6 +73,7 @@ export class HttpClient {
     }
     const { headers, text, size, truncated, invalidUtf8, bytesAfterEnd } = sent.response;
     noteAnswer(size + text.length);
+    this.options.observe?.(req, sent.response.status, text);
     const response: RecordedResponse = {
       status: sent.response.status,
       headers: redactHeaders(headers, this.options.secrets, this.options.secretHeaders),

@@ -42,6 +42,13 @@ export interface GatewayClientOptions {
   credentialHeaders?: string[];
   /** Called with every token the run uses (the first and each refreshed one). */
   onToken?: (token: string) => void;
+  /** Other values no report may show (a password sent to obtain the token): written as [secret]. */
+  secrets?: readonly string[];
+  /**
+   * Where an answer holds the caller's token (['user', 'token']): a write that carried the current token and is
+   * answered 2xx with another one there renews the run's token (a changed user name may change it).
+   */
+  renewedAt?: readonly string[];
   /**
    * Where requests are sent and answers read: on this thread (the default), or on a worker thread of their own
    * (transport.ts), which pays when the caller's own work per request keeps this thread busy (a large run).
@@ -54,6 +61,12 @@ function dispatcherOptions(client: ClientOptions): WorkerSetup['client'] {
   const { clientCert, clientKey, caCert, insecure, httpProxy, httpsProxy, noProxy } = client;
   return { clientCert, clientKey, caCert, insecure, httpProxy, httpsProxy, noProxy };
 }
+
+/** The methods of a write whose answer may give the caller a new token (an update of the current user). */
+export const RENEWING = new Set(['PUT', 'PATCH', 'POST']);
+
+/** A call refused for a token renewed meanwhile is sent again with the current one at most this many times. */
+const MAX_RENEWALS = 3;
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'TRACE', 'QUERY']);
 /** 429 answers are waited out at most this many times per request. */
@@ -83,6 +96,7 @@ export class GatewayClient {
       ...(options.identityCredentials ?? []).map((c) => [`$${c.variable}`, c.value] as const),
     ].sort((a, b) => b[1].length - a[1].length);
     for (const [placeholder, value] of schemes) this.redactions.push(...derivedSecrets(value, placeholder));
+    for (const value of [...(options.secrets ?? [])].sort((a, b) => b.length - a.length)) this.redactions.push({ value, placeholder: '[secret]' });
     this.tokens = new TokenSource(options.token, client.tokenCommand, (token) => {
       if (token !== '' && !this.secrets.includes(token)) {
         this.secrets.push(token);
@@ -98,6 +112,7 @@ export class GatewayClient {
       connections: options.connections,
       secrets: this.redactions,
       secretHeaders: [options.authHeader, ...(options.credentialHeaders ?? [])],
+      ...(options.renewedAt ? { observe: (req: OutgoingRequest, status: number, text: string) => this.renewal(req, status, text, options.renewedAt!) } : {}),
       ...(options.sendOn === 'worker'
         ? {
             // The TLS files are read here first, so that a bad one is named at once.
@@ -113,6 +128,7 @@ export class GatewayClient {
     let networkRetries = 0;
     let waits429 = 0;
     let refreshed = false;
+    let renewals = 0;
     if (this.tokens.expiringSoon()) headers = await this.freshToken(headers, this.tokens.current);
     for (;;) {
       await this.limiter.take();
@@ -131,15 +147,16 @@ export class GatewayClient {
           reason = `429 Too Many Requests${asked !== undefined ? ` (Retry-After ${exchange.response.headers['retry-after']})` : ''}`;
           this.limiter.pause(waitMs);
         }
-      } else if (exchange.response?.status === 401 && !refreshed && this.tokens.refreshable) {
+      } else if (exchange.response?.status === 401 && ((!refreshed && this.tokens.refreshable) || (renewals < MAX_RENEWALS && this.staleToken(headers)))) {
         // The token this call carried (a concurrent call may have replaced it already: then use the new one).
         const used = this.tokenIn(headers);
         if (used !== undefined) {
-          refreshed = true;
+          if (this.tokens.refreshable) refreshed = true;
+          else renewals++;
           const next = await this.freshToken(headers, used);
           if (next !== headers) {
             headers = next;
-            reason = '401: the token was rejected; --token-command issued a new one';
+            reason = this.tokens.refreshable ? '401: the token was rejected; --token-command issued a new one' : "401: the call carried the token a write of the run's own has since renewed";
           }
         }
       }
@@ -155,12 +172,33 @@ export class GatewayClient {
     return fresh === used ? headers : Object.fromEntries(Object.entries(headers).map(([n, v]) => [n, v.split(used).join(fresh)]));
   }
 
+  /** A new token for the caller in the answer to a write that carried the current one: the run uses it from now on. */
+  private renewal(req: OutgoingRequest, status: number, text: string, path: readonly string[]): void {
+    if (status < 200 || status >= 300 || !RENEWING.has(req.method)) return;
+    const current = this.tokens.current;
+    if (current === '' || !Object.values(req.headers).some((v) => v.includes(current)) || !text.includes(path[path.length - 1] ?? '')) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return;
+    }
+    for (const key of path) value = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
+    if (typeof value === 'string' && value.trim() !== '' && value.trim() !== current) this.tokens.replace(value.trim());
+  }
+
   /** The run's token (current or earlier) that the auth header carries, if any. */
   private tokenIn(headers: Record<string, string>): string | undefined {
     const auth = this.options.authHeader.toLowerCase();
-    const value = Object.entries(headers).find(([n]) => n.toLowerCase() === auth)?.[1];
-    if (value === undefined) return undefined;
-    return [...this.secrets].reverse().find((t) => t.length > 0 && value.includes(t));
+    const names = new Set([auth, ...(this.options.credentialHeaders ?? []).map((h) => h.toLowerCase())]);
+    const values = Object.entries(headers).filter(([n]) => names.has(n.toLowerCase())).map(([, v]) => v);
+    return [...this.secrets].reverse().find((t) => t.length > 0 && values.some((v) => v.includes(t)));
+  }
+
+  /** True when the call carried a token of the run that is no longer its current one (a write renewed it meanwhile). */
+  private staleToken(headers: Record<string, string>): boolean {
+    const used = this.tokenIn(headers);
+    return used !== undefined && used !== this.tokens.current;
   }
 
   /** Aborts every request in flight now (an interrupted run); requests sent afterwards are not affected. */

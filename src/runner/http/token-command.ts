@@ -93,6 +93,14 @@ export class TokenSource {
     return now >= this.issued.expiresAt - margin;
   }
 
+  /** The token an answer of the run's own gave the caller in place of the current one (its write renewed it). */
+  replace(token: string): void {
+    if (token === '' || token === this.issued.token) return;
+    this.issued = withJwtExpiry(token);
+    this.issuedAt = Date.now();
+    this.onToken(token);
+  }
+
   /** A fresh token instead of `rejected` (the current one when another caller already replaced it). */
   refresh(rejected: string): Promise<string> {
     if (!this.command) return Promise.resolve(this.current);

@@ -38,7 +38,17 @@ export interface ParameterSpec {
 /** A security scheme the tool can send credentials for. */
 export type AuthScheme =
   | { name: string; kind: 'bearer' | 'basic' }
-  | { name: string; kind: 'apiKey'; in: 'header' | 'query' | 'cookie'; parameter: string };
+  | {
+      name: string;
+      kind: 'apiKey';
+      in: 'header' | 'query' | 'cookie';
+      parameter: string;
+      /**
+       * The word the value starts with, as the scheme's description or example shows it (`Token` in "Token
+       * xxxxxx.yyyyyyy.zzzzzz"): the run's token is sent after it.
+       */
+      prefix?: string;
+    };
 
 /** An OpenAPI link of a response: the target operation and where its parameters come from. */
 export interface OperationLink {

@@ -9,6 +9,10 @@ export interface Identity {
   scopes?: string[];
   /** Roles the credential holds (absent: not declared). */
   roles?: string[];
+  /** The operation that answers the identity's token (a login, a registration: --auth-from), called once at the start. */
+  from?: string;
+  /** The JSON body sent to `from` (fields it leaves out drawn afresh). */
+  body?: string;
 }
 
 /** The run's own credential's name among the identities. */

@@ -1,4 +1,4 @@
-import { AUTH_VARIANTS } from '../http/auth-variants.ts';
+import { authVariantNames } from '../http/auth-variants.ts';
 import type { AuthMode, RequestPlan } from './request-plan.ts';
 import { DEFAULT_IDENTITY, type Identity } from '../model/identity.ts';
 import type { CaseKind, Contract, InputLocation, JsonSchema, Operation, RequestBodySpec, SkipKind } from '../model.ts';
@@ -323,7 +323,7 @@ export function planOperation(contract: Contract, op: Operation, profile: Profil
   // effect, so these run for every operation; where a call wrongly let through could not be undone, or in
   // --read-only, the body is left out so a broken deployment cannot act on it.
   if (op.secured) {
-    for (const [auth, label] of AUTH_VARIANTS) {
+    for (const [auth, label] of authVariantNames(op.auth?.[0])) {
       const request = guardedOp ? { pathParams: {}, query: {}, auth, setup: [] } : base({ auth });
       add({ name: `auth: ${label}`, kind: 'auth', expectation: 'auth-rejected', fixture: guardedOp || !needsFixture ? 'none' : 'shared', request });
     }

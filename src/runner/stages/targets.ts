@@ -9,6 +9,8 @@ import { profileFor, type Profiles } from '../description/profiles.ts';
 import { matchesSelector, selectOperations } from '../execute/select.ts';
 import type { AuthScheme, Contract, Operation } from '../model.ts';
 import { baseUrlOptionOf, type Pack } from '../pack.ts';
+import { DEFAULT_IDENTITY, type Identity } from '../execute/identities.ts';
+import { obtainCredential, type ObtainedCredential } from './auth-from.ts';
 import type { Inputs } from './inputs.ts';
 import type { LocalInputs } from './local-inputs.ts';
 import type { RunNetwork } from './network.ts';
@@ -24,6 +26,10 @@ export interface Targets {
   allowIrreversible: boolean;
   /** The operations the run tests (--include, --exclude, --shard). */
   selected: Operation[];
+  /** The identities with the tokens --auth-from (or an identity's `from`) obtained. */
+  identities?: Identity[];
+  /** Where the run's own token was answered (--auth-from): a write's answer there renews it; and what reports must not show. */
+  obtained?: { path?: string[]; secrets: string[] };
 }
 
 export async function resolveTargets(options: RunOptions, inputs: Inputs, local: LocalInputs, network: RunNetwork): Promise<Targets> {
@@ -68,11 +74,46 @@ export async function resolveTargets(options: RunOptions, inputs: Inputs, local:
   const unknown = Object.keys(servers).filter((id) => !contract.services.some((s) => s.id === id));
   if (unknown.length > 0) throw new InputError(`--server names no service of the contract: ${unknown.join(', ')}`);
   const selected = selectOperations(contract.operations, { include: options.include, exclude: options.exclude, ...(options.shard ? { shard: options.shard } : {}) });
+  const fromApi = inputs.given ? await network.early(credentialsFromApi(options, contract.operations, servers, network)) : undefined;
+  if (fromApi?.own) token = fromApi.own.token;
   if (!token && network.fromCommand && selected.some((op) => wantsToken(op, profileFor(profiles, op.service), schemeAuth))) token = await network.early(network.fromCommand);
   const missingCredential = token ? undefined : credentialMissing(selected, profiles, schemeAuth);
   if (missingCredential) throw new InputError(missingCredential);
   await network.early(Promise.all(needed.map((s) => network.probes.result(servers[s.id]!))));
-  return { servers, token, schemeAuth, otpSourceUrl, allowIrreversible, selected };
+  return {
+    servers, token, schemeAuth, otpSourceUrl, allowIrreversible, selected,
+    ...(fromApi?.identities ? { identities: fromApi.identities } : {}),
+    ...(fromApi && (fromApi.own || fromApi.secrets.length > 0) ? { obtained: { ...(fromApi.own?.path ? { path: fromApi.own.path } : {}), secrets: fromApi.secrets } } : {}),
+  };
+}
+
+/**
+ * The tokens the API answers (--auth-from, an identity's `from`): each operation called once, in turn; undefined
+ * when none is asked for.
+ */
+async function credentialsFromApi(
+  options: RunOptions,
+  operations: readonly Operation[],
+  baseUrls: Record<string, string>,
+  network: RunNetwork,
+): Promise<{ own?: ObtainedCredential; identities?: Identity[]; secrets: string[] } | undefined> {
+  const asked = (options.identities ?? []).filter((i) => i.from !== undefined);
+  if (!options.authFrom && asked.length === 0) return undefined;
+  const context = { operations, baseUrls, dispatcher: network.dispatcher, headers: network.probeHeaders(), timeoutMs: options.timeoutMs };
+  const ownSource = options.authFrom ?? asked.find((i) => i.name === DEFAULT_IDENTITY);
+  const own = ownSource ? await obtainCredential({ operation: 'operation' in ownSource ? ownSource.operation : ownSource.from!, ...(ownSource.body !== undefined ? { body: ownSource.body } : {}) }, { ...context, option: '--auth-from' }) : undefined;
+  const secrets = [...(own?.secrets ?? [])];
+  const identities: Identity[] = [];
+  for (const identity of options.identities ?? []) {
+    if (identity.from === undefined || identity.name === DEFAULT_IDENTITY) {
+      identities.push(identity);
+      continue;
+    }
+    const got = await obtainCredential({ operation: identity.from, ...(identity.body !== undefined ? { body: identity.body } : {}) }, { ...context, option: `identity ${identity.name}: from` });
+    secrets.push(...got.secrets);
+    identities.push({ ...identity, token: got.token });
+  }
+  return { ...(own ? { own } : {}), ...(options.identities ? { identities } : {}), secrets };
 }
 
 /** The service `--base-url` names: the contract's only one, else the applying pack's primary one, else the first. */

@@ -24,6 +24,8 @@ export interface RunOptions {
   auth?: Record<string, string>;
   /** Other callers (and `default`: what the run's own credential holds); a second identity turns on the access checks. */
   identities?: Identity[];
+  /** --auth-from: the operation that answers the run's token (a login, a registration), called once at the start, and its body. */
+  authFrom?: { operation: string; body?: string };
   timeoutMs: number;
   /** Bytes of each answer read and judged (--max-body-size; default 1 MiB). */
   maxBodyBytes?: number;

@@ -220,7 +220,9 @@ class CoveragePass {
     const exchange = await this.sendOnce(request);
     const shared = isServerError(exchange) && (await this.breaksUnvaried());
     const doubted = item.valid && item.judgeAs === undefined ? await this.doubtsOf(request, isClientError(exchange)) : undefined;
-    this.judgeItem(exchange, item, item.label, request, shared, doubted);
+    // A valid variation refused where the request without it is refused too: the variation is not named as the cause.
+    const refusedAlike = item.valid && item.judgeAs === undefined && !options.mustRefuseOnly && isClientError(exchange) && !(await this.unvariedTaken());
+    this.judgeItem(exchange, item, item.label, request, shared || refusedAlike, doubted);
     if (!options.mustRefuseOnly && isQueryOnly(item) && isClientError(exchange)) this.refusedQuery.push(item);
     if (!options.mustRefuseOnly && isBodyOnly(item) && (shared || isClientError(exchange))) this.failedBody.push(item);
     if (shared || !item.valid || !isServerError(exchange) || (item.pathParams ?? item.headers ?? item.cookies ?? item.rawBody ?? item.noBody) !== undefined) return;
@@ -258,7 +260,9 @@ class CoveragePass {
     if (this.refusedQuery.length > 1 && Object.keys(minimal).length < Object.keys(base.query).length) {
       const plain = await this.unvariedAnswer();
       this.last = plain;
-      if (isClientError(plain)) {
+      // Only where the request without its optional query parameters is taken: else no variation is what is refused.
+      const minimalTaken = isClientError(plain) && is2xx(await this.sendOnce({ ...base, query: minimal, location: 'query' }));
+      if (minimalTaken) {
         // Those most likely to break a server first.
         for (const item of [...this.refusedQuery].sort((a, b) => breakingRank(a) - breakingRank(b)).slice(0, REBASED_LIMIT)) {
           const query = rebased(item.query!, base.query, minimal);
@@ -388,4 +392,9 @@ export function softenUndocumented(op: Operation, exchange: Exchange, judgement:
   const findings = judgement.findings.map(soften);
   const failed = findings.some((f) => f.severity === 'error');
   return { ...judgement, findings, outcome: judgement.outcome === 'failed' && !failed ? 'passed' : judgement.outcome };
+}
+
+function is2xx(exchange: Exchange): boolean {
+  const status = exchange.response?.status ?? 0;
+  return status >= 200 && status < 300;
 }

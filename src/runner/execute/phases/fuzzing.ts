@@ -57,7 +57,9 @@ export async function runFuzzingPhase(session: PhaseContext, run: CaseRun, reque
     // by its answer alone.
     answered: (r, exchange, sent) => {
       if (exchange.response === undefined && !judgedUnanswered(exchange)) return;
-      const coverage = { label: `fuzzing: ${describeRequest(r, request)}`, sent };
+      // Refused where no call of the operation was taken in the run: the drawn variation is not named as the cause.
+      const refusedAlike = exchange.response !== undefined && exchange.response.status >= 400 && exchange.response.status < 500 && !session.caller.accepted(op);
+      const coverage = { label: `fuzzing: ${describeRequest(r, request)}`, sent, ...(refusedAlike ? { unvaried: true } : {}) };
       // A drawn path names a record nobody made: any documented answer will do (a refusal is the record's), judged for
       // its conformance and server errors only.
       if (varyPath.size > 0) run.judgeResponse(exchange, { coverage });

@@ -27,6 +27,8 @@ export interface PhaseCaller {
   deleteChain<T>(op: Operation, work: () => Promise<T>): Promise<T>;
   /** Runs a chain that updates a record and reads it back, the other updates of its path held back. */
   writeChain<T>(op: Operation, work: () => Promise<T>): Promise<T>;
+  /** Whether the operation took a call with the run's own credential (answered 2xx) so far in the run. */
+  accepted(op: Operation): boolean;
 }
 
 /** Whether operations are served: the presence probe and its proof, and the unknown route's answer. */
