@@ -127,7 +127,6 @@ export function defaultSequences(contract: Contract, operations: readonly Operat
   for (const op of operations) if (sequences(contract, op)) count++;
   return Math.max(1, Math.min(DEFAULT_SEQUENCES, Math.floor(SEQUENCE_RUN_BUDGET / Math.max(1, count))));
 }
-
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Whether a run may send a request of this method with values it did not create (a real record's id). */
