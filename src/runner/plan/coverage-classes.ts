@@ -111,7 +111,7 @@ export function coverageRequests(op: Operation, positive: PositiveRequest, rando
     if (item.body === undefined) return item;
     const fixed = item.valid && item.refusalMayBeRight === undefined ? fixedUniqueField(positive.body, item.body) : undefined;
     const reason = fixed !== undefined ? `body.${fixed} is a field a backend may keep unique, and another request of the run may hold the same value` : undefined;
-    return { ...item, body: redrawMadeUp(item.body, random), ...(reason !== undefined ? { refusalMayBeRight: reason } : {}) };
+    return { ...item, body: redrawMadeUp(item.body, random), ...(reason !== undefined ? { refusalIfTaken: reason } : {}) };
   });
 }
 

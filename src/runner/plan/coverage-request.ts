@@ -36,4 +36,9 @@ export interface CoverageRequest {
   judgeAs?: 'response';
   /** A valid request whose refusal is a warning, for this reason (a spelling the contract admits and decoders differ on). */
   refusalMayBeRight?: string;
+  /**
+   * A valid write that sets a field a backend may keep unique to fixed text (it cannot be drawn afresh): its refusal
+   * is a warning, for this reason, only where the answer itself says the value is taken (409, or its error text).
+   */
+  refusalIfTaken?: string;
 }

@@ -14,6 +14,7 @@ import { describeVariation, shrinkSteps, type Variation } from '../../plan/cover
 import { responseFor } from '../../description/load.ts';
 import type { CaseRun } from '../case-run.ts';
 import { judgedUnanswered, type JudgeInput, type Judgement } from '../judge.ts';
+import { answerErrorText } from '../../checks/error-text.ts';
 import { alignBodyToPath, type Doubts } from '../records/references.ts';
 import { accepts } from '../../plan/accepts.ts';
 import { hasBigInt, type CoverageRequest } from '../../plan/coverage-classes.ts';
@@ -90,6 +91,15 @@ export function itemRequest(op: Operation, base: CallRequest, item: CoverageItem
 }
 
 /** The doubts of a valid request with one more reason its refusal may be right. */
+/** Whether a refusal says that a value is taken already: a 409, or its own error text (`has already been taken`, `exists`). */
+function saysTaken(exchange: Exchange): boolean {
+  const response = exchange.response;
+  if (!response) return false;
+  if (response.status === 409) return true;
+  const text = answerErrorText(response.json, response.body, response.headers['content-type']);
+  return text !== undefined && /\b(taken|exists?|already|unique|duplicate|in use|conflict)/i.test(text);
+}
+
 function withReason(doubted: ReturnType<Doubts>, reason: string | undefined): ReturnType<Doubts> {
   return reason === undefined ? doubted : { ...doubted, unshown: [...(doubted.unshown ?? []), reason] };
 }
@@ -207,7 +217,7 @@ class CoveragePass {
       : item.judgeAs === 'response'
       ? run.judgeResponse(exchange, { coverage }, adjust)
       : item.valid
-      ? run.judgeIntent(exchange, { intent: 'success', coverage, ...withReason(doubted ?? this.doubts(sentBody(request)), item.refusalMayBeRight) }, adjust)
+      ? run.judgeIntent(exchange, { intent: 'success', coverage, ...withReason(doubted ?? this.doubts(sentBody(request)), item.refusalMayBeRight ?? (item.refusalIfTaken !== undefined && saysTaken(exchange) ? item.refusalIfTaken : undefined)) }, adjust)
       : run.judgeIntent(exchange, { intent: 'rejected', coverage, anyClientError: !documentsRefusal(op), ...(item.class !== undefined ? { inputClass: item.class } : {}) }, adjust);
     if (judgement.findings.some((f) => f.severity === 'error')) this.failing.push(run.kept(exchange));
     return judgement;
