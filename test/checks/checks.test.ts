@@ -339,6 +339,7 @@ describe('plan', () => {
       /^lifecycle: (update persisted|use after delete|created record readable|refused create leaves nothing|mass assignment|ownership|sequences|empty collection|reads after edge writes|repeated create)$/,
       /^coverage$/,
       /^fuzzing$/,
+      /^paging$/,
     ];
     for (const p of plans()) for (const c of p.cases) expect(forms.some((f) => f.test(c.name)), c.name).toBe(true);
   });
