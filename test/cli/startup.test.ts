@@ -52,7 +52,7 @@ async function loadedSources(args: string[], env: NodeJS.ProcessEnv = {}): Promi
 }
 
 /** What help and version may load: commander and the command-line definitions, nothing of the engine. */
-const LIGHT = /^(node_modules\/commander\/|src\/runner\/cli\/|src\/cli\.ts$|src\/packs\/index\.ts$|src\/packs\/[^/]+\/index\.ts$|src\/runner\/description\/errors\.ts$|src\/runner\/pack\.ts$|src\/runner\/pact\/errors\.ts$|src\/runner\/http\/client-options\.ts$|src\/runner\/execute\/identities\.ts$|bin\/conformance\.mjs$)/;
+const LIGHT = /^(node_modules\/commander\/|src\/runner\/cli\/|src\/cli\.ts$|src\/packs\/index\.ts$|src\/packs\/[^/]+\/index\.ts$|src\/runner\/description\/errors\.ts$|src\/runner\/pack\.ts$|src\/runner\/pact\/errors\.ts$|src\/runner\/http\/client-options\.ts$|src\/runner\/execute\/identities\.ts$|src\/runner\/model\/identity\.ts$|bin\/conformance\.mjs$)/;
 
 describe('start-up', () => {
   test('--help runs compiled JavaScript and loads neither vitest nor the Pact library', async () => {

@@ -89,11 +89,11 @@ export async function petsServer(faults: Fault[] = []) {
       const key = req.headers['x-key'] === 'k3y';
       const basic = req.headers['authorization'] === `Basic ${Buffer.from('ann:pw').toString('base64')}`;
       if (req.method === 'GET' && path === '/pets') {
-        if (!key && !faults.includes('auth')) return reply(401);
+        if (!key && !faults.includes('auth')) return reply(401, undefined, undefined, { 'www-authenticate': 'Key realm="pets"' });
         return reply(200, pets, 'application/json', { 'x-total': faults.includes('header') ? 'lots' : String(pets.length) });
       }
       if (req.method === 'POST' && path === '/pets') {
-        if (!basic) return reply(401);
+        if (!basic) return reply(401, undefined, undefined, { 'www-authenticate': 'Basic realm="pets"' });
         let parsed: Record<string, unknown> | undefined;
         try {
           parsed = JSON.parse(body) as Record<string, unknown>;
@@ -108,7 +108,7 @@ export async function petsServer(faults: Fault[] = []) {
       }
       const form = /^\/pets\/(-?\d+)\/form$/.exec(path);
       if (req.method === 'PUT' && form) {
-        if (!key) return reply(401);
+        if (!key) return reply(401, undefined, undefined, { 'www-authenticate': 'Key realm="pets"' });
         const fields = new URLSearchParams(body);
         if (!String(req.headers['content-type']).startsWith('application/x-www-form-urlencoded') || !fields.has('name')) return reply(faults.includes('form') ? 500 : 400);
         if (fields.has('age') && !/^-?\d+$/.test(fields.get('age')!)) return reply(400);
@@ -119,7 +119,7 @@ export async function petsServer(faults: Fault[] = []) {
       }
       const photo = /^\/pets\/(-?\d+)\/photo$/.exec(path);
       if (req.method === 'POST' && photo) {
-        if (!key) return reply(401);
+        if (!key) return reply(401, undefined, undefined, { 'www-authenticate': 'Key realm="pets"' });
         const multipart = String(req.headers['content-type']).startsWith('multipart/form-data');
         if (!multipart || !/name="file"/.test(body)) return reply(400);
         if (!pets.some((p) => p.id === Number(photo[1]))) return reply(404);
