@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 /**
  * Values of the kind a field's name says it holds, and values a backend keeps unique drawn afresh.
  *  - A string field named `email`, `url`, `image`, `username` or `password` (in any usual spelling) whose schema
@@ -101,6 +102,21 @@ export function redrawMadeUp<T>(value: T, random: Random): T {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redrawMadeUp(v, random)])) as T;
   }
   return value;
+}
+
+/** The value with the text the run made up set to one spelling: two values alike but for it read the same. */
+function madeUpAsOne(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(MADE_UP, 'conf');
+  if (Array.isArray(value)) return value.map(madeUpAsOne);
+  if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, madeUpAsOne(v)]));
+  }
+  return value;
+}
+
+/** Whether two values are the same but for the text the run made up (drawn afresh in one of them: redrawMadeUp). */
+export function sameButMadeUp(a: unknown, b: unknown): boolean {
+  return isDeepStrictEqual(madeUpAsOne(a), madeUpAsOne(b));
 }
 
 /**

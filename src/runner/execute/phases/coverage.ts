@@ -15,6 +15,7 @@ import { responseFor } from '../../description/load.ts';
 import type { CaseRun } from '../case-run.ts';
 import { judgedUnanswered, type JudgeInput, type Judgement } from '../judge.ts';
 import { answerErrorText } from '../../checks/error-text.ts';
+import { sameButMadeUp } from '../../plan/named-values.ts';
 import { alignBodyToPath, type Doubts } from '../records/references.ts';
 import { accepts } from '../../plan/accepts.ts';
 import { hasBigInt, type CoverageRequest } from '../../plan/coverage-classes.ts';
@@ -363,7 +364,8 @@ function requiredQuery(op: Operation, query: Record<string, unknown>): Record<st
  * differently from the base; undefined where it varies none, or where that is the item's own request.
  */
 function rebased(varied: Record<string, unknown>, base: Record<string, unknown>, minimal: Record<string, unknown>): Record<string, unknown> | undefined {
-  const changed = Object.entries(varied).filter(([name, value]) => !isDeepStrictEqual(value, base[name]));
+  // A field whose made-up text alone was drawn afresh (each variation of a write has its own) is no change.
+  const changed = Object.entries(varied).filter(([name, value]) => !sameButMadeUp(value, base[name]));
   const dropped = Object.keys(base).filter((name) => !(name in varied) && name in minimal);
   if (changed.length === 0 && dropped.length === 0) return undefined;
   const out = { ...minimal, ...Object.fromEntries(changed) };
