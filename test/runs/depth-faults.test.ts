@@ -54,7 +54,7 @@ const onSuccess =
   };
 
 const notFound = (): Reply => ({ status: 400, body: { error: { code: 'ERR_PLAT_4', message: 'record not found' } } });
-const unauthorized = (): Reply => ({ status: 401, body: { error: { code: 'UNAUTHORIZED' } } });
+const unauthorized = (): Reply => ({ status: 401, headers: { 'www-authenticate': 'Bearer' }, body: { error: { code: 'UNAUTHORIZED' } } });
 
 /** Checks the bearer token the way a faulty gateway might: `accept(given)` decides. */
 function authBy(accept: (header: string) => boolean): Handler {
