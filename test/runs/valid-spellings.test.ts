@@ -63,10 +63,11 @@ test('a deployment that refuses an upper-case uuid refused a valid value; one it
     await writeFile(file, JSON.stringify(SPEC));
     const results = requireResults(await runCli(['--spec', file, '--base-url', url, '--quiet', '--seed', '1']));
     const findings = allFindings(results);
-    // The upper-case uuid: a valid value refused, an error of the operation (not a lenient acceptance).
+    // The upper-case uuid: a valid value refused, an error of the operation (not a lenient acceptance), the answer's
+    // own words quoted.
     const refused = findings.filter((f) => f.check === 'positive-data-accepted' && f.severity === 'error');
     expect(refused.map((f) => f.operationId), findings.map((f) => `${f.check} ${f.severity}: ${f.message}`).join('\n')).toEqual(['findThings']);
-    expect(refused[0]?.message).toMatch(new RegExp(`^A valid request was rejected with 400 \\(query\\.ref = "${UPPER_UUID.source}" \\(another spelling of a uuid, valid\\)\\)\\.$`));
+    expect(refused[0]?.message).toMatch(new RegExp(`^A valid request was rejected with 400 \\(query\\.ref = "${UPPER_UUID.source}" \\(another spelling of a uuid, valid\\)\\)\\. The answer says: "ref must be a uuid"\\.$`));
     // The uuid without hyphens, which the validator refuses: taken, so accepted leniently (a warning).
     const lenient = findings.filter((f) => f.lenient);
     expect(lenient.map((f) => `${f.operationId} ${f.inputClass} ${f.severity}`)).toEqual(['findThings format-respelling warning']);
