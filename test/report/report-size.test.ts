@@ -81,6 +81,6 @@ describe('bytes per operation of each report', () => {
       for (const f of FILES) expect(perOperation[f], f).toBeLessThanOrEqual(BOUNDS[name][f]);
       if (name === 'missing') expect(FILES.reduce((n, f) => n + perOperation[f], 0)).toBeLessThanOrEqual(TEN_MB_AT_2770);
     },
-    120_000,
+    300_000,
   );
 });
