@@ -134,3 +134,16 @@ test('operations added to a contract after a look-up are found by the next one',
   expect(producerFor(c, c.operations[0]!, 'id')?.producer).toBe(c.operations[1]);
   expect(readerFor(c, c.operations[1]!)).toBeUndefined();
 });
+
+test('a path parameter named by a field of a create whose request body is recursive: found, the schema walked once', () => {
+  // A tree node whose children are nodes (a cycle of objects, as a dereferenced recursive $ref is): the create
+  // that is sent `username` itself ranks first; no JSON text of the schema is made (it cannot be).
+  const node: Record<string, unknown> = { type: 'object', properties: { username: { type: 'string' } } };
+  (node['properties'] as Record<string, unknown>)['children'] = { type: 'array', items: { allOf: [node] } };
+  const answers = (status: string) => [{ status, contentTypes: ['application/json'], pointer: '', schema: { type: 'object', properties: { username: { type: 'string' } } } }];
+  const register = op('a', 'POST', '/users', { requestBody: { required: true, contentType: 'application/json', schema: node, pointer: '' }, responses: answers('201') } as Partial<Operation>);
+  const login = op('a', 'POST', '/users/login', { responses: answers('200') } as Partial<Operation>);
+  const profile = op('a', 'GET', '/profiles/{username}', { parameters: [{ name: 'username', in: 'path', required: true, schema: { type: 'string' } }] } as Partial<Operation>);
+  const c: Contract = { services: [], operations: [login, register, profile] };
+  expect(producerFor(c, profile, 'username')).toMatchObject({ producer: register, field: 'username' });
+});

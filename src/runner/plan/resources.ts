@@ -129,6 +129,15 @@ export function fieldNamedBy(param: string, fields: readonly string[]): string |
  * A create that is sent the field itself (a register sends the username) comes before one that only answers it
  * (a login), then the one of the shortest path.
  */
+/** Whether a schema names the property at any depth (a recursive schema walked once: a seen-set, no JSON text). */
+function namesProperty(schema: unknown, name: string, seen = new Set<object>()): boolean {
+  if (typeof schema !== 'object' || schema === null || seen.has(schema)) return false;
+  seen.add(schema);
+  const properties = (schema as Record<string, unknown>)['properties'];
+  if (typeof properties === 'object' && properties !== null && name in properties) return true;
+  return Object.values(schema).some((value) => namesProperty(value, name, seen));
+}
+
 function namedProducer(contract: Contract, op: Operation, param: string): Producer | undefined {
   const schema = op.parameters.find((p) => p.in === 'path' && p.name === param)?.schema;
   const paramType = typeof schema === 'object' ? schema['type'] : undefined;
@@ -141,7 +150,7 @@ function namedProducer(contract: Contract, op: Operation, param: string): Produc
       if (field === undefined) return [];
       const fieldType = properties[field]?.['type'];
       if (paramType !== undefined && fieldType !== undefined && fieldType !== paramType && !(fieldType === 'integer' && paramType === 'number')) return [];
-      const sent = JSON.stringify(o.requestBody?.schema ?? {}).includes(`"${field}"`);
+      const sent = namesProperty(o.requestBody?.schema, field);
       return [{ o, field, rank: (sent ? 0 : 1000) + o.path.split('/').length }];
     })
     .sort((a, b) => a.rank - b.rank);
