@@ -15,6 +15,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { challengeSchemes } from '../../src/runner/checks/unauthorized-challenge.ts';
 import type { RunResults } from '../../src/runner/model.ts';
 import { allFindings, bearerContract, pool, removeTemps, requireResults, resultsSchemaErrors, runCli, summary, tempDir, TOKEN } from '../support/runs.ts';
+import { namedItemBody } from '../support/named-item.ts';
 
 afterAll(removeTemps);
 
@@ -65,16 +66,9 @@ function itemsServer(variant: Variant): Server {
         return send(res, 401, { message: 'not authenticated' }, challenge);
       }
       if (route === 'collection') {
-        if ((req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() !== 'application/json') return send(res, 400, { message: 'JSON only' });
-        let body: unknown;
-        try {
-          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        } catch {
-          return send(res, 400, { message: 'the body is not JSON' });
-        }
-        const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
-        const name = fields?.['name'];
-        if (!fields || Object.keys(fields).some((k) => k !== 'name') || typeof name !== 'string' || [...name].length < 1 || [...name].length > 20) return send(res, 400, { message: 'name: 1 to 20 characters' });
+        const read = namedItemBody(req.headers['content-type'], chunks);
+        if ('refused' in read) return send(res, 400, { message: read.refused });
+        const { name } = read;
         const record = { itemId: next++, name };
         items.set(record.itemId, record);
         const location = variant === 'location-other-record' ? '/svc/items/1' : `items/${record.itemId}`;

@@ -15,6 +15,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { pagingOf } from '../../src/runner/plan/paging.ts';
 import type { Operation, RunResults } from '../../src/runner/model.ts';
 import { allFindings, bearerContract, pool, removeTemps, requireResults, resultsSchemaErrors, runCli, summary, tempDir, TOKEN } from '../support/runs.ts';
+import { namedItemBody } from '../support/named-item.ts';
 
 afterAll(removeTemps);
 
@@ -84,16 +85,9 @@ function itemsServer(variant: Variant): Server {
           return send(res, 200, { total, ...(variant === 'fewer-and-says-so' ? { pageSize: size } : {}), data });
         }
         if (method !== 'POST') return send(res, 405, undefined, { allow: 'GET, POST' });
-        if ((req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() !== 'application/json') return send(res, 400, { message: 'JSON only' });
-        let body: unknown;
-        try {
-          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        } catch {
-          return send(res, 400, { message: 'the body is not JSON' });
-        }
-        const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
-        const name = fields?.['name'];
-        if (!fields || Object.keys(fields).some((k) => k !== 'name') || typeof name !== 'string' || [...name].length < 1 || [...name].length > 20) return send(res, 400, { message: 'name: 1 to 20 characters' });
+        const read = namedItemBody(req.headers['content-type'], chunks);
+        if ('refused' in read) return send(res, 400, { message: read.refused });
+        const { name } = read;
         const record = { id: next++, name };
         items.set(record.id, record);
         return send(res, 201, record);

@@ -143,7 +143,7 @@ test('a path parameter named by a field of a create whose request body is recurs
   const answers = (status: string) => [{ status, contentTypes: ['application/json'], pointer: '', schema: { type: 'object', properties: { username: { type: 'string' } } } }];
   const register = op('a', 'POST', '/users', { requestBody: { required: true, contentType: 'application/json', schema: node, pointer: '' }, responses: answers('201') } as Partial<Operation>);
   const login = op('a', 'POST', '/users/login', { responses: answers('200') } as Partial<Operation>);
-  const profile = op('a', 'GET', '/profiles/{username}', { parameters: [{ name: 'username', in: 'path', required: true, schema: { type: 'string' } }] } as Partial<Operation>);
+  const profile = op('a', 'GET', '/profiles/{username}', { parameters: [{ name: 'username', in: 'path', required: true, schema: { type: 'string' }, pointer: '' }] } as Partial<Operation>);
   const c: Contract = { services: [], operations: [login, register, profile] };
   expect(producerFor(c, profile, 'username')).toMatchObject({ producer: register, field: 'username' });
 });
