@@ -384,15 +384,7 @@ function patternArbitrary(pattern: string, min: number, max: number | undefined,
     }
     return memo.value;
   };
-  let arb: fc.Arbitrary<string> | undefined;
-  for (const flags of ['u', '']) {
-    try {
-      arb = fc.stringMatching(new RegExp(pattern, flags), max !== undefined ? { maxLength: Math.max(max, 1) } : {});
-      break;
-    } catch {
-      arb = undefined;
-    }
-  }
+  const arb = matching(pattern, max);
   if (!arb) {
     const value = safe();
     return value === undefined ? undefined : fc.constant(value);
@@ -402,6 +394,31 @@ function patternArbitrary(pattern: string, min: number, max: number | undefined,
     const s = settled(drawn);
     return ok(s) && (!recent || s.match(recent) === null) ? s : (safe() ?? NOT_SENT);
   });
+}
+
+/**
+ * fc.stringMatching of a pattern and a length bound, built once per run: building one reads its regular expression
+ * and slices fast-check's dangerous strings through every character class (a negated class is a filter over every
+ * character), which costs far more than drawing from it, and the fuzzing phase rebuilds a request's arbitraries for
+ * each of its small-value sweeps. The arbitrary is pure (drawn from the seed it is given), so sharing it changes no
+ * value drawn.
+ */
+const MATCHING = new Map<string, fc.Arbitrary<string> | undefined>();
+
+function matching(pattern: string, max: number | undefined): fc.Arbitrary<string> | undefined {
+  const key = `${max ?? ''}/${pattern}`;
+  if (MATCHING.has(key)) return MATCHING.get(key);
+  let arb: fc.Arbitrary<string> | undefined;
+  for (const flags of ['u', '']) {
+    try {
+      arb = fc.stringMatching(new RegExp(pattern, flags), max !== undefined ? { maxLength: Math.max(max, 1) } : {});
+      break;
+    } catch {
+      arb = undefined;
+    }
+  }
+  MATCHING.set(key, arb);
+  return arb;
 }
 
 /** Stands for a value no generator could make valid: a request holding it is never sent (execute/fuzz.ts). */
