@@ -15,6 +15,7 @@
  * Peak RSS is the sum over the CLI process and all its descendants, sampled from /proc every 20 ms.
  *   npm run bench     BENCH_RUNS=3 (median of runs)   BENCH_SIZES=80,800,2770   BENCH_ST_MAX_EXAMPLES=10   BENCH_FULL=1
  *                     BENCH_SECTIONS=deployment,customer   BENCH_CUSTOMER_SHAPES=reference-like   BENCH_KEEP=1
+ *                     BENCH_CPU_PROF=<dir> (a CPU profile of each of our runs)
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -228,7 +229,9 @@ async function runCli(args: string[], env: Record<string, string> = {}, peer?: s
   const nodeOptions = `${process.env['NODE_OPTIONS'] ?? ''} --import=${pathToFileURL(join(root, 'bench/first-request.mjs')).href}`.trim();
   const own = [...args, ...(args.includes('--help') ? [] : ['--out', out, '--quiet', '--concurrency', String(CONCURRENCY)])];
   // As users run it from the checkout: `npm run conformance -- …` (npm's own start included).
-  const command = peer ? [...peer, ...args] : how.npm ? ['npm', 'run', '--silent', 'conformance', '--', ...own] : [process.execPath, BIN, ...own];
+  // BENCH_CPU_PROF=<dir>: each of our runs writes a V8 CPU profile there (node --cpu-prof), to see where its time goes.
+  const profile = process.env['BENCH_CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CPU_PROF']}`] : [];
+  const command = peer ? [...peer, ...args] : how.npm ? ['npm', 'run', '--silent', 'conformance', '--', ...own] : [process.execPath, ...profile, BIN, ...own];
   const countedBefore = how.countAt ? await countOf(how.countAt) : 0;
   const [file, ...argv] = TIME ? [TIME, '-f', '%U %S', '-o', timeFile, ...command] : command;
   // Times are wall-clock (ms since the epoch) so that the CLI's own clock and this one compare: from the spawn.

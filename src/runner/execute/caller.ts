@@ -91,8 +91,8 @@ export class Caller implements PhaseCaller {
   }
 
   /** The path values with each key a write of the run renamed replaced by its newest (the same object where none was). */
-  followKeys(op: Operation, pathParams: Record<string, string>): Record<string, string> {
-    return this.renamedKeys.any ? (this.renamedKeys.follow(op, { pathParams }).pathParams ?? pathParams) : pathParams;
+  followKeys(op: Operation, pathParams: Record<string, string>): Record<string, string> | undefined {
+    return this.renamedKeys.any ? (this.renamedKeys.follow(op, { pathParams }).pathParams ?? pathParams) : undefined;
   }
 
   /** A chain that writes a record and reads it back, in the turn of the operation's updates. */

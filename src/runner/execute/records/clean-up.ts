@@ -21,8 +21,11 @@ export interface CleanUpDeps {
   call(op: Operation, request: CallRequest): Promise<Exchange>;
   /** Judges a delete's answer for its operation. */
   side(op: Operation, exchange: Exchange): void;
-  /** The path values with the keys a write of the run renamed replaced by their newest (records/renamed-keys.ts). */
-  follow?(op: Operation, pathParams: Record<string, string>): Record<string, string>;
+  /**
+   * The path values with the keys a write of the run renamed replaced by their newest (records/renamed-keys.ts);
+   * undefined while the run has renamed no key at all.
+   */
+  follow?(op: Operation, pathParams: Record<string, string>): Record<string, string> | undefined;
 }
 
 /** One clean-up as it runs: the records to delete (in the ledger's order), why each left is left, the refusals. */

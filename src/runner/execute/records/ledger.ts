@@ -88,8 +88,8 @@ export class CleanupLedger {
     private readonly profileOf: (op: Operation) => Profile,
     /** The URL of an operation with these path values (the session's). */
     private readonly urlOf: (op: Operation, pathParams: Record<string, string>) => string,
-    /** The path values with the keys a write of the run renamed replaced by their newest. */
-    private readonly follow?: (op: Operation, pathParams: Record<string, string>) => Record<string, string>,
+    /** The path values with the keys a write of the run renamed replaced by their newest; undefined while none was. */
+    private readonly follow?: (op: Operation, pathParams: Record<string, string>) => Record<string, string> | undefined,
   ) {}
 
   private undoOf(op: Operation): Undo | undefined {
@@ -225,7 +225,14 @@ export class CleanupLedger {
   private deleted(url: string): void {
     const key = pathKey(url);
     // A record a write renamed (a slug that followed its title) is deleted under its new key.
-    const renamed = this.follow ? [...this.records].filter((r) => r.undo && this.follow!(r.undo.operation, r.undo.pathParams) !== r.undo.pathParams && pathKey(this.urlOf(r.undo.operation, this.follow!(r.undo.operation, r.undo.pathParams))) === key) : [];
+    // Looked for only once the run has renamed a key (follow answers undefined until then: no scan per DELETE).
+    const renamed: LedgerRecord[] = [];
+    for (const r of this.follow ? this.records : []) {
+      if (!r.undo) continue;
+      const now = this.follow!(r.undo.operation, r.undo.pathParams);
+      if (now === undefined) break;
+      if (now !== r.undo.pathParams && pathKey(this.urlOf(r.undo.operation, now)) === key) renamed.push(r);
+    }
     for (const r of [...(this.byPath.get(key) ?? []), ...renamed]) {
       r.done = true;
       this.records.delete(r);
