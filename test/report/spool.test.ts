@@ -48,7 +48,7 @@ describe('cases on disk while the run goes', () => {
       const out = await tempDir();
       let spooled: SpooledCase[] = [];
       const run = await runCli(
-        ['--base-url', `${base}/customer-service`, '--include', 'customer-service', '--allow-irreversible', '--token', TOKEN, '--timeout', '60000', '--concurrency', '2', '--quiet', '--out', out],
+        ['--base-url', `${base}/customer-service`, '--include', 'customer-service', '--allow-irreversible', '--token', TOKEN, '--timeout', '8000', '--concurrency', '2', '--quiet', '--out', out],
         {
           noOut: true,
           onSpawn: (child) => {
