@@ -1,5 +1,6 @@
 /** Secrets a case's flow verifies: collected from the request and the OTP source, then redacted from the case. */
 import type { Exchange, Finding } from '../model.ts';
+import { TOKEN_NAME } from '../description/token-properties.ts';
 
 /** The placeholder a flow secret is written as in every report. */
 export const SECRET_PLACEHOLDER = '[secret]';
@@ -9,6 +10,25 @@ export function secretFieldValues(body: unknown, fields: readonly string[]): str
   if (fields.length === 0 || typeof body !== 'object' || body === null) return [];
   if (Array.isArray(body)) return body.flatMap((v) => secretFieldValues(v, fields));
   return Object.entries(body).flatMap(([k, v]) => (fields.includes(k) && typeof v === 'string' ? [v] : secretFieldValues(v, fields)));
+}
+
+/**
+ * The credentials the API issued in the case's answers: the string values of properties named like a token
+ * (`token`, `access_token`, `user.token` ...) in any answer's JSON. A registration of an account the run made up
+ * answers that account's token, which no report may show (the run's own token is redacted apart, in http/).
+ */
+export function issuedCredentials(exchanges: readonly Exchange[]): string[] {
+  const out: string[] = [];
+  const walk = (value: unknown, depth: number): void => {
+    if (depth > 6 || typeof value !== 'object' || value === null) return;
+    if (Array.isArray(value)) return value.slice(0, 50).forEach((v) => walk(v, depth + 1));
+    for (const [key, v] of Object.entries(value)) {
+      if (typeof v === 'string' && v.length >= 8 && TOKEN_NAME.test(key)) out.push(v);
+      else walk(v, depth + 1);
+    }
+  };
+  for (const e of exchanges) walk(e.response?.json, 0);
+  return out;
 }
 
 function scrub(text: string, secrets: readonly string[]): string {

@@ -18,7 +18,7 @@ import { CreatedRecords, withFindingCurls, withReproduction } from './chain.ts';
 import { CleanUp } from './records/clean-up.ts';
 import type { RunConfig } from './config.ts';
 import { Fixtures } from './records/fixtures.ts';
-import { redactFindingSecrets, redactFlowSecrets } from './flow-secrets.ts';
+import { issuedCredentials, redactFindingSecrets, redactFlowSecrets } from './flow-secrets.ts';
 import { Evidence, judge, type JudgeInput } from './judge.ts';
 import { freeString, pathSchema } from './records/path-values.ts';
 import { runPhase } from './phases/index.ts';
@@ -317,6 +317,7 @@ export class Session implements CaseHost, PhaseJudging {
     }
     // The records this case made are done with: another case may take one (MadeRecords.take).
     this.made.settle(run.writes);
+    secrets.push(...issuedCredentials(result.exchanges));
     redactFlowSecrets(result.exchanges, secrets);
     if (secrets.length > 0) result = { ...result, findings: redactFindingSecrets(result.findings, secrets) };
     if (result.outcome === 'failed' || result.outcome === 'flaky') this.failedOperations.add(planned.operationId);

@@ -1,0 +1,56 @@
+/**
+ * Tokens the API issues to the accounts a run makes up: every registration the run sends (its positive, coverage
+ * and fuzzing cases of POST /users on the RealWorld-shaped server of test/credentials/conduit-server.mjs) is
+ * answered with a fresh account's token in {"user": {"token": ...}}. Each is a credential that works against the
+ * deployment, so no report and no console line may hold one, whichever account it belongs to.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, expect, test } from 'vitest';
+import { ROOT, removeTemps, requireResults, runCli } from '../support/runs.ts';
+import { cannotRun } from '../support/cannot-run.ts';
+// @ts-expect-error: the server is plain JavaScript
+import { startConduitServer } from './conduit-server.mjs';
+
+const SPEC = [process.env['REALWORLD_SPEC'], resolve(ROOT, '../shared/realworld/openapi.yml'), resolve(ROOT, '../../shared/realworld/openapi.yml')].find(
+  (p): p is string => p !== undefined && p !== '' && existsSync(p),
+);
+
+afterAll(removeTemps);
+
+/** The files of the report directory (and the console) that hold one of the secrets. */
+function leaks(dir: string, secrets: readonly string[], console: string): string[] {
+  const found: string[] = [];
+  const visit = (path: string): void => {
+    if (statSync(path).isDirectory()) return readdirSync(path).forEach((f) => visit(join(path, f)));
+    const text = readFileSync(path, 'utf8');
+    for (const s of secrets) if (text.includes(s)) found.push(`${path}: ${s.slice(0, 12)}…`);
+  };
+  visit(dir);
+  for (const s of secrets) if (console.includes(s)) found.push(`console: ${s.slice(0, 12)}…`);
+  return found;
+}
+
+test('the tokens of the accounts a run registers are in no report, no console line and no curl line', async (ctx) => {
+  if (SPEC === undefined) cannotRun(ctx.skip, 'the RealWorld contract (../shared/realworld/openapi.yml) is not beside the checkout');
+  const server = (await startConduitServer({})) as { baseUrl: string; issued: string[]; requests: { register: number }; close(): Promise<void> };
+  try {
+    const body = JSON.stringify({ user: { password: 'Pw-issued-correct-horse-battery' } });
+    const run = await runCli(['--spec', SPEC, '--base-url', server.baseUrl, '--seed', '2', '--auth-from', 'POST /users', '--include', 'CreateUser,Login,GetCurrentUser', '--keep-passed-exchanges'], {
+      env: { CONFORMANCE_AUTH_FROM_BODY: body },
+    });
+    const results = requireResults(run);
+    // The run registered many accounts (its own and those of its cases), each answered with its own token.
+    expect(server.requests.register).toBeGreaterThan(5);
+    expect(server.issued.length).toBeGreaterThan(5);
+    const create = results.operations.find((o) => o.operationId === 'CreateUser');
+    expect(create?.cases.find((c) => c.name === 'positive')?.outcome).toBe('passed');
+    // The registration answers are kept as evidence, with the token masked.
+    const answers = create!.cases.flatMap((c) => c.exchanges).filter((e) => e.response && e.response.status < 300 && e.response.body.includes('"token"'));
+    expect(answers.length).toBeGreaterThan(0);
+    for (const e of answers) expect(e.response!.body).toContain('"token":"[secret]"');
+    expect(leaks(run.out, server.issued, run.stdout + run.stderr)).toEqual([]);
+  } finally {
+    await server.close();
+  }
+});
