@@ -72,8 +72,9 @@ describe('bytes per operation of each report', () => {
     async (name, status, body, type, extra) => {
       const server = await stub(status, body, type);
       servers.push(server);
-      // Both sizes are large runs (over 200 operations): the HTML renders details in the browser.
-      const [small, large] = [210, 420];
+      // Both sizes are large runs (over 200 operations): the HTML renders details in the browser. They differ by
+      // ten whole copies of the 8-operation group, so the difference per added operation is that of whole copies.
+      const [small, large] = [201, 281];
       const a = await sizes(server, small, [...extra]);
       const b = await sizes(server, large, [...extra]);
       const perOperation = Object.fromEntries(FILES.map((f) => [f, Math.round((b[f] - a[f]) / (large - small))])) as Record<File, number>;

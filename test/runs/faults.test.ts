@@ -1,7 +1,9 @@
 /**
- * The engine against faulty deployments: each row starts the reference service with one fault (a `variant`),
+ * The engine against faulty deployments: each deployment starts the reference service with faults (a `variant`),
  * runs the conformance CLI against it as a child process and reads results.json. A fault must fail exactly
- * the operation it breaks, through the check that names it; the variations the seed allows must pass.
+ * the operation it breaks, through the check that names it: several faults share a deployment where each sits on
+ * its own operation and none breaks what another's checks read, and the run fails exactly their operations. The
+ * variations the seed allows must pass.
  */
 import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
@@ -149,9 +151,13 @@ function answered(results: RunResults): Exchange[] {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Faults: each breaks one operation
+// Faults: each breaks one operation. A deployment plants several, each on its own operation, where what one breaks
+// is read by none of the others' checks: each is still found on its operation by its check, and the failing set is
+// exactly the planted faults' operations. The readers that the writers' lifecycle cases read back through each go
+// into a deployment whose writers are sound; the writers' own lifecycle faults go into the one whose readers are.
 
-interface Fault extends Target {
+interface Fault {
+  variant: () => Variant;
   operation: DescribedOperation;
   outcome: 'failed' | 'missing';
   /** The check whose error finding names the fault; absent when only a scenario assertion can see it. */
@@ -162,420 +168,434 @@ interface Fault extends Target {
   untested?: DescribedOperation[];
 }
 
-const FAULTS: Array<[string, Fault]> = [
+interface Deployment {
+  tokenVia: Target['tokenVia'];
+  args?: string[];
+  faults: Array<[string, Fault]>;
+}
+
+const DEPLOYMENTS: Array<[string, Deployment]> = [
   [
-    'a missing route (removeOperations) is missing',
+    'a reader whose schema breaks beside a missing route, a route answered 501, a list with a wrong field type, invalid input accepted, and two required fields left out',
     {
-      variant: () => ({ removeOperations: ['customer-get-cache-key-list'] }),
       tokenVia: 'env',
-      operation: 'customer-get-cache-key-list',
-      outcome: 'missing',
-      check: 'operation-present',
-      more: (results) => {
-        const op = operation(results, 'customer-get-cache-key-list');
-        for (const c of op.cases.filter((x) => x.kind !== 'presence')) {
-          expect(c.outcome, c.name).toBe('skipped');
-          expect(c.skipReason).toMatch(/missing/);
-        }
-      },
-    },
-  ],
-  [
-    'a route answered 501 without the envelope is missing',
-    {
-      variant: () => ({ handlers: { 'update-address-type': () => ({ status: 501, body: { message: 'Not Implemented' } }) } }),
-      tokenVia: 'flag',
-      operation: 'update-address-type',
-      outcome: 'missing',
-      check: 'operation-present',
-    },
-  ],
-  [
-    'a wrong field type in a response (sequenceNumber as a string)',
-    {
-      variant: () => ({
-        handlers: {
-          'get-address-type-field-list': onSuccess((reply) => ({
-            ...reply,
-            body: (reply.body as Array<Record<string, unknown>>).map((f) => ({ ...f, sequenceNumber: String(f['sequenceNumber']) })),
-          })),
-        },
-      }),
-      tokenVia: 'flag',
-      operation: 'get-address-type-field-list',
-      outcome: 'failed',
-      check: 'response-schema-conformance',
-      more: (results) => {
-        const schemaErrors = findings(operation(results, 'get-address-type-field-list')).flatMap((f) => f.schemaErrors ?? []);
-        expect(schemaErrors.map((e) => e.instancePath)).toContainEqual(expect.stringMatching(/^\/\d+\/sequenceNumber$/));
-      },
-    },
-  ],
-  [
-    'a wrong field type in the reader the lifecycle chains use: the writers are not blamed',
-    {
-      variant: () => ({
-        handlers: {
-          'get-address-type-field-by-id': onSuccess((reply) => {
-            const body = objectBody(reply);
-            return { ...reply, body: { ...body, sequenceNumber: String(body['sequenceNumber']) } };
-          }),
-        },
-      }),
-      tokenVia: 'env',
-      operation: 'get-address-type-field-by-id',
-      outcome: 'failed',
-      check: 'response-schema-conformance',
-      more: (results) => {
-        // The update's check reads the record back: a reader that breaks its schema cannot vouch for it.
-        const update = operation(results, 'update-address-type-field').cases.find((c) => c.kind === 'lifecycle');
-        expect(update?.outcome).toBe('skipped');
-        expect(update?.skipReason).toMatch(/get-address-type-field-by-id/);
-        // A delete is judged by the status of the read after it, which such a reader still answers truthfully.
-        const deleted = operation(results, 'delete-address-type-field').cases.find((c) => c.name === 'lifecycle: use after delete');
-        expect(deleted?.outcome).toBe('passed');
-      },
-    },
-  ],
-  [
-    'a non-uuid id in a response',
-    {
-      variant: () => ({ handlers: { 'get-address-type-field-by-id': onSuccess((reply) => ({ ...reply, body: { ...objectBody(reply), id: 'field-1' } })) } }),
-      tokenVia: 'env',
-      operation: 'get-address-type-field-by-id',
-      outcome: 'failed',
-      check: 'response-schema-conformance',
-      more: (results) => {
-        const schemaErrors = findings(operation(results, 'get-address-type-field-by-id')).flatMap((f) => f.schemaErrors ?? []);
-        expect(schemaErrors.map((e) => e.instancePath)).toContain('/id');
-      },
-    },
-  ],
-  [
-    'a required non-nullable response field left out (Counter)',
-    {
-      variant: () => ({
-        handlers: {
-          'get-foreign-trade-reference-number': onSuccess((reply) => {
-            const { Counter: _left, ...rest } = objectBody(reply);
-            return { ...reply, body: rest };
-          }),
-        },
-      }),
-      tokenVia: 'flag',
-      operation: 'get-foreign-trade-reference-number',
-      outcome: 'failed',
-      check: 'response-schema-conformance',
-    },
-  ],
-  [
-    'a required response field left out (TransactionId); the verify step that needs it is skipped',
-    {
-      variant: () => ({
-        handlers: {
-          'send-forget-password-otp': onSuccess((reply) => {
-            const { TransactionId: _left, ...rest } = objectBody(reply);
-            return { ...reply, body: rest };
-          }),
-        },
-      }),
-      tokenVia: 'env',
-      operation: 'send-forget-password-otp',
-      outcome: 'failed',
-      check: 'response-schema-conformance',
-      untested: ['verify-forget-password-otp'],
-      more: (results) => {
-        const positive = operation(results, 'verify-forget-password-otp').cases.find((c) => c.name === 'positive');
-        expect(positive?.outcome).toBe('skipped');
-        expect(positive?.skipReason).toMatch(/OTP source|one-time password/);
-      },
-    },
-  ],
-  [
-    'an undocumented status: 404 with the envelope on a positive call',
-    {
-      variant: () => ({ handlers: { 'get-address-type-field-by-id': onSuccess(() => ({ status: 404, body: { error: { code: 'ERR_PLAT_4', message: 'not found' } } })) } }),
-      tokenVia: 'flag',
-      operation: 'get-address-type-field-by-id',
-      outcome: 'failed',
-      check: 'status-code-conformance',
-      more: (results) => {
-        // A 404 carrying the envelope is the service's own answer: the operation is present.
-        expect(operation(results, 'get-address-type-field-by-id').cases.find((c) => c.name === 'presence')?.outcome).toBe('passed');
-        // The writers read their records back through it: their lifecycle cases cannot run, and are skipped.
-        const lifecycle = operation(results, 'update-address-type-field').cases.find((c) => c.kind === 'lifecycle');
-        expect(lifecycle?.outcome).toBe('skipped');
-        expect(lifecycle?.skipReason).toMatch(/get-address-type-field-by-id answered 404/);
-      },
-    },
-  ],
-  [
-    'an undocumented status: 418 on a positive call',
-    {
-      variant: () => ({ handlers: { 'customer-refresh-cache': onSuccess((reply) => ({ ...reply, status: 418 })) } }),
-      tokenVia: 'env',
-      operation: 'customer-refresh-cache',
-      outcome: 'failed',
-      check: 'status-code-conformance',
-    },
-  ],
-  [
-    'a wrong content type (text/plain on a JSON response)',
-    {
-      variant: () => ({ handlers: { 'customer-get-cache-key-list': onSuccess((reply) => ({ ...reply, headers: { 'content-type': 'text/plain' } })) } }),
-      tokenVia: 'flag',
-      operation: 'customer-get-cache-key-list',
-      outcome: 'failed',
-      check: 'content-type-conformance',
-    },
-  ],
-  [
-    'a +json media type where application/json is declared (a vendor type on a list)',
-    {
-      variant: () => ({ handlers: { 'customer-get-cache-key-list': onSuccess((reply) => ({ ...reply, headers: { 'content-type': 'application/vnd.customer+json' } })) } }),
-      tokenVia: 'env',
-      operation: 'customer-get-cache-key-list',
-      outcome: 'failed',
-      check: 'content-type-conformance',
-    },
-  ],
-  [
-    'an error answered without the body the contract declares (409 with an empty body)',
-    {
-      variant: () => ({ handlers: { 'update-address-type': onSuccess(() => ({ status: 409 })) } }),
-      tokenVia: 'flag',
-      operation: 'update-address-type',
-      outcome: 'failed',
-      check: 'response-schema-conformance',
-      more: (results) => {
-        const f = findings(operation(results, 'update-address-type')).find((x) => x.check === 'response-schema-conformance');
-        expect(f?.message).toMatch(/409 has no body; the contract declares application\/json/);
-      },
-    },
-  ],
-  [
-    'auth not enforced (skipAuth on a GET)',
-    {
-      variant: () => ({ skipAuth: ['get-address-type-field-list'] }),
-      tokenVia: 'env',
-      operation: 'get-address-type-field-list',
-      outcome: 'failed',
-      check: 'auth-enforced',
-      more: (results) => {
-        const auth = operation(results, 'get-address-type-field-list').cases.filter((c) => c.kind === 'auth');
-        expect(auth.map((c) => c.name)).toEqual([
-          'auth: no token',
-          'auth: empty bearer token',
-          'auth: Basic scheme',
-          'auth: malformed token',
-          'auth: wrong token',
-          'auth: valid token truncated',
-          'auth: valid token with one character changed',
-        ]);
-        expect(auth.every((c) => c.outcome === 'failed')).toBe(true);
-      },
-    },
-  ],
-  [
-    'invalid input accepted (create-address-type without code answers 200)',
-    {
-      variant: () => ({
-        handlers: {
-          'create-address-type': (req, next) => {
-            const body = req.body;
-            if (typeof body === 'object' && body !== null && !Array.isArray(body) && !('code' in body)) (body as Record<string, unknown>)['code'] = 'filled-in';
-            return next();
+      faults: [
+        [
+          'a wrong field type in the reader the lifecycle chains use: the writers are not blamed',
+          {
+            variant: () => ({
+              handlers: {
+                'get-address-type-field-by-id': onSuccess((reply) => {
+                  const body = objectBody(reply);
+                  return { ...reply, body: { ...body, sequenceNumber: String(body['sequenceNumber']) } };
+                }),
+              },
+            }),
+            operation: 'get-address-type-field-by-id',
+            outcome: 'failed',
+            check: 'response-schema-conformance',
+            more: (results) => {
+              // The update's check reads the record back: a reader that breaks its schema cannot vouch for it.
+              const update = operation(results, 'update-address-type-field').cases.find((c) => c.kind === 'lifecycle');
+              expect(update?.outcome).toBe('skipped');
+              expect(update?.skipReason).toMatch(/get-address-type-field-by-id/);
+              // A delete is judged by the status of the read after it, which such a reader still answers truthfully.
+              const deleted = operation(results, 'delete-address-type-field').cases.find((c) => c.name === 'lifecycle: use after delete');
+              expect(deleted?.outcome).toBe('passed');
+            },
           },
-        },
-      }),
-      tokenVia: 'flag',
-      operation: 'create-address-type',
-      outcome: 'failed',
-      check: 'negative-data-rejected',
-      more: (results) => {
-        const cases = operation(results, 'create-address-type').cases;
-        expect(cases.find((c) => c.name === 'positive')?.outcome).toBe('passed');
-        expect(cases.find((c) => c.name === 'negative: missing body field code')?.outcome).toBe('failed');
-        expect(cases.find((c) => c.name === 'negative: missing body field name')?.outcome).toBe('passed');
-      },
-    },
-  ],
-  [
-    'a stack trace in a validation answer (a .NET trace in the envelope message of create-address-type)',
-    {
-      variant: () => ({
-        handlers: {
-          'create-address-type': onValidationError((reply) => {
-            const error = objectBody(reply)['error'] as Record<string, unknown>;
-            return { ...reply, body: { error: { ...error, message: `${String(error['message'])}\r\n${DOTNET_TRACE}` } } };
-          }),
-        },
-      }),
-      tokenVia: 'env',
-      operation: 'create-address-type',
-      outcome: 'failed',
-      check: 'stack-trace-not-exposed',
-      more: (results) => {
-        const op = operation(results, 'create-address-type');
-        const errors = findings(op).filter((f) => f.severity === 'error');
-        expect([...new Set(errors.map((f) => f.check))]).toEqual(['stack-trace-not-exposed']);
-        // Found on the refusals, each named by its call and status, quoting the first frame only (a folded repeat names the case shown first).
-        for (const f of errors) expect(f.message).toMatch(/^(?:the same as in "[^"]+": )?POST \S+ answered 400 with a \.NET stack trace in its body \(first frame: at Customer\.Api\.Validation\.AddressTypeValidator\.Validate/);
-        expect(errors.some((f) => f.message.includes('AddressTypesController'))).toBe(false);
-        expect(op.cases.find((c) => c.name === 'positive')?.outcome).toBe('passed');
-      },
-    },
-  ],
-  [
-    'a refused create stored anyway (create-address-type-field answers 400 and keeps the record)',
-    {
-      variant: () => ({
-        handlers: {
-          // The refusal is the faithful one; the record is stored all the same, what the body lacks filled in.
-          'create-address-type-field': async (req, next) => {
-            const reply = await next();
-            const b = req.body;
-            if (reply.status !== 400 || !UUID.test(req.params['id'] ?? '') || typeof b !== 'object' || b === null || Array.isArray(b)) return reply;
-            const body = b as Record<string, unknown>;
-            const n = body['sequenceNumber'];
-            req.body = {
-              fieldKey: typeof body['fieldKey'] === 'string' ? body['fieldKey'] : 'stored-anyway',
-              isMandatory: body['isMandatory'] === true,
-              sequenceNumber: typeof n === 'number' && Number.isInteger(n) && Math.abs(n) < 2 ** 31 ? n : 0,
-              ...(typeof body['separatorMark'] === 'string' ? { separatorMark: body['separatorMark'] } : {}),
-            };
-            await next();
-            return reply;
+        ],
+        [
+          'a missing route (removeOperations) is missing',
+          {
+            variant: () => ({ removeOperations: ['customer-get-cache-key-list'] }),
+            operation: 'customer-get-cache-key-list',
+            outcome: 'missing',
+            check: 'operation-present',
+            more: (results) => {
+              const op = operation(results, 'customer-get-cache-key-list');
+              for (const c of op.cases.filter((x) => x.kind !== 'presence')) {
+                expect(c.outcome, c.name).toBe('skipped');
+                expect(c.skipReason).toMatch(/missing/);
+              }
+            },
           },
-        },
-      }),
-      tokenVia: 'env',
-      operation: 'create-address-type-field',
-      outcome: 'failed',
-      check: 'failed-create-no-side-effects',
-      more: (results) => {
-        const cases = operation(results, 'create-address-type-field').cases;
-        expect(cases.filter((c) => c.outcome === 'failed').map((c) => c.name)).toEqual(['lifecycle: refused create leaves nothing']);
-        expect(findings(operation(results, 'create-address-type-field')).filter((f) => f.severity === 'error').map((f) => f.check)).toEqual(['failed-create-no-side-effects']);
-      },
+        ],
+        [
+          'a route answered 501 without the envelope is missing',
+          {
+            variant: () => ({ handlers: { 'update-address-type': () => ({ status: 501, body: { message: 'Not Implemented' } }) } }),
+            operation: 'update-address-type',
+            outcome: 'missing',
+            check: 'operation-present',
+          },
+        ],
+        [
+          'a wrong field type in a response (sequenceNumber as a string)',
+          {
+            variant: () => ({
+              handlers: {
+                'get-address-type-field-list': onSuccess((reply) => ({
+                  ...reply,
+                  body: (reply.body as Array<Record<string, unknown>>).map((f) => ({ ...f, sequenceNumber: String(f['sequenceNumber']) })),
+                })),
+              },
+            }),
+            operation: 'get-address-type-field-list',
+            outcome: 'failed',
+            check: 'response-schema-conformance',
+            more: (results) => {
+              const schemaErrors = findings(operation(results, 'get-address-type-field-list')).flatMap((f) => f.schemaErrors ?? []);
+              expect(schemaErrors.map((e) => e.instancePath)).toContainEqual(expect.stringMatching(/^\/\d+\/sequenceNumber$/));
+            },
+          },
+        ],
+        [
+          'invalid input accepted (create-address-type without code answers 200)',
+          {
+            variant: () => ({
+              handlers: {
+                'create-address-type': (req, next) => {
+                  const body = req.body;
+                  if (typeof body === 'object' && body !== null && !Array.isArray(body) && !('code' in body)) (body as Record<string, unknown>)['code'] = 'filled-in';
+                  return next();
+                },
+              },
+            }),
+            operation: 'create-address-type',
+            outcome: 'failed',
+            check: 'negative-data-rejected',
+            more: (results) => {
+              const cases = operation(results, 'create-address-type').cases;
+              expect(cases.find((c) => c.name === 'positive')?.outcome).toBe('passed');
+              expect(cases.find((c) => c.name === 'negative: missing body field code')?.outcome).toBe('failed');
+              expect(cases.find((c) => c.name === 'negative: missing body field name')?.outcome).toBe('passed');
+            },
+          },
+        ],
+        [
+          'a required non-nullable response field left out (Counter)',
+          {
+            variant: () => ({
+              handlers: {
+                'get-foreign-trade-reference-number': onSuccess((reply) => {
+                  const { Counter: _left, ...rest } = objectBody(reply);
+                  return { ...reply, body: rest };
+                }),
+              },
+            }),
+            operation: 'get-foreign-trade-reference-number',
+            outcome: 'failed',
+            check: 'response-schema-conformance',
+          },
+        ],
+        [
+          'a required response field left out (TransactionId); the verify step that needs it is skipped',
+          {
+            variant: () => ({
+              handlers: {
+                'send-forget-password-otp': onSuccess((reply) => {
+                  const { TransactionId: _left, ...rest } = objectBody(reply);
+                  return { ...reply, body: rest };
+                }),
+              },
+            }),
+            operation: 'send-forget-password-otp',
+            outcome: 'failed',
+            check: 'response-schema-conformance',
+            untested: ['verify-forget-password-otp'],
+            more: (results) => {
+              const positive = operation(results, 'verify-forget-password-otp').cases.find((c) => c.name === 'positive');
+              expect(positive?.outcome).toBe('skipped');
+              expect(positive?.skipReason).toMatch(/OTP source|one-time password/);
+            },
+          },
+        ],
+      ],
     },
   ],
   [
-    'a 500 with the envelope on a positive call',
+    'a reader answering a non-uuid id beside two wrong answers to valid calls, a stack trace in validation answers, and a list that never answers (--timeout 1500)',
     {
-      variant: () => ({ handlers: { 'create-user': onSuccess(serverError) } }),
-      tokenVia: 'env',
-      operation: 'create-user',
-      outcome: 'failed',
-      check: 'not-a-server-error',
-    },
-  ],
-  [
-    'a 500 on every valid call of a GET, its presence probe included, is failed, not missing',
-    {
-      variant: () => ({ handlers: { 'customer-get-cache-key-list': onSuccess(serverError) } }),
       tokenVia: 'flag',
-      operation: 'customer-get-cache-key-list',
-      outcome: 'failed',
-      check: 'not-a-server-error',
-    },
-  ],
-  [
-    'the error envelope missing on a 409',
-    {
-      variant: () => ({ handlers: { 'update-address-type': onSuccess(() => ({ status: 409, body: { message: 'conflict' } })) } }),
-      tokenVia: 'env',
-      operation: 'update-address-type',
-      outcome: 'failed',
-      check: 'error-envelope-conformance',
-    },
-  ],
-  [
-    'the error envelope missing on a 500',
-    {
-      variant: () => ({ handlers: { 'delete-address-type': onSuccess(() => ({ status: 500, headers: { 'content-type': 'text/plain' }, body: 'Internal Server Error' })) } }),
-      tokenVia: 'flag',
-      operation: 'delete-address-type',
-      outcome: 'failed',
-      check: 'error-envelope-conformance',
-      more: (results) => {
-        expect(checkIds(operation(results, 'delete-address-type'), 'error')).toContain('not-a-server-error');
-      },
-    },
-  ],
-  [
-    'a deleted record still served (delete answers 200 and keeps it)',
-    {
-      variant: () => ({
-        handlers: { 'delete-address-type-field': (req, next) => (UUID.test(req.params['id'] ?? '') && UUID.test(req.params['fieldId'] ?? '') ? { status: 200, body: {} } : next()) },
-      }),
-      tokenVia: 'env',
-      operation: 'delete-address-type-field',
-      outcome: 'failed',
-      check: 'use-after-delete',
-      more: (results) => {
-        const cases = operation(results, 'delete-address-type-field').cases;
-        expect(cases.find((c) => c.name === 'positive')?.outcome).toBe('passed');
-        expect(cases.find((c) => c.name === 'lifecycle: use after delete')?.outcome).toBe('failed');
-      },
-    },
-  ],
-  [
-    'an update not persisted (update answers 200 and changes nothing)',
-    {
-      variant: () => ({ handlers: { 'update-address-type-field': (req, next) => (isValidFieldUpdate(req) ? { status: 200, body: {} } : next()) } }),
-      tokenVia: 'flag',
-      operation: 'update-address-type-field',
-      outcome: 'failed',
-      check: 'update-persisted',
-    },
-  ],
-  [
-    'an update applies `code`, which the update does not accept (it answers the record it changed: no read shows an address type)',
-    {
-      variant: () => ({
-        handlers: {
-          'update-address-type': onSuccess((reply, req) => {
-            // Answered 200: the body was an object the update took.
-            const body = req.body as Record<string, unknown>;
-            return typeof body['code'] === 'string' ? { ...reply, body: { id: req.params['id'], ...body } } : reply;
-          }),
-        },
-      }),
-      tokenVia: 'env',
-      operation: 'update-address-type',
-      outcome: 'failed',
-      check: 'mass-assignment',
-      more: (results) => {
-        const found = findings(operation(results, 'update-address-type')).filter((f) => f.check === 'mass-assignment');
-        expect(found.map((f) => f.message)).toEqual(['PUT /address-types/{id} applied `code`, which its request schema does not accept (as its answer shows).']);
-        expect(found[0]?.faultCode).toBe(203);
-      },
-    },
-  ],
-  [
-    'a hang (one operation never answers) ends in timeouts, in bounded time',
-    {
-      variant: () => ({ handlers: { 'get-address-type-field-list': () => never() } }),
-      tokenVia: 'env',
       args: ['--timeout', '1500'],
-      operation: 'get-address-type-field-list',
-      outcome: 'failed',
-      check: 'response-timeout',
-      more: (results, run) => {
-        expect(run.wallMs).toBeLessThan(45_000);
-        const op = operation(results, 'get-address-type-field-list');
-        const timedOut = op.cases.filter((c) => c.findings.some((f) => f.check === 'response-timeout'));
-        expect(timedOut.length).toBeGreaterThan(0);
-        for (const c of timedOut) {
-          expect(c.outcome).toBe('failed');
-          expect(c.findings.find((f) => f.check === 'response-timeout')).toMatchObject({ severity: 'error', expected: 'a response within 1500 ms' });
-        }
-        // After two timeouts the operation's other requests are not sent: those cases say so.
-        const skipped = op.cases.filter((x) => x.outcome === 'skipped');
-        expect(skipped.length).toBeGreaterThan(0);
-        for (const c of skipped) expect(c.skipKind, c.name).toBe('timed-out');
-      },
+      faults: [
+        [
+          'a non-uuid id in a response',
+          {
+            variant: () => ({ handlers: { 'get-address-type-field-by-id': onSuccess((reply) => ({ ...reply, body: { ...objectBody(reply), id: 'field-1' } })) } }),
+            operation: 'get-address-type-field-by-id',
+            outcome: 'failed',
+            check: 'response-schema-conformance',
+            more: (results) => {
+              const schemaErrors = findings(operation(results, 'get-address-type-field-by-id')).flatMap((f) => f.schemaErrors ?? []);
+              expect(schemaErrors.map((e) => e.instancePath)).toContain('/id');
+            },
+          },
+        ],
+        [
+          'a wrong content type (text/plain on a JSON response)',
+          {
+            variant: () => ({ handlers: { 'customer-get-cache-key-list': onSuccess((reply) => ({ ...reply, headers: { 'content-type': 'text/plain' } })) } }),
+            operation: 'customer-get-cache-key-list',
+            outcome: 'failed',
+            check: 'content-type-conformance',
+          },
+        ],
+        [
+          'an error answered without the body the contract declares (409 with an empty body)',
+          {
+            variant: () => ({ handlers: { 'update-address-type': onSuccess(() => ({ status: 409 })) } }),
+            operation: 'update-address-type',
+            outcome: 'failed',
+            check: 'response-schema-conformance',
+            more: (results) => {
+              const f = findings(operation(results, 'update-address-type')).find((x) => x.check === 'response-schema-conformance');
+              expect(f?.message).toMatch(/409 has no body; the contract declares application\/json/);
+            },
+          },
+        ],
+        [
+          'a hang (one operation never answers) ends in timeouts, in bounded time',
+          {
+            variant: () => ({ handlers: { 'get-address-type-field-list': () => never() } }),
+            operation: 'get-address-type-field-list',
+            outcome: 'failed',
+            check: 'response-timeout',
+            more: (results, run) => {
+              expect(run.wallMs).toBeLessThan(45_000);
+              const op = operation(results, 'get-address-type-field-list');
+              const timedOut = op.cases.filter((c) => c.findings.some((f) => f.check === 'response-timeout'));
+              expect(timedOut.length).toBeGreaterThan(0);
+              for (const c of timedOut) {
+                expect(c.outcome).toBe('failed');
+                expect(c.findings.find((f) => f.check === 'response-timeout')).toMatchObject({ severity: 'error', expected: 'a response within 1500 ms' });
+              }
+              // After two timeouts the operation's other requests are not sent: those cases say so.
+              const skipped = op.cases.filter((x) => x.outcome === 'skipped');
+              expect(skipped.length).toBeGreaterThan(0);
+              for (const c of skipped) expect(c.skipKind, c.name).toBe('timed-out');
+            },
+          },
+        ],
+        [
+          'a stack trace in a validation answer (a .NET trace in the envelope message of create-address-type)',
+          {
+            variant: () => ({
+              handlers: {
+                'create-address-type': onValidationError((reply) => {
+                  const error = objectBody(reply)['error'] as Record<string, unknown>;
+                  return { ...reply, body: { error: { ...error, message: `${String(error['message'])}\r\n${DOTNET_TRACE}` } } };
+                }),
+              },
+            }),
+            operation: 'create-address-type',
+            outcome: 'failed',
+            check: 'stack-trace-not-exposed',
+            more: (results) => {
+              const op = operation(results, 'create-address-type');
+              const errors = findings(op).filter((f) => f.severity === 'error');
+              expect([...new Set(errors.map((f) => f.check))]).toEqual(['stack-trace-not-exposed']);
+              // Found on the refusals, each named by its call and status, quoting the first frame only (a folded repeat names the case shown first).
+              for (const f of errors) expect(f.message).toMatch(/^(?:the same as in "[^"]+": )?POST \S+ answered 400 with a \.NET stack trace in its body \(first frame: at Customer\.Api\.Validation\.AddressTypeValidator\.Validate/);
+              expect(errors.some((f) => f.message.includes('AddressTypesController'))).toBe(false);
+              expect(op.cases.find((c) => c.name === 'positive')?.outcome).toBe('passed');
+            },
+          },
+        ],
+        [
+          'an undocumented status: 418 on a positive call',
+          {
+            variant: () => ({ handlers: { 'customer-refresh-cache': onSuccess((reply) => ({ ...reply, status: 418 })) } }),
+            operation: 'customer-refresh-cache',
+            outcome: 'failed',
+            check: 'status-code-conformance',
+          },
+        ],
+      ],
+    },
+  ],
+  [
+    'a reader answering 404 to its positive calls beside a vendor media type, an envelope missing on a 409, auth not enforced and a 500 on a create',
+    {
+      tokenVia: 'flag',
+      faults: [
+        [
+          'an undocumented status: 404 with the envelope on a positive call',
+          {
+            variant: () => ({ handlers: { 'get-address-type-field-by-id': onSuccess(() => ({ status: 404, body: { error: { code: 'ERR_PLAT_4', message: 'not found' } } })) } }),
+            operation: 'get-address-type-field-by-id',
+            outcome: 'failed',
+            check: 'status-code-conformance',
+            more: (results) => {
+              // A 404 carrying the envelope is the service's own answer: the operation is present.
+              expect(operation(results, 'get-address-type-field-by-id').cases.find((c) => c.name === 'presence')?.outcome).toBe('passed');
+              // The writers read their records back through it: their lifecycle cases cannot run, and are skipped.
+              const lifecycle = operation(results, 'update-address-type-field').cases.find((c) => c.kind === 'lifecycle');
+              expect(lifecycle?.outcome).toBe('skipped');
+              expect(lifecycle?.skipReason).toMatch(/get-address-type-field-by-id answered 404/);
+            },
+          },
+        ],
+        [
+          'a +json media type where application/json is declared (a vendor type on a list)',
+          {
+            variant: () => ({ handlers: { 'customer-get-cache-key-list': onSuccess((reply) => ({ ...reply, headers: { 'content-type': 'application/vnd.customer+json' } })) } }),
+            operation: 'customer-get-cache-key-list',
+            outcome: 'failed',
+            check: 'content-type-conformance',
+          },
+        ],
+        [
+          'the error envelope missing on a 409',
+          {
+            variant: () => ({ handlers: { 'update-address-type': onSuccess(() => ({ status: 409, body: { message: 'conflict' } })) } }),
+            operation: 'update-address-type',
+            outcome: 'failed',
+            check: 'error-envelope-conformance',
+          },
+        ],
+        [
+          'auth not enforced (skipAuth on a GET)',
+          {
+            variant: () => ({ skipAuth: ['get-address-type-field-list'] }),
+            operation: 'get-address-type-field-list',
+            outcome: 'failed',
+            check: 'auth-enforced',
+            more: (results) => {
+              const auth = operation(results, 'get-address-type-field-list').cases.filter((c) => c.kind === 'auth');
+              expect(auth.map((c) => c.name)).toEqual([
+                'auth: no token',
+                'auth: empty bearer token',
+                'auth: Basic scheme',
+                'auth: malformed token',
+                'auth: wrong token',
+                'auth: valid token truncated',
+                'auth: valid token with one character changed',
+              ]);
+              expect(auth.every((c) => c.outcome === 'failed')).toBe(true);
+            },
+          },
+        ],
+        [
+          'a 500 with the envelope on a positive call',
+          {
+            variant: () => ({ handlers: { 'create-user': onSuccess(serverError) } }),
+            operation: 'create-user',
+            outcome: 'failed',
+            check: 'not-a-server-error',
+          },
+        ],
+      ],
+    },
+  ],
+  [
+    "the field writers' lifecycle faults (a refused create stored, a delete that keeps, an update that changes nothing) beside a GET answering 500, a mass assignment and an envelope missing on a 500",
+    {
+      tokenVia: 'env',
+      faults: [
+        [
+          'a refused create stored anyway (create-address-type-field answers 400 and keeps the record)',
+          {
+            variant: () => ({
+              handlers: {
+                // The refusal is the faithful one; the record is stored all the same, what the body lacks filled in.
+                'create-address-type-field': async (req, next) => {
+                  const reply = await next();
+                  const b = req.body;
+                  if (reply.status !== 400 || !UUID.test(req.params['id'] ?? '') || typeof b !== 'object' || b === null || Array.isArray(b)) return reply;
+                  const body = b as Record<string, unknown>;
+                  const n = body['sequenceNumber'];
+                  req.body = {
+                    fieldKey: typeof body['fieldKey'] === 'string' ? body['fieldKey'] : 'stored-anyway',
+                    isMandatory: body['isMandatory'] === true,
+                    sequenceNumber: typeof n === 'number' && Number.isInteger(n) && Math.abs(n) < 2 ** 31 ? n : 0,
+                    ...(typeof body['separatorMark'] === 'string' ? { separatorMark: body['separatorMark'] } : {}),
+                  };
+                  await next();
+                  return reply;
+                },
+              },
+            }),
+            operation: 'create-address-type-field',
+            outcome: 'failed',
+            check: 'failed-create-no-side-effects',
+            more: (results) => {
+              const cases = operation(results, 'create-address-type-field').cases;
+              expect(cases.filter((c) => c.outcome === 'failed').map((c) => c.name)).toEqual(['lifecycle: refused create leaves nothing']);
+              expect(findings(operation(results, 'create-address-type-field')).filter((f) => f.severity === 'error').map((f) => f.check)).toEqual(['failed-create-no-side-effects']);
+            },
+          },
+        ],
+        [
+          'a deleted record still served (delete answers 200 and keeps it)',
+          {
+            variant: () => ({
+              handlers: { 'delete-address-type-field': (req, next) => (UUID.test(req.params['id'] ?? '') && UUID.test(req.params['fieldId'] ?? '') ? { status: 200, body: {} } : next()) },
+            }),
+            operation: 'delete-address-type-field',
+            outcome: 'failed',
+            check: 'use-after-delete',
+            more: (results) => {
+              const cases = operation(results, 'delete-address-type-field').cases;
+              expect(cases.find((c) => c.name === 'positive')?.outcome).toBe('passed');
+              expect(cases.find((c) => c.name === 'lifecycle: use after delete')?.outcome).toBe('failed');
+            },
+          },
+        ],
+        [
+          'an update not persisted (update answers 200 and changes nothing)',
+          {
+            variant: () => ({ handlers: { 'update-address-type-field': (req, next) => (isValidFieldUpdate(req) ? { status: 200, body: {} } : next()) } }),
+            operation: 'update-address-type-field',
+            outcome: 'failed',
+            check: 'update-persisted',
+          },
+        ],
+        [
+          'a 500 on every valid call of a GET, its presence probe included, is failed, not missing',
+          {
+            variant: () => ({ handlers: { 'customer-get-cache-key-list': onSuccess(serverError) } }),
+            operation: 'customer-get-cache-key-list',
+            outcome: 'failed',
+            check: 'not-a-server-error',
+          },
+        ],
+        [
+          'an update applies `code`, which the update does not accept (it answers the record it changed: no read shows an address type)',
+          {
+            variant: () => ({
+              handlers: {
+                'update-address-type': onSuccess((reply, req) => {
+                  // Answered 200: the body was an object the update took.
+                  const body = req.body as Record<string, unknown>;
+                  return typeof body['code'] === 'string' ? { ...reply, body: { id: req.params['id'], ...body } } : reply;
+                }),
+              },
+            }),
+            operation: 'update-address-type',
+            outcome: 'failed',
+            check: 'mass-assignment',
+            more: (results) => {
+              const found = findings(operation(results, 'update-address-type')).filter((f) => f.check === 'mass-assignment');
+              expect(found.map((f) => f.message)).toEqual(['PUT /address-types/{id} applied `code`, which its request schema does not accept (as its answer shows).']);
+              expect(found[0]?.faultCode).toBe(203);
+            },
+          },
+        ],
+        [
+          'the error envelope missing on a 500',
+          {
+            variant: () => ({ handlers: { 'delete-address-type': onSuccess(() => ({ status: 500, headers: { 'content-type': 'text/plain' }, body: 'Internal Server Error' })) } }),
+            operation: 'delete-address-type',
+            outcome: 'failed',
+            check: 'error-envelope-conformance',
+            more: (results) => {
+              expect(checkIds(operation(results, 'delete-address-type'), 'error')).toContain('not-a-server-error');
+            },
+          },
+        ],
+      ],
     },
   ],
 ];
@@ -587,15 +607,35 @@ async function assertSound(run: CliRun): Promise<void> {
   await expectReportsAgree(run);
 }
 
-async function assertFault(fault: Fault, run: CliRun): Promise<void> {
+/** One variant with every fault of a deployment planted on the base. */
+function plant(base: Variant, faults: Fault[]): Variant {
+  const variants = faults.map((f) => f.variant());
+  return {
+    ...base,
+    handlers: Object.assign({}, ...variants.map((v) => v.handlers ?? {})) as Record<string, Handler>,
+    removeOperations: variants.flatMap((v) => v.removeOperations ?? []),
+    skipAuth: variants.flatMap((v) => v.skipAuth ?? []),
+  };
+}
+
+const plantedOperations = (faults: Fault[]): string[] => DESCRIBED.filter((id) => faults.some((f) => f.operation === id));
+
+/** The run as a whole: exit 1, and exactly the planted operations fail; every other one passed or, where a fault keeps its positive case from running, is untested. */
+async function assertOnlyPlantedFail(faults: Fault[], run: CliRun): Promise<void> {
   expect(run.code, run.stderr).toBe(1);
   const results = requireResults(run);
   await assertSound(run);
   expect(results.verdict).toBe('not-conformant');
-  expect(failing(results), summary(results).join('\n')).toEqual([fault.operation]);
-  const others = Object.entries(outcomes(results)).filter(([id]) => id !== fault.operation);
-  const untested = new Set<string>(fault.untested ?? []);
+  const planted = plantedOperations(faults);
+  expect(failing(results), summary(results).join('\n')).toEqual(planted);
+  const others = Object.entries(outcomes(results)).filter(([id]) => !planted.includes(id));
+  const untested = new Set<string>(faults.flatMap((f) => f.untested ?? []));
   expect(Object.fromEntries(others)).toEqual(Object.fromEntries(others.map(([id]) => [id, untested.has(id) ? 'untested' : 'passed'])));
+}
+
+/** One fault of the run: found on its operation, by its check, with a curl line stating the answer. */
+function assertFault(fault: Fault, run: CliRun): void {
+  const results = requireResults(run);
   const op = operation(results, fault.operation);
   expect(op.outcome).toBe(fault.outcome);
   // The faulty operation's failing finding is printed with a curl line stating its answer (replayed above where it
@@ -622,14 +662,22 @@ const BASES: Array<[string, Variant]> = [
   ['lenient', { lenient: true }],
 ];
 
-describe.concurrent.each(BASES)('faulty deployments (%s base): exit 1, exactly the faulty operation fails', (_base, base) => {
-  test.each(FAULTS)('%s', async (_name, fault) => {
-    const planted = { ...fault, variant: () => ({ ...base, ...fault.variant() }) };
-    await assertFault(planted, await runAgainst(planted));
-  }, RUN_TIMEOUT);
+describe.concurrent.each(BASES)('faulty deployments (%s base): exit 1, exactly the faulty operations fail', (_base, base) => {
+  describe.each(DEPLOYMENTS)('%s', (_name, deployment) => {
+    const faults = deployment.faults.map(([, f]) => f);
+    let run: Promise<CliRun> | undefined;
+    const planted = (): Promise<CliRun> =>
+      (run ??= runAgainst({ variant: () => plant(base, faults), tokenVia: deployment.tokenVia, ...(deployment.args ? { args: deployment.args } : {}) }));
+    test(`exactly ${plantedOperations(faults).join(', ')} fail; every other operation passes`, async () => {
+      await assertOnlyPlantedFail(faults, await planted());
+    }, RUN_TIMEOUT);
+    test.each(deployment.faults)('%s', async (_name, fault) => {
+      assertFault(fault, await planted());
+    }, RUN_TIMEOUT);
+  });
 });
 
-test(
+test.concurrent(
   'the lenient twin of the reference deployment is conformant with the default options; what it takes leniently is listed apart',
   async () => {
     const run = await runAgainst({ variant: () => ({ lenient: true }), tokenVia: 'env' });
@@ -652,7 +700,7 @@ test(
 // ---------------------------------------------------------------------------------------------------------
 // A fault only a scenario's own assertion can see: reported as that scenario's failure, no operation blamed
 
-test(
+test.concurrent(
   'a reference counter that does not advance: the scenario fails, no described operation is blamed',
   async () => {
     const run = await runAgainst({
@@ -894,6 +942,19 @@ describe('the variants used above', () => {
     expect(isValidFieldUpdate(req({ ...valid, sequenceNumber: 2 ** 31 }))).toBe(false);
     expect(isValidFieldUpdate(req({ ...valid, isVisible: 'yes' }))).toBe(false);
     expect(isValidFieldUpdate(req(valid, 'not-a-uuid'))).toBe(false);
+  });
+
+  test('each deployment plants its faults on distinct operations, each fault touching its own operation only; all 24 are planted', () => {
+    for (const [name, deployment] of DEPLOYMENTS) {
+      const ops = deployment.faults.map(([, f]) => f.operation);
+      expect(new Set(ops).size, name).toBe(ops.length);
+      const touched = deployment.faults.flatMap(([, f]) => {
+        const v = f.variant();
+        return [...Object.keys(v.handlers ?? {}), ...(v.removeOperations ?? []), ...(v.skipAuth ?? [])];
+      });
+      expect(touched.sort(), name).toEqual([...ops].sort());
+    }
+    expect(DEPLOYMENTS.flatMap(([, d]) => d.faults).length).toBe(24);
   });
 
   test('extra properties reach nested objects and list items', () => {
