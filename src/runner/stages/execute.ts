@@ -17,6 +17,7 @@ import { SharedValues } from '../report/case-memory.ts';
 import { withTexts, type CaseSpool } from '../report/case-spool.ts';
 import type { Reporter } from '../report/reporter.ts';
 import { ROOT } from '../cli/paths.ts';
+import { dirname } from 'node:path';
 import { initialToken, type RunNetwork } from './network.ts';
 import type { Inputs } from './inputs.ts';
 import type { LocalInputs } from './local-inputs.ts';
@@ -104,7 +105,7 @@ export async function executeRun(options: RunOptions, local: LocalInputs, target
   let failingOperations = 0;
   // Where the run can obtain a secret out of band (an OTP source), every case's answers are kept to be searched for
   // it at the end, whatever order the cases ran in (execute/secret-watch.ts).
-  const watch = config.otpSourceUrl ? new SecretWatch() : undefined;
+  const watch = config.otpSourceUrl ? new SecretWatch(WATCH_CHARS, spool ? dirname(spool.file) : undefined) : undefined;
   const startCases = (session: Session): Scheduler =>
     schedule(session, plan.plans, options.concurrency, {
       onCase: (operationId, index, result) => {
@@ -178,5 +179,6 @@ export async function executeRun(options: RunOptions, local: LocalInputs, target
     };
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
+    watch?.close();
   }
 }
