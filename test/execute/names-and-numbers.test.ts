@@ -168,12 +168,18 @@ const findings = (results: RunResults, operationId: string, check: string): Arra
   (results.operations.find((o) => o.operationId === operationId)?.cases ?? []).flatMap((c) => c.findings.filter((f) => f.check === check && f.severity === 'error').map((f) => ({ ...f, case: c.name })));
 const everything = (results: RunResults) => JSON.stringify(results.operations.flatMap((o) => o.cases.flatMap((c) => c.findings.map((f) => [o.operationId, c.name, f.check, f.message]))));
 
+// The correct server runs one seed: the faulty servers below run seeds 1, 2 and 3, and a second seed of a server
+// that flags nothing proves nothing the first does not.
+test('the correct server: nothing found (seed 2)', async () => {
+  const results = await run(server(), '2');
+  expect(summary(results), everything(results)).toEqual([]);
+  expect(results.verdict).toBe('conformant');
+}, 120_000);
+
 describe.each(['1', '2', '3'])('names, numbers and records (seed %s)', (seed) => {
-  test('the correct server: nothing found', async () => {
-    const results = await run(server(), seed);
-    expect(summary(results), everything(results)).toEqual([]);
-    expect(results.verdict).toBe('conformant');
-  }, 120_000);
+  // One run of the server whose creates all break, without --allow-irreversible, read by the two tests below.
+  let broken: Promise<RunResults> | undefined;
+  const brokenRun = () => (broken ??= run(server('creates-broken'), seed));
 
   test('a sort by a field it does not know breaks the list: not-a-server-error on listThings, a plain word', async () => {
     const results = await run(server('unknown-sort-field'), seed);
@@ -214,7 +220,7 @@ describe.each(['1', '2', '3'])('names, numbers and records (seed %s)', (seed) =>
   }, 120_000);
 
   test('creates that all break: a read uses a record the list serves and finds what it answers; writes leave it alone', async () => {
-    const results = await run(server('creates-broken'), seed);
+    const results = await brokenRun();
     expect(findings(results, 'getThing', 'response-schema-conformance').map((f) => f.case), everything(results)).toContain('positive');
     // Without --allow-irreversible no write goes to a record the run did not make.
     const writes = results.operations.filter((o) => o.operationId === 'replaceThing' || o.operationId === 'removeThing').flatMap((o) => o.cases.flatMap((c) => c.exchanges.map((e) => e.request.url)));
@@ -227,7 +233,7 @@ describe.each(['1', '2', '3'])('names, numbers and records (seed %s)', (seed) =>
     // The update ran (on a served record: the run could make none); the delete, which would consume it, did not.
     expect(positive('replaceThing')?.outcome, everything(results)).toBe('passed');
     expect(positive('removeThing')?.outcome).toBe('skipped');
-    const without = await run(server('creates-broken'), seed);
+    const without = await brokenRun();
     expect(without.operations.find((o) => o.operationId === 'replaceThing')?.cases.find((c) => c.name === 'positive')?.outcome).toBe('skipped');
   }, 120_000);
 });
