@@ -201,15 +201,17 @@ function passedIn(results: RunResults, operationId: string, check: string): numb
   return operation(results, operationId).passedChecks?.[check] ?? 0;
 }
 
+// Each correct deployment runs one seed, the seeds varied across them: the planted defects below run seeds 1, 2 and
+// 3, and a second seed of a deployment that flags nothing proves nothing the first does not.
 describe.concurrent('a correct deployment: nothing found, the record read the same after a repeated PUT, the Location served', () => {
   test.each([
-    ['strict, Location with the base path', { mode: 'strict', location: 'path' }],
-    ['lenient, Location relative to the collection', { mode: 'lenient', location: 'relative' }],
-    ['strict, a readOnly updatedAt moved by every write, Location as a full URL', { mode: 'strict', location: 'url', updatedAt: true }],
-    ['lenient, no Location at all', { mode: 'lenient', location: 'none' }],
-    ['strict, every read counts itself in views (a reader that differs with no write: the repeat is not judged on it)', { mode: 'strict', location: 'path', views: true }],
-  ] as const)('%s', async (_name, variant) => {
-    for (const seed of [1, 2, 3]) {
+    ['strict, Location with the base path (seed 1)', { mode: 'strict', location: 'path' }, 1],
+    ['lenient, Location relative to the collection (seed 2)', { mode: 'lenient', location: 'relative' }, 2],
+    ['strict, a readOnly updatedAt moved by every write, Location as a full URL (seed 3)', { mode: 'strict', location: 'url', updatedAt: true }, 3],
+    ['lenient, no Location at all (seed 1)', { mode: 'lenient', location: 'none' }, 1],
+    ['strict, every read counts itself in views (a reader that differs with no write: the repeat is not judged on it) (seed 2)', { mode: 'strict', location: 'path', views: true }, 2],
+  ] as const)('%s', async (_name, variant, only) => {
+    for (const seed of [only]) {
       const results = await runOn(variant, seed);
       expect(results.verdict, `seed ${seed}`).toBe('conformant');
       expect(allFindings(results).filter((f) => f.severity === 'error'), `seed ${seed}`).toEqual([]);
@@ -241,8 +243,9 @@ describe.concurrent('a planted defect is found on its operation, by its check, a
 });
 
 describe.concurrent('a Location on another origin than the target', () => {
-  test('is not followed: a note on the create, nothing else found', async () => {
-    for (const seed of [1, 2, 3]) {
+  // One seed: nothing is flagged here, and whether a Location is followed does not depend on the values drawn.
+  test('is not followed: a note on the create, nothing else found (seed 3)', async () => {
+    for (const seed of [3]) {
       const hosts: string[] = [];
       const results = await runOn({ mode: 'strict', location: 'other-origin' }, seed, hosts);
       expect(results.verdict, `seed ${seed}`).toBe('conformant');
