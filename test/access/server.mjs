@@ -1,5 +1,6 @@
 // A multi-user API for the access checks (object-level authorization between identities, function-level
-// authorization by OAuth2 scope). Correct by default; `fault` makes exactly one known defect for the tests.
+// authorization by OAuth2 scope). Correct by default; `fault` makes one known defect for the tests (a list of them
+// makes each, for defects on operations that cannot affect each other).
 //   fault: 'read-other'      GET /documents/{id} serves another identity's document
 //   fault: 'update-other'    PUT /documents/{id} lets another identity update the document
 //   fault: 'delete-other'    DELETE /documents/{id} lets another identity delete the document
@@ -59,6 +60,8 @@ const COMMENT_FIELDS = { text: { required: true, min: 1, max: 500 } };
 const TAG_FIELDS = { name: { required: true, min: 1, max: 50 } };
 
 export async function startAccessServer({ fault, denial = 404 } = {}) {
+  const faults = [fault ?? []].flat();
+  const has = (name) => faults.includes(name);
   if (denial !== 404 && denial !== 403) throw new Error(`denial must be 404 or 403, not ${denial}`);
   const documents = new Map(); // id → { id, title, body, owner }
   const comments = new Map(); // document id → [{ id, documentId, text, author }]
@@ -109,7 +112,7 @@ export async function startAccessServer({ fault, denial = 404 } = {}) {
       }
       const scope = route.methods[method];
       const documentWrite = route.name === 'documents' ? method === 'POST' : route.name === 'document' && method !== 'GET';
-      const skipScope = fault === 'no-scope-write' && documentWrite;
+      const skipScope = has('no-scope-write') && documentWrite;
       if (!skipScope && !SCOPES[caller].includes(scope)) return error(403, 'insufficient-scope');
 
       // The JSON body of an operation that takes one; answers undefined after sending 415 or 400.
@@ -155,7 +158,7 @@ export async function startAccessServer({ fault, denial = 404 } = {}) {
           return undefined;
         }
         if (doc.owner !== caller && !allowOther) {
-          if (denial === 403 || fault === 'leak-403') forbidden();
+          if (denial === 403 || has('leak-403')) forbidden();
           else notFound();
           return undefined;
         }
@@ -174,11 +177,11 @@ export async function startAccessServer({ fault, denial = 404 } = {}) {
 
       if (route.name === 'document') {
         if (method === 'GET') {
-          const doc = ownDocument(fault === 'read-other');
+          const doc = ownDocument(has('read-other'));
           return doc && send(200, doc);
         }
         if (method === 'PUT') {
-          const doc = ownDocument(fault === 'update-other');
+          const doc = ownDocument(has('update-other'));
           if (!doc) return undefined;
           const body = readBody(DOCUMENT_FIELDS);
           if (!body) return undefined;
@@ -186,7 +189,7 @@ export async function startAccessServer({ fault, denial = 404 } = {}) {
           doc.body = body.body ?? '';
           return send(200, doc);
         }
-        const doc = ownDocument(fault === 'delete-other');
+        const doc = ownDocument(has('delete-other'));
         if (!doc) return undefined;
         documents.delete(doc.id);
         comments.delete(doc.id);
@@ -198,7 +201,7 @@ export async function startAccessServer({ fault, denial = 404 } = {}) {
           const doc = ownDocument(false);
           return doc && send(200, { items: comments.get(doc.id) ?? [] });
         }
-        const doc = ownDocument(fault === 'comment-other');
+        const doc = ownDocument(has('comment-other'));
         if (!doc) return undefined;
         const body = readBody(COMMENT_FIELDS);
         if (!body) return undefined;

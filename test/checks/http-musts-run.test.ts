@@ -5,7 +5,7 @@
  * /items/{itemId}; records named by `itemId`, so no `id` in a body tells one record from another) behind a bearer
  * token. Correct: the service challenges itself, Location relative; the service does not, a gateway in front adds
  * the header to its 401s. Faulty: a 401 without the header; a Location naming a record that exists, not the created
- * one. Each under seeds 1 to 3.
+ * one. The faulty ones under seeds 1 to 3, each correct one under one seed.
  */
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -176,14 +176,12 @@ describe.concurrent('a 401 without a challenge, a Location that names another re
   );
 });
 
+// Each correct deployment under one seed: the faulty ones above run seeds 1, 2 and 3, and a second seed of a
+// deployment that flags nothing proves nothing the first does not.
 describe.concurrent('correct: the service challenges, or a gateway in front adds the challenge; a relative Location', () => {
   test.each([
     ['challenges', 1],
-    ['challenges', 2],
-    ['challenges', 3],
-    ['gateway-challenges', 1],
     ['gateway-challenges', 2],
-    ['gateway-challenges', 3],
   ] as const)(
     '%s, seed %i: nothing found; conformant; both checks ran',
     async (variant, seed) => {

@@ -3,7 +3,8 @@
  * delete answering 204) served by a real server. The faulty deployment answers its read's 400 with a Python
  * traceback in the error envelope and its delete's 204 with the deleted record after the header (written to the
  * socket: Node's http server strips a 204's body); the correct ones, strict and lenient, answer plain error JSON
- * (the lenient one Spring's default error shape, which names a `path`) and an empty 204. Each run under seeds 1 to 3.
+ * (the lenient one Spring's default error shape, which names a `path`) and an empty 204. The faulty deployment runs
+ * under seeds 1 to 3, each correct one under one seed.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -173,13 +174,11 @@ describe.concurrent('a stack trace in an error answer, a 204 with a body', () =>
     RUN_TIMEOUT,
   );
 
+  // Each correct deployment under one seed: the faulty one above runs seeds 1, 2 and 3, and a second seed of a
+  // deployment that flags nothing proves nothing the first does not.
   test.each([
     ['strict', 1],
-    ['strict', 2],
-    ['strict', 3],
-    ['lenient', 1],
     ['lenient', 2],
-    ['lenient', 3],
   ] as const)(
     'correct, %s, seed %i: neither check finds anything; conformant',
     async (variant, seed) => {

@@ -26,15 +26,18 @@ interface Gateway {
   close(): Promise<void>;
 }
 
-/** An HTTPS gateway with mutual TLS in front of the reference service: token rotation, 429s, header log. */
-async function startGateway(pki: Pki, upstream: string, options: { rotateAfter: number; every429: number }): Promise<Gateway> {
+/**
+ * An HTTPS gateway with mutual TLS in front of the reference service: token rotation, 429s (to every `every429`th
+ * request, at most `max429` of them: each costs the run the second its Retry-After asks), header log.
+ */
+async function startGateway(pki: Pki, upstream: string, options: { rotateAfter: number; every429: number; max429: number }): Promise<Gateway> {
   let authorized = 0;
   const gw: Gateway = { url: '', seen: [], answered429: 0, rotatedAfter: options.rotateAfter, close: async () => undefined };
   const server = createHttpsServer(
     { cert: readFileSync(pki.serverCert), key: readFileSync(pki.serverKey), ca: readFileSync(pki.caCert), requestCert: true, rejectUnauthorized: true },
     (req, res) => {
       gw.seen.push(req.headers);
-      if (gw.seen.length % options.every429 === 0) {
+      if (gw.seen.length % options.every429 === 0 && gw.answered429 < options.max429) {
         gw.answered429++;
         res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' }).end('{"error":{"code":"RATE_LIMITED"}}');
         return;
@@ -85,7 +88,7 @@ afterAll(async () => {
 
 describe('a staging-like gateway', () => {
   test('proxy, client certificate, headers, token rotation and 429 back-off: conformant, with every retry recorded and no secret in any report', async () => {
-    const gw = await startGateway(pki, variant.svc.url, { rotateAfter: 30, every429: 25 });
+    const gw = await startGateway(pki, variant.svc.url, { rotateAfter: 30, every429: 25, max429: 6 });
     try {
       const dir = await tempDir();
       const command = join(dir, 'token.sh');

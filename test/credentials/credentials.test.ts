@@ -66,7 +66,9 @@ function leaks(dir: string, secrets: readonly string[], console: string): string
 }
 
 describe.skipIf(SPEC === undefined)('credentials from the API itself (--auth-from), RealWorld shape', () => {
-  test.each(SEEDS)('seed %s: a registration gives the run its Token; the authenticated operations are tested and a correct server is conformant; no report holds the token or the password', async (seed) => {
+  // The correct server's runs (a registration, a login, a rename) run one seed each, the seeds shared among them: the
+  // faulty servers below run seeds 1, 2 and 3, and a second seed of a run that flags nothing proves nothing new.
+  test.each(['1'])('seed %s: a registration gives the run its Token; the authenticated operations are tested and a correct server is conformant; no report holds the token or the password', async (seed) => {
     const password = `Pw-${seed}-correct-horse-battery`;
     const body = JSON.stringify({ user: { password } });
     const { run, server } = await runAgainst({}, seed, ['--auth-from', 'POST /users', '--include', INCLUDE], { CONFORMANCE_AUTH_FROM_BODY: body });
@@ -89,7 +91,7 @@ describe.skipIf(SPEC === undefined)('credentials from the API itself (--auth-fro
     expect(leaks(run.out, [...server.issued, password], run.stdout + run.stderr)).toEqual([]);
   });
 
-  test.each(SEEDS)('seed %s: a login with the given credentials gives the token as well', async (seed) => {
+  test.each(['2'])('seed %s: a login with the given credentials gives the token as well', async (seed) => {
     const s = (await startConduitServer({})) as Server & { register(user: object): void };
     try {
       s.register({ username: 'jake', email: 'jake@jake.jake', password: 'jakejake-secret' });
@@ -122,7 +124,7 @@ describe.skipIf(SPEC === undefined)('credentials from the API itself (--auth-fro
     }
   });
 
-  test.each(SEEDS)('seed %s: a rename of the current user renews the token; later cases use the new one and nothing is blamed on the service', async (seed) => {
+  test.each(['3'])('seed %s: a rename of the current user renews the token; later cases use the new one and nothing is blamed on the service', async (seed) => {
     const { run, server } = await runAgainst({}, seed, ['--auth-from', 'POST /users', '--include', `${INCLUDE},UpdateCurrentUser`]);
     const results = run.results!;
     // The run's own PUT /user renamed the user: more than one token was issued to it.

@@ -5,7 +5,7 @@
  * its created-readable chain), the PUT (after its update-persisted chain, on the same record) and the PATCH (a case
  * of its own). A faulty server that applies whatever properties come fails all three with mass-assignment, under
  * three seeds; a strict one (400 for a property of a thing it may not set) and a lenient one (it ignores them) are
- * conformant, and the strict one's refusals cost the update-persisted chain nothing. A `version` every update
+ * conformant (one seed each), and the strict one's refusals cost the update-persisted chain nothing. A `version` every update
  * advances is the server's own and never passes for one applied. Without a GET of a thing, the writes' own answers
  * show the record (an enum, one of a few values, is then not sent: nothing shows the value it differs from).
  */
@@ -194,7 +194,22 @@ describe.each([1, 2, 3])('mass assignment, --seed %i', (seed) => {
     expect(assigned?.['version']).toBeGreaterThan(1000);
   }, 150_000);
 
-  test.each(['strict', 'lenient'] as const)('a correct %s server: no mass-assignment finding, conformant; the update-persisted chain keeps its update', async (mode) => {
+  test('without a reader the writes\' answers show the record: a faulty server fails the create, the PUT and the PATCH', async () => {
+    const faulty = await run('faulty', seed, false);
+    const shown = (operationId: string) => allFindings(faulty).filter((f) => f.check === 'mass-assignment' && f.operationId === operationId).map((f) => `${f.severity}: ${f.message}`);
+    // No stored value to differ from: the role (one of two) is not sent; the version and createdBy are.
+    expect(shown('createThing')).toEqual(['error: POST /things applied `version`, which its request schema does not accept, and `createdBy`, which its request schema marks readOnly (as its answer shows).']);
+    expect(shown('putThing')).toEqual(['error: PUT /things/{id} applied `version`, which its request schema does not accept, and `createdBy`, which its request schema marks readOnly (as its answer shows).']);
+    expect(shown('patchThing')).toEqual(['error: PATCH /things/{id} applied `createdBy`, `version`, which its request schema does not accept (as its answer shows).']);
+    const sent = operation(faulty, 'createThing').cases.find((c) => c.name === 'lifecycle: mass assignment');
+    expect(Object.keys(writes(sent, 'POST').at(-1) ?? {}).sort()).toEqual(['createdBy', 'name', 'version']);
+  }, 150_000);
+});
+
+// The correct servers, each under one seed, the seeds shared among them: the faulty server above runs seeds 1, 2
+// and 3, and a second seed of a server that flags nothing proves nothing the first does not.
+describe('mass assignment, correct servers', () => {
+  test.each([['strict', 1], ['lenient', 2]] as const)('a correct %s server: no mass-assignment finding, conformant; the update-persisted chain keeps its update (--seed %i)', async (mode, seed) => {
     const results = await run(mode, seed);
     expect(allFindings(results).filter((f) => f.check === 'mass-assignment')).toEqual([]);
     const errors = allFindings(results).filter((f) => f.severity === 'error').map((f) => `${f.operationId}: ${f.check}: ${f.message}`);
@@ -212,16 +227,9 @@ describe.each([1, 2, 3])('mass assignment, --seed %i', (seed) => {
     expect(Object.keys(writes(chain(results, 'patchThing'), 'PATCH').at(-1) ?? {}).sort()).toEqual(['createdBy', 'name', 'role', 'version']);
     expect(Object.keys(writes(chain(results, 'createThing'), 'POST').at(-1) ?? {}).sort()).toEqual(['createdBy', 'name', 'role', 'version']);
   }, 150_000);
-  test('without a reader the writes\' answers show the record: a faulty server fails the create, the PUT and the PATCH; a lenient one passes', async () => {
-    const faulty = await run('faulty', seed, false);
-    const shown = (operationId: string) => allFindings(faulty).filter((f) => f.check === 'mass-assignment' && f.operationId === operationId).map((f) => `${f.severity}: ${f.message}`);
-    // No stored value to differ from: the role (one of two) is not sent; the version and createdBy are.
-    expect(shown('createThing')).toEqual(['error: POST /things applied `version`, which its request schema does not accept, and `createdBy`, which its request schema marks readOnly (as its answer shows).']);
-    expect(shown('putThing')).toEqual(['error: PUT /things/{id} applied `version`, which its request schema does not accept, and `createdBy`, which its request schema marks readOnly (as its answer shows).']);
-    expect(shown('patchThing')).toEqual(['error: PATCH /things/{id} applied `createdBy`, `version`, which its request schema does not accept (as its answer shows).']);
-    const sent = operation(faulty, 'createThing').cases.find((c) => c.name === 'lifecycle: mass assignment');
-    expect(Object.keys(writes(sent, 'POST').at(-1) ?? {}).sort()).toEqual(['createdBy', 'name', 'version']);
-    const lenient = await run('lenient', seed, false);
+
+  test('without a reader the writes\' answers show the record: a lenient server passes (--seed 3)', async () => {
+    const lenient = await run('lenient', 3, false);
     expect(allFindings(lenient).filter((f) => f.check === 'mass-assignment')).toEqual([]);
     expect(summary(lenient)).toEqual([]);
     expect(operation(lenient, 'putThing').cases.find((c) => c.name === 'lifecycle: mass assignment')?.outcome).toBe('passed');

@@ -168,22 +168,25 @@ const findings = (results: RunResults, operationId: string, check: string): Arra
   (results.operations.find((o) => o.operationId === operationId)?.cases ?? []).flatMap((c) => c.findings.filter((f) => f.check === check && f.severity === 'error').map((f) => ({ ...f, case: c.name })));
 const everything = (results: RunResults) => JSON.stringify(results.operations.flatMap((o) => o.cases.flatMap((c) => c.findings.map((f) => [o.operationId, c.name, f.check, f.message]))));
 
+// The correct server runs one seed: the faulty servers below run seeds 1, 2 and 3, and a second seed of a server
+// that flags nothing proves nothing the first does not.
+test('the correct server: nothing found (seed 2)', async () => {
+  const results = await run(server(), '2');
+  expect(summary(results), everything(results)).toEqual([]);
+  expect(results.verdict).toBe('conformant');
+}, 120_000);
+
 describe.each(['1', '2', '3'])('names, numbers and records (seed %s)', (seed) => {
-  test('the correct server: nothing found', async () => {
-    const results = await run(server(), seed);
-    expect(summary(results), everything(results)).toEqual([]);
-    expect(results.verdict).toBe('conformant');
-  }, 120_000);
+  // One run of the server whose creates all break, without --allow-irreversible, read by the two tests below.
+  let broken: Promise<RunResults> | undefined;
+  const brokenRun = () => (broken ??= run(server('creates-broken'), seed));
 
-  test('a sort by a field it does not know breaks the list: not-a-server-error on listThings, a plain word', async () => {
-    const results = await run(server('unknown-sort-field'), seed);
-    expect(summary(results), everything(results)).toEqual(['listThings: failed [not-a-server-error, status-code-conformance]']);
+  // The two faults share a deployment: the one breaks the list's sort, the other the read of an id it does not hold,
+  // and neither touches what the other operation is sent or answers; each is found on its own operation, no other fails.
+  test('a sort by a field it does not know breaks the list (not-a-server-error on listThings, a plain word); a numeric id it does not hold breaks the read (not-a-server-error on getThing, {thingId} = "0")', async () => {
+    const results = await run(server('unknown-sort-field', 'id-zero'), seed);
+    expect(summary(results), everything(results)).toEqual(['getThing: failed [not-a-server-error, status-code-conformance]', 'listThings: failed [not-a-server-error, status-code-conformance]']);
     expect(findings(results, 'listThings', 'not-a-server-error').map((f) => f.message).join('\n')).toMatch(/query\.sort = \["[A-Za-z]+"\]/);
-  }, 120_000);
-
-  test('a numeric id it does not hold breaks the read: not-a-server-error on getThing, {thingId} = "0"', async () => {
-    const results = await run(server('id-zero'), seed);
-    expect(summary(results), everything(results)).toEqual(['getThing: failed [not-a-server-error, status-code-conformance]']);
     expect(findings(results, 'getThing', 'not-a-server-error').map((f) => f.message).join('\n')).toMatch(/path\.thingId = "0"/);
   }, 120_000);
 
@@ -214,7 +217,7 @@ describe.each(['1', '2', '3'])('names, numbers and records (seed %s)', (seed) =>
   }, 120_000);
 
   test('creates that all break: a read uses a record the list serves and finds what it answers; writes leave it alone', async () => {
-    const results = await run(server('creates-broken'), seed);
+    const results = await brokenRun();
     expect(findings(results, 'getThing', 'response-schema-conformance').map((f) => f.case), everything(results)).toContain('positive');
     // Without --allow-irreversible no write goes to a record the run did not make.
     const writes = results.operations.filter((o) => o.operationId === 'replaceThing' || o.operationId === 'removeThing').flatMap((o) => o.cases.flatMap((c) => c.exchanges.map((e) => e.request.url)));
@@ -227,7 +230,7 @@ describe.each(['1', '2', '3'])('names, numbers and records (seed %s)', (seed) =>
     // The update ran (on a served record: the run could make none); the delete, which would consume it, did not.
     expect(positive('replaceThing')?.outcome, everything(results)).toBe('passed');
     expect(positive('removeThing')?.outcome).toBe('skipped');
-    const without = await run(server('creates-broken'), seed);
+    const without = await brokenRun();
     expect(without.operations.find((o) => o.operationId === 'replaceThing')?.cases.find((c) => c.name === 'positive')?.outcome).toBe('skipped');
   }, 120_000);
 });

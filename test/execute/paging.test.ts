@@ -5,7 +5,7 @@
  * say so (`pageSize` in the answer) while the index still steps through every record. Faulty: a server that ignores
  * the page size (every record on every page); a total that counts one page; pages that overlap (the last record of
  * a page comes again first on the next). Each found on listItems by paging-kept, under seeds 1 to 3; the correct
- * ones found nothing, the check ran.
+ * ones, under one seed each, found nothing, the check ran.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -171,10 +171,12 @@ describe.concurrent('paging through a list', () => {
     RUN_TIMEOUT,
   );
 
-  test.each(['as-asked', 'fewer-and-says-so'] as const)(
-    'correct, %s: nothing found under seeds 1 to 3; the paging case ran and the check passed',
-    async (variant) => {
-      for (const seed of [1, 2, 3]) {
+  // Each correct server under one seed: the faulty ones above run seeds 1, 2 and 3, and a second seed of a server
+  // that flags nothing proves nothing the first does not.
+  test.each([['as-asked', 1], ['fewer-and-says-so', 2]] as const)(
+    'correct, %s: nothing found (seed %i); the paging case ran and the check passed',
+    async (variant, only) => {
+      for (const seed of [only]) {
         const results = await run(variant, seed);
         expect(found(results), `seed ${seed}`).toEqual([]);
         expect(results.verdict).toBe('conformant');

@@ -9,7 +9,8 @@
  *  - a router whose decoder throws on `%ZZ` (500): not-a-server-error on the GET and the DELETE, whose message calls
  *    it a request whose acceptance the contract does not settle (no value of the id's schema is `%ZZ`);
  *  - a correct strict server (400 for what is no id, 404 for an id it does not hold, both documented) and a correct
- *    lenient one (404 for anything it does not hold, the only refusal documented): nothing, under seeds 1, 2 and 3.
+ *    lenient one (404 for anything it does not hold, the only refusal documented): nothing, under one seed each (the
+ *    faulty servers run seeds 1, 2 and 3).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { writeFile } from 'node:fs/promises';
@@ -148,10 +149,12 @@ describe('path parameters: encoding edges, ids beyond int64, counts by location'
     return runs.get(key)!;
   };
 
-  test.each(SEEDS)(
-    'seed %i: the encoding edges go out raw, to every method, and a correct server, strict or lenient, shows nothing',
-    async (seed) => {
-      for (const variant of ['strict', 'lenient'] as const) {
+  // Each correct server runs one seed (lenient 1, whose run the counts below read too; strict 2): the faulty
+  // servers run seeds 1, 2 and 3, and a second seed of a server that flags nothing proves nothing the first does not.
+  test.each([['lenient', 1], ['strict', 2]] as const)(
+    'the encoding edges go out raw, to every method, and a correct %s server shows nothing (seed %i)',
+    async (only, seed) => {
+      for (const variant of [only]) {
         const { results, paths } = await ran(variant, seed);
         expect(errors(results).map((f) => `${f.operationId} ${f.check}: ${f.message}`), variant).toEqual([]);
         expect(results.verdict, variant).toBe('conformant');

@@ -188,8 +188,10 @@ describe.concurrent('a record made by another body where the example names a par
     expect(junit).toMatch(/\[\[PROPERTY\|setup-note=setup: createNote answered 500 to the body sent for the record/);
   }, 240_000);
 
-  const correct: Mode[] = ['strict', 'lenient'];
-  test.each(correct.flatMap((mode) => SEEDS.map((seed) => [mode, seed] as const)))('%s: conformant, and the notes are made, used and deleted all the same (seed %i)', async (mode, seed) => {
+  // Each correct server under one seed (strict 2, lenient 3): the faulty one above runs seeds 1, 2 and 3, and a
+  // second seed of a server that flags nothing proves nothing the first does not.
+  const correct = [['strict', 2], ['lenient', 3]] as const;
+  test.each(correct)('%s: conformant, and the notes are made, used and deleted all the same (seed %i)', async (mode, seed) => {
     const { results, left } = await run(mode, seed);
     expect(results.verdict, summary(results).join('\n')).toBe('conformant');
     expect(errors(results)).toEqual([]);
