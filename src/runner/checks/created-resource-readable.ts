@@ -50,7 +50,7 @@ const TOTALS = ['total', 'count', 'totalCount', 'total_count', 'totalItems', 'to
 
 /**
  * Whether a list answer holds the whole collection: a record missing from it then is missing. A page whose total
- * is larger than what it holds, one with a link to the next, or a full-looking page (ten records or more, the
+ * is larger than what it holds (or only as large, on a full-looking page), one with a link to the next, or a full-looking page (ten records or more, the
  * smallest default page size in use) of a list that takes paging parameters and says no total, may hold only the
  * first page: a record missing from it proves nothing.
  */
@@ -58,10 +58,13 @@ export function listComplete(body: unknown, list: Pick<Operation, 'parameters'>)
   const held = listedIds(body).length;
   const page = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
   const total = page ? TOTALS.map((k) => page[k]).find((v): v is number => typeof v === 'number') : undefined;
-  if (total !== undefined) return total <= held;
+  const pageable = list.parameters.some((p) => p.in === 'query' && PAGING.test(p.name));
+  // A full-looking page whose total is what it holds may be a total that counts one page (paging-kept's finding,
+  // on the list): the record may be on the next page, and its writer is not blamed for it.
+  if (total !== undefined) return total < held || (total === held && !(pageable && held >= MIN_PAGE_SIZE));
   const links = page ? ['next', 'nextPage', 'next_page', 'links'].some((k) => typeof page[k] === 'string' || (k === 'links' && typeof page[k] === 'object' && page[k] !== null && typeof (page[k] as Record<string, unknown>)['next'] === 'string')) : false;
   if (links) return false;
-  return held < MIN_PAGE_SIZE || !list.parameters.some((p) => p.in === 'query' && PAGING.test(p.name));
+  return held < MIN_PAGE_SIZE || !pageable;
 }
 
 /** Whether a listed record is the one of that id (an integer id and its path text are the same id). */
