@@ -6,18 +6,14 @@
  * no report holds a credential the run held (the token, renewed tokens, the password), though the current user's
  * record carries the caller's token by design.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { RunResults } from '../../src/runner/model.ts';
-import { ROOT, allFindings, removeTemps, runCli } from '../support/runs.ts';
+import { allFindings, removeTemps, runCli, secretLeaks } from '../support/runs.ts';
+import { realWorldContract } from '../support/realworld.ts';
 // @ts-expect-error: the server is plain JavaScript
 import { startConduitServer } from './conduit-server.mjs';
 
-/** The RealWorld contract: ../shared/realworld beside the clone (CI), or two levels up from a worktree, or $REALWORLD_SPEC. */
-const SPEC = [process.env['REALWORLD_SPEC'], resolve(ROOT, '../shared/realworld/openapi.yml'), resolve(ROOT, '../../shared/realworld/openapi.yml')].find(
-  (p): p is string => p !== undefined && p !== '' && existsSync(p),
-);
+const SPEC = realWorldContract();
 const SEEDS = ['1', '2', '3'];
 /** The operations these tests hold to account: the current user, the feed (auth required), the global list and the tags. */
 const AUTHENTICATED = ['GetCurrentUser', 'GetArticlesFeed'];
@@ -52,19 +48,6 @@ function tested(results: RunResults): string[] {
   return results.operations.filter((o) => o.outcome !== 'untested' && o.outcome !== 'skipped').map((o) => o.operationId).sort();
 }
 
-/** Every file of the report directory with each secret it holds (none, for a report that leaks nothing). */
-function leaks(dir: string, secrets: readonly string[], console: string): string[] {
-  const found: string[] = [];
-  const visit = (path: string) => {
-    if (statSync(path).isDirectory()) return readdirSync(path).forEach((f) => visit(join(path, f)));
-    const text = readFileSync(path, 'utf8');
-    for (const s of secrets) if (text.includes(s)) found.push(`${path}: ${s.slice(0, 12)}…`);
-  };
-  visit(dir);
-  for (const s of secrets) if (console.includes(s)) found.push(`console: ${s.slice(0, 12)}…`);
-  return found;
-}
-
 describe.skipIf(SPEC === undefined)('credentials from the API itself (--auth-from), RealWorld shape', () => {
   // The correct server's runs (a registration, a login, a rename) run one seed each, the seeds shared among them: the
   // faulty servers below run seeds 1, 2 and 3, and a second seed of a run that flags nothing proves nothing new.
@@ -88,7 +71,7 @@ describe.skipIf(SPEC === undefined)('credentials from the API itself (--auth-fro
     expect(names).toContain('auth: valid Token credential truncated');
     expect(names).not.toContain('auth: empty bearer token');
     // GET /user answers the caller's token by design: nothing of it (nor the password) reaches a report.
-    expect(leaks(run.out, [...server.issued, password], run.stdout + run.stderr)).toEqual([]);
+    expect(secretLeaks(run, [...server.issued, password])).toEqual([]);
   });
 
   test.each(['2'])('seed %s: a login with the given credentials gives the token as well', async (seed) => {
@@ -99,7 +82,7 @@ describe.skipIf(SPEC === undefined)('credentials from the API itself (--auth-fro
       expect(run.code, run.stdout + run.stderr).toBe(0);
       expect(s.requests.login).toBe(1);
       expect(run.results!.operations[0]).toMatchObject({ operationId: 'GetCurrentUser', outcome: 'passed' });
-      expect(leaks(run.out, [...s.issued, 'jakejake-secret'], run.stdout + run.stderr)).toEqual([]);
+      expect(secretLeaks(run, [...s.issued, 'jakejake-secret'])).toEqual([]);
     } finally {
       await s.close();
     }
@@ -133,7 +116,7 @@ describe.skipIf(SPEC === undefined)('credentials from the API itself (--auth-fro
     // request blamed on a variation), and the later cases of the authenticated operations passed.
     expect(errors(results).filter((e) => /credential-recognised|positive-data-accepted|auth-enforced/.test(e))).toEqual([]);
     for (const id of AUTHENTICATED) expect(results.operations.find((o) => o.operationId === id)!.outcome, id).toBe('passed');
-    expect(leaks(run.out, server.issued, run.stdout + run.stderr)).toEqual([]);
+    expect(secretLeaks(run, server.issued)).toEqual([]);
   });
 
   test.each(SEEDS)('seed %s: an operation that documents only 401 and answers 403 (or 404) to a broken token is found, on that operation', async (seed) => {
@@ -166,7 +149,7 @@ describe.skipIf(SPEC === undefined)('credentials from the API itself (--auth-fro
     expect(server.users[0]!.password).toBe(password);
     // The record with the password was answered and kept (the GET /user case), the password replaced in it.
     expect(JSON.stringify(run.results)).toContain('[secret]');
-    expect(leaks(run.out, [...server.issued, password], run.stdout + run.stderr)).toEqual([]);
+    expect(secretLeaks(run, [...server.issued, password])).toEqual([]);
   });
 
   test('a second identity registers the same way (its token from the API, kept out of every report)', async () => {
@@ -175,6 +158,6 @@ describe.skipIf(SPEC === undefined)('credentials from the API itself (--auth-fro
     // Two registrations, each with its own drawn name and address (a second one with the same would be refused).
     expect(server.requests.register).toBe(2);
     expect(new Set(server.users.map((u) => u.username)).size).toBe(2);
-    expect(leaks(run.out, server.issued, run.stdout + run.stderr)).toEqual([]);
+    expect(secretLeaks(run, server.issued)).toEqual([]);
   });
 });

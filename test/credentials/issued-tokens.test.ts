@@ -6,32 +6,17 @@
  * the token: the contract shows `Token` only in its security scheme's description, so a server that takes the token
  * after another word is lenient (a warning), not wrong.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { allFindings, ROOT, removeTemps, requireResults, runCli } from '../support/runs.ts';
+import { allFindings, removeTemps, requireResults, runCli, secretLeaks } from '../support/runs.ts';
+import { realWorldContract } from '../support/realworld.ts';
 import { cannotRun } from '../support/cannot-run.ts';
 // @ts-expect-error: the server is plain JavaScript
 import { startConduitServer } from './conduit-server.mjs';
 
-const SPEC = [process.env['REALWORLD_SPEC'], resolve(ROOT, '../shared/realworld/openapi.yml'), resolve(ROOT, '../../shared/realworld/openapi.yml')].find(
-  (p): p is string => p !== undefined && p !== '' && existsSync(p),
-);
+const SPEC = realWorldContract();
 
 afterAll(removeTemps);
 
-/** The files of the report directory (and the console) that hold one of the secrets. */
-function leaks(dir: string, secrets: readonly string[], console: string): string[] {
-  const found: string[] = [];
-  const visit = (path: string): void => {
-    if (statSync(path).isDirectory()) return readdirSync(path).forEach((f) => visit(join(path, f)));
-    const text = readFileSync(path, 'utf8');
-    for (const s of secrets) if (text.includes(s)) found.push(`${path}: ${s.slice(0, 12)}…`);
-  };
-  visit(dir);
-  for (const s of secrets) if (console.includes(s)) found.push(`console: ${s.slice(0, 12)}…`);
-  return found;
-}
 
 test('the tokens of the accounts a run registers are in no report, no console line and no curl line', async (ctx) => {
   if (SPEC === undefined) cannotRun(ctx.skip, 'the RealWorld contract (../shared/realworld/openapi.yml) is not beside the checkout');
@@ -51,7 +36,7 @@ test('the tokens of the accounts a run registers are in no report, no console li
     const answers = create!.cases.flatMap((c) => c.exchanges).filter((e) => e.response && e.response.status < 300 && e.response.body.includes('"token"'));
     expect(answers.length).toBeGreaterThan(0);
     for (const e of answers) expect(e.response!.body).toContain('"token":"[secret]"');
-    expect(leaks(run.out, server.issued, run.stdout + run.stderr)).toEqual([]);
+    expect(secretLeaks(run, server.issued)).toEqual([]);
   } finally {
     await server.close();
   }

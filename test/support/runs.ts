@@ -3,7 +3,7 @@
  * conformance CLI run as a child process against them (exactly as a user runs it), with its reports read back.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -300,6 +300,19 @@ export function summary(results: RunResults): string[] {
 // What every run must satisfy
 
 /** Where the token shows up in a run's outputs (stdout, stderr and the three reports): empty when nowhere. */
+/** Each file of the run's report directory (and its console) that holds one of the secrets: "<where>: <secret's start>…". */
+export function secretLeaks(run: Pick<CliRun, 'out' | 'stdout' | 'stderr'>, secrets: readonly string[]): string[] {
+  const found: string[] = [];
+  const visit = (path: string): void => {
+    if (statSync(path).isDirectory()) return readdirSync(path).forEach((f) => visit(join(path, f)));
+    const text = readFileSync(path, 'utf8');
+    for (const s of secrets) if (text.includes(s)) found.push(`${path}: ${s.slice(0, 12)}…`);
+  };
+  visit(run.out);
+  for (const s of secrets) if (`${run.stdout}${run.stderr}`.includes(s)) found.push(`console: ${s.slice(0, 12)}…`);
+  return found;
+}
+
 export async function tokenLeaks(run: CliRun, token = TOKEN): Promise<string[]> {
   // The token, and the tokens the auth matrix derives from it (truncated, one character changed).
   const secrets = [token, truncatedToken(token), changedToken(token)];
