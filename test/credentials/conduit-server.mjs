@@ -7,6 +7,7 @@
 //   fault: 'feed-422'   GET /articles/feed refuses every call with a valid token: 422 {"errors": {"body": ["feed is closed"]}}
 // anyWord: true takes the token after any word (`Bearer <jwt>`, `Basic <jwt>`), as many backends read the header:
 //   the contract shows the `Token` word in its scheme's description only, so that is lenient, not a defect.
+//   fault: 'null-bio'   every user record answered (register, login, the current user) has bio null (the schema says string)
 //   fault: 'echo-password'  the current user's record (GET, PUT /user) also shows the password it was given
 // `refusal` is the status a correct server refuses credentials with: 401 (documented everywhere).
 import { createServer } from 'node:http';
@@ -38,7 +39,7 @@ function userOf(users, header, anyWord) {
   return user && user.version === claims.v ? user : undefined;
 }
 
-const viewOf = (user, fault) => ({ user: { email: user.email, token: tokenFor(user), username: user.username, bio: user.bio, image: user.image, ...(fault === 'echo-password' ? { password: user.password } : {}) } });
+const viewOf = (user, fault) => ({ user: { email: user.email, token: tokenFor(user), username: user.username, bio: fault === 'null-bio' ? null : user.bio, image: user.image, ...(fault === 'echo-password' ? { password: user.password } : {}) } });
 const errors = (...body) => ({ errors: { body } });
 
 /** The fields of `{"<envelope>": {...}}` checked as strings; a message when the body is wrong. */

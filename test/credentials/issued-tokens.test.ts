@@ -42,6 +42,25 @@ test('the tokens of the accounts a run registers are in no report, no console li
   }
 });
 
+test("a registration other cases' setup made, answered against its schema (bio null): the setup case that shows it masks the account's token", async (ctx) => {
+  if (SPEC === undefined) cannotRun(ctx.skip, 'the RealWorld contract (../shared/realworld/openapi.yml) is not beside the checkout');
+  const server = (await startConduitServer({ fault: 'null-bio' })) as { baseUrl: string; issued: string[]; close(): Promise<void> };
+  try {
+    const body = JSON.stringify({ user: { password: 'Pw-issued-correct-horse-battery' } });
+    const run = await runCli(['--spec', SPEC, '--base-url', server.baseUrl, '--seed', '2', '--auth-from', 'POST /users', '--include', 'CreateUser,FollowUserByUsername,GetProfileByUsername'], {
+      env: { CONFORMANCE_AUTH_FROM_BODY: body },
+    });
+    const results = requireResults(run);
+    // The profiles' cases registered users to follow: the answers of those calls are CreateUser's setup case.
+    const setup = results.operations.find((o) => o.operationId === 'CreateUser')?.cases.find((c) => c.kind === 'setup');
+    expect(setup?.outcome).toBe('failed');
+    expect(setup?.findings.map((f) => f.check)).toContain('response-schema-conformance');
+    expect(secretLeaks(run, server.issued)).toEqual([]);
+  } finally {
+    await server.close();
+  }
+});
+
 test('a server that takes the token after any word: the Basic-word case is accepted leniently (a warning) on each authenticated operation, the run conformant', async (ctx) => {
   if (SPEC === undefined) cannotRun(ctx.skip, 'the RealWorld contract (../shared/realworld/openapi.yml) is not beside the checkout');
   const server = (await startConduitServer({ anyWord: true })) as { baseUrl: string; close(): Promise<void> };

@@ -260,17 +260,20 @@ export class Session implements CaseHost, PhaseJudging {
       // Each finding with the curl line of the call that showed it.
       out.push([
         operationId,
-        withFindingCurls(
-          {
-            name: 'setup calls',
-            kind: 'setup',
-            outcome: evidence.outcome(),
-            checks: evidence.checkResults(),
-            findings: evidence.findings(),
-            exchanges: evidence.evidence(),
-            durationMs: Math.round(performance.now() - started),
-          },
-          this.created,
+        withoutSecrets(
+          withFindingCurls(
+            {
+              name: 'setup calls',
+              kind: 'setup',
+              outcome: evidence.outcome(),
+              checks: evidence.checkResults(),
+              findings: evidence.findings(),
+              exchanges: evidence.evidence(),
+              durationMs: Math.round(performance.now() - started),
+            },
+            this.created,
+          ),
+          [],
         ),
       ]);
     }
@@ -317,9 +320,7 @@ export class Session implements CaseHost, PhaseJudging {
     }
     // The records this case made are done with: another case may take one (MadeRecords.take).
     this.made.settle(run.writes);
-    secrets.push(...issuedCredentials(result.exchanges));
-    redactFlowSecrets(result.exchanges, secrets);
-    if (secrets.length > 0) result = { ...result, findings: redactFindingSecrets(result.findings, secrets) };
+    result = withoutSecrets(result, secrets);
     if (result.outcome === 'failed' || result.outcome === 'flaky') this.failedOperations.add(planned.operationId);
     // The chain is built from the redacted exchanges, so the script carries no flow secret either.
     const reproduced = withReproduction(result, this.created, `${planned.operationId} › ${planned.name}`);
@@ -358,3 +359,13 @@ export class Session implements CaseHost, PhaseJudging {
 }
 
 export type { Finding };
+
+/**
+ * The case with no secret left in its exchanges and findings: the flow's own (`secrets`) and every credential the
+ * API issued in its answers (a registration of an account the run made up answers that account's token).
+ */
+function withoutSecrets(result: CaseResult, secrets: readonly string[]): CaseResult {
+  const all = [...secrets, ...issuedCredentials(result.exchanges)];
+  redactFlowSecrets(result.exchanges, all);
+  return all.length > 0 ? { ...result, findings: redactFindingSecrets(result.findings, all) } : result;
+}
